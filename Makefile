@@ -1,0 +1,40 @@
+# uopfuzz top-level Makefile: every target first makes sure the Debian packages are
+# there (scripts/install-deps.sh is quiet when nothing is missing), then configures
+# and builds through the CMake presets.
+.PHONY: all deps release debug asan test fuzz bench clean format
+
+FUZZ_SECONDS ?= 30
+FUZZ_SEED ?= 1
+
+all: release
+
+deps:
+	@bash scripts/install-deps.sh
+
+release: deps
+	@cmake --preset release >/dev/null
+	@cmake --build --preset release
+
+debug: deps
+	@cmake --preset debug >/dev/null
+	@cmake --build --preset debug
+
+# The sanitized CLI: ctest feeds it malformed .uop files.
+asan: deps
+	@cmake --preset asan >/dev/null
+	@cmake --build --preset asan --target uopfuzz
+
+test: release asan
+	@ctest --preset release
+
+fuzz: release
+	@./build/uopfuzz fuzz --time $(FUZZ_SECONDS) --seed $(FUZZ_SEED)
+
+bench: release
+	@./build/bench/uopfuzz_bench
+
+format:
+	@git ls-files '*.h' '*.cpp' | xargs clang-format -i
+
+clean:
+	rm -rf build build-debug build-asan

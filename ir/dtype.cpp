@@ -1,0 +1,66 @@
+#include "ir/dtype.h"
+
+#include <limits>
+
+namespace uopfuzz::ir {
+namespace {
+
+struct DTypeInfo {
+  std::string_view name;
+  int bytes;
+  DTypeKind kind;
+};
+
+constexpr DTypeInfo kInfo[] = {
+#define DTYPE(e, name, bytes, kind) {name, bytes, DTypeKind::kind},
+#include "ir/dtypes.def"
+#undef DTYPE
+};
+
+const DTypeInfo& info(ScalarType s) { return kInfo[static_cast<int>(s)]; }
+
+}  // namespace
+
+DTypeKind DType::kind() const { return info(scalar_).kind; }
+int DType::bytes() const { return info(scalar_).bytes; }
+std::string_view DType::name() const { return info(scalar_).name; }
+
+int64_t DType::int_min() const {
+  switch (kind()) {
+    case DTypeKind::Bool:
+    case DTypeKind::Unsigned: return 0;
+    case DTypeKind::Signed: return bits() == 64 ? std::numeric_limits<int64_t>::min()
+                                                : -(int64_t{1} << (bits() - 1));
+    case DTypeKind::Index: return std::numeric_limits<int64_t>::min();
+    default: return 0;
+  }
+}
+
+int64_t DType::int_max() const {
+  switch (kind()) {
+    case DTypeKind::Bool: return 1;
+    case DTypeKind::Unsigned: return bits() == 64 ? std::numeric_limits<int64_t>::max()
+                                                  : (int64_t{1} << bits()) - 1;
+    case DTypeKind::Signed: return bits() == 64 ? std::numeric_limits<int64_t>::max()
+                                                : (int64_t{1} << (bits() - 1)) - 1;
+    case DTypeKind::Index: return std::numeric_limits<int64_t>::max();
+    default: return 0;
+  }
+}
+
+std::optional<DType> DType::parse(std::string_view name) {
+  for (size_t i = 0; i < std::size(kInfo); ++i)
+    if (kInfo[i].name == name) return DType(static_cast<ScalarType>(i));
+  return std::nullopt;
+}
+
+const std::vector<DType>& all_dtypes() {
+  static const std::vector<DType> all = {
+#define DTYPE(e, name, bytes, kind) dtypes::e,
+#include "ir/dtypes.def"
+#undef DTYPE
+  };
+  return all;
+}
+
+}  // namespace uopfuzz::ir

@@ -1,0 +1,20 @@
+/** \file Whole-graph walks: topological order and the ranges each node leaves open. */
+#pragma once
+
+#include <unordered_map>
+#include <vector>
+
+#include "ir/uop.h"
+
+namespace uopfuzz::ir {
+
+/// Every node reachable from `root`, sources before users, each once; among the sources
+/// of one node, earlier sources come first. Iterative: deep graphs do not overflow the stack.
+std::vector<UOp> toposort(UOp root);
+
+/// For each node, the RANGE nodes it depends on that are not closed below it: a RANGE
+/// is open in itself; REDUCE and END close their ranges. Sorted by node id.
+using RangeSet = std::vector<UOp>;
+std::unordered_map<UOp, RangeSet, UOpHash> open_ranges(const std::vector<UOp>& topo);
+
+}  // namespace uopfuzz::ir

@@ -1,0 +1,227 @@
+#include "ir/scalar_eval.h"
+
+#include <cmath>
+#include <limits>
+
+namespace uopfuzz::ir {
+namespace {
+
+constexpr int64_t kI64Min = std::numeric_limits<int64_t>::min();
+
+// Sized integer arithmetic wraps: do it on uint64 (defined in C++) and re-canonicalize.
+inline Value wrapped(DType dt, uint64_t raw) { return wrap_int(dt, static_cast<int64_t>(raw)); }
+
+inline bool is_unsigned(DType dt) { return dt.kind() == DTypeKind::Unsigned; }
+
+// Floor division helpers on int64 (b != 0, not MIN/-1).
+inline int64_t floordiv(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+  return q;
+}
+inline int64_t floormod(int64_t a, int64_t b) {
+  int64_t r = a % b;
+  if (r != 0 && ((r < 0) != (b < 0))) r += b;
+  return r;
+}
+
+EvalError int_binary(Op op, DType dt, Value a, Value b, Value& r) {
+  const bool index = dt.is_index();
+  switch (op) {
+    case Op::Add:
+      if (index) return __builtin_add_overflow(a.i, b.i, &r.i) ? EvalError::IndexOverflow : EvalError::None;
+      r = wrapped(dt, a.u + b.u);
+      return EvalError::None;
+    case Op::Sub:
+      if (index) return __builtin_sub_overflow(a.i, b.i, &r.i) ? EvalError::IndexOverflow : EvalError::None;
+      r = wrapped(dt, a.u - b.u);
+      return EvalError::None;
+    case Op::Mul:
+      if (index) return __builtin_mul_overflow(a.i, b.i, &r.i) ? EvalError::IndexOverflow : EvalError::None;
+      r = wrapped(dt, a.u * b.u);
+      return EvalError::None;
+    case Op::Cdiv:
+    case Op::Cmod:
+    case Op::FloorDiv:
+    case Op::FloorMod: {
+      if (b.u == 0) return EvalError::DivisionByZero;
+      const bool div = op == Op::Cdiv || op == Op::FloorDiv;
+      if (is_unsigned(dt)) {
+        r = Value::of_uint(div ? a.u / b.u : a.u % b.u);
+        return EvalError::None;
+      }
+      if (a.i == kI64Min && b.i == -1) {  // only reachable for int64 and index
+        if (!div) { r = Value::of_int(0); return EvalError::None; }
+        if (index) return EvalError::IndexOverflow;
+        r = Value::of_int(kI64Min);  // wraps
+        return EvalError::None;
+      }
+      int64_t v = op == Op::Cdiv ? a.i / b.i
+                  : op == Op::Cmod ? a.i % b.i
+                  : op == Op::FloorDiv ? floordiv(a.i, b.i)
+                                       : floormod(a.i, b.i);
+      r = wrap_int(dt, v);  // -128 / -1 in int8 is 128: wraps to -128
+      return EvalError::None;
+    }
+    case Op::Max:
+    case Op::Min: {
+      bool a_less = is_unsigned(dt) ? a.u < b.u : a.i < b.i;
+      r = (op == Op::Max) == a_less ? b : a;
+      return EvalError::None;
+    }
+    case Op::CmpLt: r = Value::of_int(is_unsigned(dt) ? a.u < b.u : a.i < b.i); return EvalError::None;
+    case Op::CmpNe: r = Value::of_int(a.u != b.u); return EvalError::None;
+    case Op::CmpEq: r = Value::of_int(a.u == b.u); return EvalError::None;
+    case Op::And: r = wrapped(dt, a.u & b.u); return EvalError::None;
+    case Op::Or: r = wrapped(dt, a.u | b.u); return EvalError::None;
+    case Op::Xor: r = wrapped(dt, a.u ^ b.u); return EvalError::None;
+    case Op::Shl:
+    case Op::Shr: {
+      const int bits = dt.bits();
+      bool in_range = is_unsigned(dt) ? b.u < static_cast<uint64_t>(bits) : (b.i >= 0 && b.i < bits);
+      if (!in_range) return EvalError::ShiftOutOfRange;
+      if (op == Op::Shr) {
+        r = is_unsigned(dt) ? Value::of_uint(a.u >> b.i) : Value::of_int(a.i >> b.i);  // arithmetic
+        return EvalError::None;
+      }
+      if (index) {  // index SHL is multiplication by 2^b: overflow is UB
+        int64_t v = static_cast<int64_t>(a.u << b.i);
+        if ((v >> b.i) != a.i) return EvalError::IndexOverflow;
+        r = Value::of_int(v);
+        return EvalError::None;
+      }
+      r = wrapped(dt, a.u << b.i);
+      return EvalError::None;
+    }
+    default: return EvalError::None;
+  }
+}
+
+EvalError float_binary(Op op, DType dt, double a, double b, Value& r) {
+  switch (op) {
+    // Computing in double and rounding once is the correctly rounded float16/float32
+    // result for + - * (53 >= 2p + 2), so this equals native float arithmetic.
+    case Op::Add: r = round_float(dt, a + b); return EvalError::None;
+    case Op::Sub: r = round_float(dt, a - b); return EvalError::None;
+    case Op::Mul: r = round_float(dt, a * b); return EvalError::None;
+    case Op::Max:
+    case Op::Min: {
+      if (std::isnan(a) || std::isnan(b)) { r = round_float(dt, NAN); return EvalError::None; }
+      if (a == b) {  // +0 vs -0: MAX prefers +0, MIN prefers -0
+        bool pick_a = (op == Op::Max) ? !std::signbit(a) : std::signbit(a);
+        r = Value::of_float(pick_a ? a : b);
+        return EvalError::None;
+      }
+      r = Value::of_float((op == Op::Max) == (a < b) ? b : a);
+      return EvalError::None;
+    }
+    case Op::CmpLt: r = Value::of_int(a < b); return EvalError::None;
+    case Op::CmpNe: r = Value::of_int(a != b); return EvalError::None;
+    case Op::CmpEq: r = Value::of_int(a == b); return EvalError::None;
+    default: return EvalError::None;
+  }
+}
+
+EvalError cast(DType in, DType out, Value x, Value& r) {
+  if (out.is_bool()) {
+    r = Value::of_int(in.is_float() ? (x.f != 0.0 || std::isnan(x.f)) : x.u != 0);
+    return EvalError::None;
+  }
+  if (in.is_float()) {
+    if (out.is_float()) { r = round_float(out, x.f); return EvalError::None; }
+    if (std::isnan(x.f)) return EvalError::CastOutOfRange;
+    double t = std::trunc(x.f);
+    double lo = out.is_signed() ? -std::ldexp(1.0, out.bits() - 1) : 0.0;
+    double hi_excl = std::ldexp(1.0, out.is_signed() ? out.bits() - 1 : out.bits());
+    if (!(t >= lo && t < hi_excl)) return EvalError::CastOutOfRange;
+    r = is_unsigned(out) ? Value::of_uint(static_cast<uint64_t>(t)) : Value::of_int(static_cast<int64_t>(t));
+    return EvalError::None;
+  }
+  // Source is an integer or bool.
+  const bool src_unsigned = is_unsigned(in);
+  if (out.is_float()) {
+    switch (out.scalar()) {
+      case ScalarType::Float32:
+        r = Value::of_float(src_unsigned ? static_cast<float>(x.u) : static_cast<float>(x.i));
+        return EvalError::None;
+      case ScalarType::Float64:
+        r = Value::of_float(src_unsigned ? static_cast<double>(x.u) : static_cast<double>(x.i));
+        return EvalError::None;
+      default:  // float16: exact via double below 2^53, and anything larger is inf anyway
+        r = round_float(out, src_unsigned ? static_cast<double>(x.u) : static_cast<double>(x.i));
+        return EvalError::None;
+    }
+  }
+  if (out.is_index() && src_unsigned && x.u > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
+    return EvalError::IndexOverflow;
+  r = wrap_int(out, x.i);
+  return EvalError::None;
+}
+
+EvalError bitcast(DType in, DType out, Value x, Value& r) {
+  if (in.is_float() && std::isnan(x.f) && !out.is_float()) return EvalError::NanBitcast;
+  Buffer tmp(in, 1);
+  tmp.set(0, x);
+  Buffer view(out, 1);
+  std::memcpy(view.data(), tmp.data(), static_cast<size_t>(out.bytes()));
+  r = view.get(0);
+  return EvalError::None;
+}
+
+}  // namespace
+
+std::string_view eval_error_name(EvalError e) {
+  switch (e) {
+    case EvalError::None: return "none";
+    case EvalError::DivisionByZero: return "division by zero";
+    case EvalError::ShiftOutOfRange: return "shift amount out of range";
+    case EvalError::IndexOverflow: return "index overflow";
+    case EvalError::CastOutOfRange: return "float to int cast out of range";
+    case EvalError::NanBitcast: return "bitcast of NaN to an integer";
+  }
+  return "?";
+}
+
+EvalError eval_alu(Op op, DType in, DType out, const Value* args, Value& result) {
+  switch (op) {
+    case Op::Where: result = args[0].i ? args[1] : args[2]; return EvalError::None;
+    case Op::Cast: return cast(in, out, args[0], result);
+    case Op::Bitcast: return bitcast(in, out, args[0], result);
+    case Op::Neg:
+      if (in.is_float()) { result = round_float(in, -args[0].f); return EvalError::None; }
+      if (in.is_index()) {
+        if (args[0].i == kI64Min) return EvalError::IndexOverflow;
+        result = Value::of_int(-args[0].i);
+        return EvalError::None;
+      }
+      result = wrapped(in, 0 - args[0].u);
+      return EvalError::None;
+    case Op::Reciprocal: result = round_float(in, 1.0 / args[0].f); return EvalError::None;
+    case Op::Sqrt: result = round_float(in, std::sqrt(args[0].f)); return EvalError::None;
+    case Op::Exp2: result = round_float(in, std::exp2(args[0].f)); return EvalError::None;
+    case Op::Log2: result = round_float(in, std::log2(args[0].f)); return EvalError::None;
+    case Op::Sin: result = round_float(in, std::sin(args[0].f)); return EvalError::None;
+    case Op::Trunc: result = round_float(in, std::trunc(args[0].f)); return EvalError::None;
+    default: break;
+  }
+  if (in.is_float()) return float_binary(op, in, args[0].f, args[1].f, result);
+  return int_binary(op, in, args[0], args[1], result);
+}
+
+Value reduce_identity(Op op, DType dt) {
+  switch (op) {
+    case Op::Add: return dt.is_float() ? Value::of_float(0.0) : Value::of_int(0);
+    case Op::Mul: return dt.is_float() ? Value::of_float(1.0) : Value::of_int(1);
+    case Op::Max:
+      if (dt.is_float()) return Value::of_float(-INFINITY);
+      return is_unsigned(dt) ? Value::of_uint(0) : Value::of_int(dt.int_min());
+    case Op::Min:
+      if (dt.is_float()) return Value::of_float(INFINITY);
+      if (is_unsigned(dt))
+        return Value::of_uint(dt.bits() == 64 ? ~uint64_t{0} : (uint64_t{1} << dt.bits()) - 1);
+      return Value::of_int(dt.int_max());
+    default: return Value::of_int(0);
+  }
+}
+
+}  // namespace uopfuzz::ir

@@ -1,0 +1,418 @@
+#include "oracle/interpreter.h"
+
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+#include "ir/graph.h"
+#include "ir/scalar_eval.h"
+#include "ir/verify.h"
+
+namespace uopfuzz::oracle {
+
+using namespace ir;
+
+namespace {
+
+constexpr uint32_t kNone = ~uint32_t{0};
+constexpr size_t kMaxDepth = 10000;  // recursion in compile; deeper graphs are refused
+constexpr int64_t kMaxTotalElems = int64_t{1} << 28;  // oracle memory guard (all buffers)
+
+enum class Kind : uint8_t { Alu, Load, Store, ReduceInit, Accum, Loop };
+
+struct Instr {
+  Kind kind;
+  Op op;         // Alu: the op; Accum: the reduce op
+  DType in, out;
+  uint32_t dst = kNone;
+  uint32_t a = kNone, b = kNone, c = kNone, d = kNone;
+  uint32_t node = 0;  // index into Impl::nodes, for reports
+};
+
+struct Scope {
+  uint32_t range_reg = kNone;  // loop counter (kNone for the root)
+  uint32_t end_reg = kNone;
+  uint32_t range_node = 0;
+  std::vector<Instr> code;
+};
+
+}  // namespace
+
+struct Program::Impl {
+  std::vector<UOp> nodes;  // referenced by Instr::node
+  std::vector<Scope> scopes;  // scopes[0] is the root
+  uint32_t num_regs = 0;
+  std::vector<std::pair<uint32_t, Value>> consts;
+  struct VarSlot { uint32_t reg; std::string name; int64_t min, max; DType dt; };
+  std::vector<VarSlot> vars;
+  struct Buf { int slot; DType dt; int64_t size; bool output; };
+  std::vector<Buf> bufs;
+};
+
+namespace {
+
+class Compiler {
+ public:
+  explicit Compiler(Program::Impl& p) : p_(p) {}
+
+  std::optional<Error> compile(UOp root) {
+    topo_ = toposort(root);
+    open_ = open_ranges(topo_);
+    // Depth check: the compiler recurses along sources.
+    std::unordered_map<UOp, size_t, UOpHash> depth;
+    for (UOp u : topo_) {
+      size_t d = 0;
+      for (UOp s : u.src()) d = std::max(d, depth[s] + 1);
+      depth[u] = d;
+      if (d > kMaxDepth) return Error{fmt::format("graph is deeper than the oracle's limit of {} nodes", kMaxDepth)};
+    }
+    int64_t total = 0;
+    for (UOp u : topo_) {
+      if (u.op() != Op::Param) continue;
+      const auto& pa = u.arg<ParamArg>();
+      total += pa.size;
+      buf_index_[u] = static_cast<uint32_t>(p_.bufs.size());
+      p_.bufs.push_back({pa.slot, u.dtype(), pa.size, pa.output});
+    }
+    if (total > kMaxTotalElems) return Error{fmt::format("buffers hold {} elements; the oracle's limit is 2^28", total)};
+    p_.scopes.emplace_back();
+    chain_ = {0};
+    for (UOp s : root.src())
+      if (auto e = effect(s)) return e;
+    if (unbound_range_) return Error{"a RANGE is used outside every loop that binds it"};
+    return std::nullopt;
+  }
+
+ private:
+  uint32_t new_reg() { return p_.num_regs++; }
+  uint32_t node_ref(UOp u) {
+    auto [it, fresh] = node_ref_.emplace(u, static_cast<uint32_t>(p_.nodes.size()));
+    if (fresh) p_.nodes.push_back(u);
+    return it->second;
+  }
+  uint32_t new_scope(UOp range) {
+    Scope s;
+    s.range_reg = new_reg();
+    s.range_node = node_ref(range);
+    p_.scopes.push_back(std::move(s));
+    uint32_t id = static_cast<uint32_t>(p_.scopes.size() - 1);
+    p_.scopes[id].end_reg = place(range.src(0), 1);  // ends depend on no range: root
+    return id;
+  }
+  void emit(size_t k, Instr i) { p_.scopes[chain_[k]].code.push_back(i); }
+
+  // Innermost position in chain_[0..depth) binding one of u's open ranges (0: root).
+  size_t home(UOp u, size_t depth) {
+    const RangeSet& open = open_[u];
+    if (open.empty()) return 0;
+    for (size_t k = depth; k-- > 1;) {
+      UOp r = p_.nodes[p_.scopes[chain_[k]].range_node];
+      for (UOp o : open)
+        if (o == r) return k;
+    }
+    return 0;
+  }
+
+  uint32_t const_reg(DType dt, Value v) {
+    uint32_t r = new_reg();
+    p_.consts.emplace_back(r, v);
+    return r;
+  }
+
+  // Register holding u's value, placed by the evaluation rule; code goes to its scope.
+  uint32_t place(UOp u, size_t depth) {
+    size_t k = home(u, depth);
+    uint64_t key = (uint64_t{u.id()} << 32) | chain_[k];
+    if (auto it = memo_.find(key); it != memo_.end()) return it->second;
+    uint32_t reg = kNone;
+    switch (u.op()) {
+      case Op::Const: reg = const_reg(u.dtype(), u.const_value()); break;
+      case Op::Var: {
+        const auto& v = u.arg<VarArg>();
+        reg = new_reg();
+        p_.vars.push_back({reg, v.name, v.min, v.max, u.dtype()});
+        break;
+      }
+      case Op::Range:
+        // Its home scope is the loop that binds it (the verifier guarantees one exists).
+        if (k == 0) {
+          unbound_range_ = true;
+          reg = const_reg(dtypes::Index, Value::of_int(0));
+          break;
+        }
+        reg = p_.scopes[chain_[k]].range_reg;
+        break;
+      case Op::Load: {
+        UOp idx = u.src(0);
+        Instr i{Kind::Load, Op::Load, u.dtype(), u.dtype()};
+        i.a = buf_index_.at(idx.src(0));
+        address(idx.src(1), k + 1, i.b, i.c);
+        i.d = u.num_src() == 2 ? place(u.src(1), k + 1) : const_reg(u.dtype(), Value::of_int(0));
+        reg = i.dst = new_reg();
+        i.node = node_ref(u);
+        emit(k, i);
+        break;
+      }
+      case Op::Reduce: reg = reduce(u, k); break;
+      default: {
+        Instr i{Kind::Alu, u.op(), u.op() == Op::Where ? u.src(1).dtype() : u.src(0).dtype(), u.dtype()};
+        uint32_t* args[] = {&i.a, &i.b, &i.c};
+        for (size_t s = 0; s < u.num_src(); ++s) *args[s] = place(u.src(s), k + 1);
+        reg = i.dst = new_reg();
+        i.node = node_ref(u);
+        emit(k, i);
+        break;
+      }
+    }
+    memo_.emplace(key, reg);
+    return reg;
+  }
+
+  // The index operand of an INDEX: a plain index, or WHERE(valid, idx, INVALID).
+  void address(UOp idx, size_t depth, uint32_t& idx_reg, uint32_t& gate_reg) {
+    if (idx.op() == Op::Where && idx.src(2).op() == Op::Invalid) {
+      gate_reg = place(idx.src(0), depth);
+      idx_reg = place(idx.src(1), depth);
+    } else {
+      idx_reg = place(idx, depth);
+    }
+  }
+
+  uint32_t reduce(UOp u, size_t k) {
+    std::vector<uint32_t> saved = chain_;
+    chain_.resize(k + 1);
+    std::vector<uint32_t> loops;
+    for (size_t i = 1; i < u.num_src(); ++i) {
+      loops.push_back(new_scope(u.src(i)));
+      chain_.push_back(loops.back());
+    }
+    uint32_t acc = new_reg();
+    uint32_t v = place(u.src(0), chain_.size());
+    Instr accum{Kind::Accum, u.arg<ReduceArg>().op, u.dtype(), u.dtype()};
+    accum.dst = acc;
+    accum.a = v;
+    accum.node = node_ref(u);
+    p_.scopes[loops.back()].code.push_back(accum);
+    link_loops(loops);
+    chain_ = std::move(saved);
+    Instr init{Kind::ReduceInit, u.arg<ReduceArg>().op, u.dtype(), u.dtype()};
+    init.dst = acc;
+    init.node = accum.node;
+    emit(k, init);
+    Instr loop{Kind::Loop, Op::Reduce};
+    loop.a = loops.front();
+    emit(k, loop);
+    return acc;
+  }
+
+  void link_loops(const std::vector<uint32_t>& loops) {
+    for (size_t i = loops.size(); i-- > 1;) {
+      Instr loop{Kind::Loop, Op::End};
+      loop.a = loops[i];
+      p_.scopes[loops[i - 1]].code.push_back(loop);
+    }
+  }
+
+  // STOREs and ENDs: executed where they stand, never hoisted.
+  std::optional<Error> effect(UOp u) {
+    if (u.op() == Op::Store) {
+      UOp idx = u.src(0);
+      Instr i{Kind::Store, Op::Store, idx.dtype(), idx.dtype()};
+      i.a = buf_index_.at(idx.src(0));
+      address(idx.src(1), chain_.size(), i.b, i.c);
+      i.d = place(u.src(1), chain_.size());
+      i.node = node_ref(u);
+      p_.scopes[chain_.back()].code.push_back(i);
+      return std::nullopt;
+    }
+    if (u.op() != Op::End) return Error{fmt::format("unexpected {} among the kernel's effects", op_name(u.op()))};
+    size_t outer = chain_.size();
+    std::vector<uint32_t> loops;
+    for (size_t i = 1; i < u.num_src(); ++i) {
+      loops.push_back(new_scope(u.src(i)));
+      chain_.push_back(loops.back());
+    }
+    if (auto e = effect(u.src(0))) return e;
+    chain_.resize(outer);
+    link_loops(loops);
+    Instr loop{Kind::Loop, Op::End};
+    loop.a = loops.front();
+    p_.scopes[chain_.back()].code.push_back(loop);
+    return std::nullopt;
+  }
+
+  Program::Impl& p_;
+  std::vector<UOp> topo_;
+  std::unordered_map<UOp, RangeSet, UOpHash> open_;
+  std::unordered_map<UOp, uint32_t, UOpHash> node_ref_;
+  std::unordered_map<UOp, uint32_t, UOpHash> buf_index_;
+  std::unordered_map<uint64_t, uint32_t> memo_;
+  bool unbound_range_ = false;
+  std::vector<uint32_t> chain_;  // scope ids from the root to the current loop
+};
+
+// One run: registers, memory, the loop stack, and the first UB seen.
+class Machine {
+ public:
+  Machine(const Program::Impl& p, const RunOptions& o) : p_(p), opts_(o), regs_(p.num_regs) {}
+
+  std::optional<Error> load(const Inputs& in) {
+    for (auto [reg, v] : p_.consts) regs_[reg] = v;
+    for (const auto& v : p_.vars) {
+      auto it = in.vars.find(v.name);
+      if (it == in.vars.end()) return Error{fmt::format("no value for VAR {} (give one, e.g. --var {}={})", v.name, v.name, v.min)};
+      if (it->second < v.min || it->second > v.max)
+        return Error{fmt::format("VAR {}={} is outside its bounds [{}, {}]", v.name, it->second, v.min, v.max)};
+      regs_[v.reg] = wrap_int(v.dt, it->second);
+    }
+    mem_.resize(p_.bufs.size());
+    written_.resize(p_.bufs.size());
+    for (size_t b = 0; b < p_.bufs.size(); ++b) {
+      const auto& buf = p_.bufs[b];
+      mem_[b].assign(static_cast<size_t>(buf.size), Value::of_int(0));
+      if (buf.output) {
+        written_[b].assign(static_cast<size_t>(buf.size), 0);
+        // Outputs start as zero of their dtype (0.0 for floats has all-zero bits too).
+        continue;
+      }
+      auto it = in.buffers.find(buf.slot);
+      if (it == in.buffers.end()) return Error{fmt::format("no input buffer for PARAM slot {}", buf.slot)};
+      if (it->second.dtype() != buf.dt || static_cast<int64_t>(it->second.size()) != buf.size)
+        return Error{fmt::format("input buffer for slot {} must be {} x {}, got {} x {}", buf.slot, buf.size,
+                                 buf.dt.name(), it->second.size(), it->second.dtype().name())};
+      for (size_t i = 0; i < static_cast<size_t>(buf.size); ++i) mem_[b][i] = it->second.get(i);
+    }
+    return std::nullopt;
+  }
+
+  RunOutput finish() {
+    RunOutput out;
+    out.status = status_;
+    out.steps = steps_;
+    out.ub = std::move(ub_);
+    if (status_ == RunStatus::Ok)
+      for (size_t b = 0; b < p_.bufs.size(); ++b) {
+        if (!p_.bufs[b].output) continue;
+        Buffer buf(p_.bufs[b].dt, static_cast<size_t>(p_.bufs[b].size));
+        for (size_t i = 0; i < mem_[b].size(); ++i) buf.set(i, mem_[b][i]);
+        out.outputs.emplace(p_.bufs[b].slot, std::move(buf));
+      }
+    return out;
+  }
+
+  // Returns false when the run must stop (UB or step limit).
+  bool exec(uint32_t scope_id) {
+    const Scope& s = p_.scopes[scope_id];
+    steps_ += s.code.size();
+    if (steps_ > opts_.max_steps) {
+      status_ = RunStatus::StepLimit;
+      return false;
+    }
+    for (const Instr& i : s.code) {
+      switch (i.kind) {
+        case Kind::Alu: {
+          Value args[3] = {regs_[i.a], i.b != kNone ? regs_[i.b] : Value{}, i.c != kNone ? regs_[i.c] : Value{}};
+          EvalError e = eval_alu(i.op, i.in, i.out, args, regs_[i.dst]);
+          if (e != EvalError::None) return fail(i, std::string(eval_error_name(e)));
+          break;
+        }
+        case Kind::Load: {
+          if (i.c != kNone && !regs_[i.c].i) {
+            regs_[i.dst] = regs_[i.d];
+            break;
+          }
+          int64_t idx = regs_[i.b].i;
+          const auto& m = mem_[i.a];
+          if (idx < 0 || idx >= static_cast<int64_t>(m.size()))
+            return fail(i, fmt::format("out-of-bounds load: index {}, buffer size {}", idx, m.size()));
+          regs_[i.dst] = m[static_cast<size_t>(idx)];
+          break;
+        }
+        case Kind::Store: {
+          if (i.c != kNone && !regs_[i.c].i) break;
+          int64_t idx = regs_[i.b].i;
+          auto& m = mem_[i.a];
+          if (idx < 0 || idx >= static_cast<int64_t>(m.size()))
+            return fail(i, fmt::format("out-of-bounds store: index {}, buffer size {}", idx, m.size()));
+          if (written_[i.a][static_cast<size_t>(idx)])
+            return fail(i, fmt::format("element {} of output slot {} is stored twice", idx, p_.bufs[i.a].slot));
+          written_[i.a][static_cast<size_t>(idx)] = 1;
+          m[static_cast<size_t>(idx)] = regs_[i.d];
+          break;
+        }
+        case Kind::ReduceInit: regs_[i.dst] = reduce_identity(i.op, i.out); break;
+        case Kind::Accum: {
+          Value args[2] = {regs_[i.dst], regs_[i.a]};
+          EvalError e = eval_alu(i.op, i.in, i.out, args, regs_[i.dst]);
+          if (e != EvalError::None) return fail(i, fmt::format("{} while reducing", eval_error_name(e)));
+          break;
+        }
+        case Kind::Loop: {
+          const Scope& inner = p_.scopes[i.a];
+          const int64_t end = regs_[inner.end_reg].i;
+          loop_stack_.push_back(i.a);
+          for (int64_t r = 0; r < end; ++r) {
+            regs_[inner.range_reg].i = r;
+            if (!exec(i.a)) return false;
+          }
+          loop_stack_.pop_back();
+          break;
+        }
+      }
+    }
+    return true;
+  }
+
+ private:
+  bool fail(const Instr& i, std::string what) {
+    status_ = RunStatus::Ub;
+    UbReport r{p_.nodes[i.node], std::move(what), {}};
+    for (uint32_t s : loop_stack_)
+      r.iteration.emplace_back(p_.nodes[p_.scopes[s].range_node], regs_[p_.scopes[s].range_reg].i);
+    ub_ = std::move(r);
+    return false;
+  }
+
+  const Program::Impl& p_;
+  const RunOptions& opts_;
+  std::vector<Value> regs_;
+  std::vector<std::vector<Value>> mem_;
+  std::vector<std::vector<uint8_t>> written_;
+  std::vector<uint32_t> loop_stack_;
+  uint64_t steps_ = 0;
+  RunStatus status_ = RunStatus::Ok;
+  std::optional<UbReport> ub_;
+};
+
+}  // namespace
+
+Program::Program(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Program::Program(Program&&) noexcept = default;
+Program& Program::operator=(Program&&) noexcept = default;
+Program::~Program() = default;
+
+Result<Program> Program::compile(UOp root) {
+  if (!root) return Error{"no graph"};
+  auto errors = verify(root);
+  if (!errors.empty())
+    return Error{fmt::format("the graph does not verify: [{}] {}", verify_rule_name(errors[0].rule), errors[0].message)};
+  auto impl = std::make_unique<Impl>();
+  Compiler c(*impl);
+  if (auto e = c.compile(root)) return *e;
+  return Program(std::move(impl));
+}
+
+Result<RunOutput> Program::run(const Inputs& inputs, const RunOptions& options) const {
+  Machine m(*impl_, options);
+  if (auto e = m.load(inputs)) return *e;
+  m.exec(0);
+  return m.finish();
+}
+
+Result<RunOutput> run(UOp root, const Inputs& inputs, const RunOptions& options) {
+  auto p = Program::compile(root);
+  if (!p) return p.error();
+  return p->run(inputs, options);
+}
+
+}  // namespace uopfuzz::oracle

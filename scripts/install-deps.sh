@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs the Debian packages uopfuzz needs, and only those that are missing.
+# Idempotent and quiet when everything is already there. Run as root (or with sudo).
+set -euo pipefail
+
+packages=(
+  cmake ninja-build make g++ clang-14 libclang-rt-14-dev
+  libfmt-dev libcli11-dev nlohmann-json3-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+  [[ "$status" == "install ok installed" ]] || missing+=("$p")
+done
+((${#missing[@]} == 0)) && exit 0
+
+echo "install-deps: installing ${missing[*]}"
+sudo=""
+if [[ $(id -u) -ne 0 ]]; then sudo="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+# A fresh machine has no package lists yet; refresh them once if apt cannot find a package.
+if ! $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/tmp/uopfuzz-apt.log 2>&1; then
+  $sudo apt-get update -qq >>/tmp/uopfuzz-apt.log 2>&1
+  $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >>/tmp/uopfuzz-apt.log 2>&1 || {
+    echo "install-deps: apt-get failed; see /tmp/uopfuzz-apt.log" >&2
+    tail -n 20 /tmp/uopfuzz-apt.log >&2
+    exit 1
+  }
+fi
