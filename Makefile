@@ -3,8 +3,6 @@
 # and builds through the CMake presets.
 .PHONY: all deps release debug asan test fuzz bench clean format
 
-FUZZ_SECONDS ?= 30
-FUZZ_SEED ?= 1
 
 all: release
 
@@ -28,7 +26,8 @@ test: release asan
 	@ctest --preset release
 
 fuzz: release
-	@./build/uopfuzz fuzz --time $(FUZZ_SECONDS) --seed $(FUZZ_SEED)
+	@echo "make fuzz: replaying the corpus on the oracle (random campaigns arrive with the fuzz loop)"
+	@./build/uopfuzz replay corpus
 
 bench: release
 	@./build/bench/uopfuzz_bench

@@ -3,7 +3,9 @@
 // 2 bad input or usage.
 
 #include <charconv>
+#include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -89,6 +91,7 @@ int cmd_parse(const std::string& path) {
 
 struct RunFlags {
   std::string file;
+  bool quiet = false;  // replay: no per-kernel report, only the verdict
   std::string backend = "oracle";
   std::optional<uint64_t> seed;
   std::vector<std::string> vars;
@@ -176,7 +179,9 @@ int cmd_run(const RunFlags& f) {
                    {"mismatches", mismatches},
                    {"pass", outcome_ok}};
 
-  if (f.json) {
+  if (f.quiet) {
+    // replay prints its own one-line verdicts
+  } else if (f.json) {
     fmt::print("{}\n", j.dump(2));
   } else {
     fmt::print("{} ({}, seed {}): {} after {} steps\n", h.name.empty() ? f.file : h.name, f.backend, seed,
@@ -205,6 +210,36 @@ int cmd_run(const RunFlags& f) {
   return outcome_ok ? kExitOk : kExitFinding;
 }
 
+/// Runs every .uop file under the given files/directories against its header's
+/// expectations; one line per case, then a summary. Exit 1 if any case fails.
+int cmd_replay(const std::vector<std::string>& paths) {
+  std::vector<std::string> files;
+  for (const std::string& p : paths) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(p, ec)) {
+      for (const auto& e : std::filesystem::recursive_directory_iterator(p, ec))
+        if (e.is_regular_file() && e.path().extension() == ".uop") files.push_back(e.path().string());
+    } else if (std::filesystem::exists(p, ec)) {
+      files.push_back(p);
+    } else {
+      fmt::print(stderr, "error: no such file or directory: {}\n", p);
+      return kExitBadInput;
+    }
+  }
+  std::sort(files.begin(), files.end());
+  int passed = 0, failed = 0;
+  for (const std::string& file : files) {
+    RunFlags rf;
+    rf.file = file;
+    rf.quiet = true;
+    int rc = cmd_run(rf);
+    fmt::print("{} {}\n", rc == kExitOk ? "PASS" : rc == kExitFinding ? "FAIL" : "ERROR", file);
+    (rc == kExitOk ? passed : failed)++;
+  }
+  fmt::print("replay: {} passed, {} failed\n", passed, failed);
+  return failed ? kExitFinding : kExitOk;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -226,6 +261,10 @@ int main(int argc, char** argv) {
   run->add_flag("--json", rf.json, "print the result as JSON (schema in README)");
   run->add_option("--max-steps", rf.max_steps, "stop after this many interpreter steps")->capture_default_str();
 
+  std::vector<std::string> replay_paths;
+  auto* replay = app.add_subcommand("replay", "Run every .uop case in the given files/directories against its expectations");
+  replay->add_option("PATHS", replay_paths, "files or directories (searched recursively for *.uop)")->required();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -240,6 +279,7 @@ int main(int argc, char** argv) {
   }
   if (*parse) return cmd_parse(parse_file);
   if (*run) return cmd_run(rf);
+  if (*replay) return cmd_replay(replay_paths);
   return kExitBadInput;
 }
 

@@ -1,0 +1,127 @@
+// Oracle speed: scalar op evaluations (interpreter instructions) per second on one
+// core, for an elementwise kernel, a reduction and an ALU-heavy loop, plus the cost of
+// compiling a small kernel. Target (issue: foundation): >= 50 M evaluations/s.
+#include <string>
+
+#include <benchmark/benchmark.h>
+#include <fmt/format.h>
+
+#include "ir/parser.h"
+#include "oracle/interpreter.h"
+
+namespace uopfuzz {
+namespace {
+
+// out[i] = a[i] * b[i] + c[i], float32, n elements.
+std::string elementwise(int n) {
+  return fmt::format(R"(
+%0 = PARAM slot=0 size={0} out : float32
+%1 = CONST {0} : index
+%2 = RANGE %1 axis=0 LOOP : index
+%3 = INDEX %0 %2 : float32
+%4 = PARAM slot=1 size={0} in : float32
+%5 = INDEX %4 %2 : float32
+%6 = LOAD %5 : float32
+%7 = PARAM slot=2 size={0} in : float32
+%8 = INDEX %7 %2 : float32
+%9 = LOAD %8 : float32
+%10 = MUL %6 %9 : float32
+%11 = PARAM slot=3 size={0} in : float32
+%12 = INDEX %11 %2 : float32
+%13 = LOAD %12 : float32
+%14 = ADD %10 %13 : float32
+%15 = STORE %3 %14 : void
+%16 = END %15 %2 : void
+%17 = SINK %16 : void
+)", n);
+}
+
+// out[0] = sum_r a[r] * b[r], int32.
+std::string dot(int n) {
+  return fmt::format(R"(
+%0 = PARAM slot=0 size=1 out : int32
+%1 = CONST 0 : index
+%2 = INDEX %0 %1 : int32
+%3 = PARAM slot=1 size={0} in : int32
+%4 = CONST {0} : index
+%5 = RANGE %4 axis=0 REDUCE : index
+%6 = INDEX %3 %5 : int32
+%7 = LOAD %6 : int32
+%8 = PARAM slot=2 size={0} in : int32
+%9 = INDEX %8 %5 : int32
+%10 = LOAD %9 : int32
+%11 = MUL %7 %10 : int32
+%12 = REDUCE %11 %5 op=ADD : int32
+%13 = STORE %2 %12 : void
+%14 = SINK %13 : void
+)", n);
+}
+
+// out[i] = a chain of 16 integer ops on i (index arithmetic, as in address math).
+std::string alu_chain(int n) {
+  std::string s = fmt::format(R"(
+%p = PARAM slot=0 size={0} out : int32
+%n = CONST {0} : index
+%r = RANGE %n axis=0 LOOP : index
+%c3 = CONST 3 : index
+%c7 = CONST 7 : index
+%x0 = ADD %r %c3 : index
+)", n);
+  for (int i = 1; i <= 16; ++i) {
+    const char* op = i % 4 == 0 ? "FLOORMOD" : i % 4 == 1 ? "MUL" : i % 4 == 2 ? "ADD" : "XOR";
+    const char* rhs = i % 4 == 0 ? "%c7" : "%c3";
+    s += fmt::format("%x{} = {} %x{} {} : index\n", i, op, i - 1, rhs);
+  }
+  s += R"(%v = CAST %x16 : int32
+%i = INDEX %p %r : int32
+%st = STORE %i %v : void
+%e = END %st %r : void
+%sink = SINK %e : void
+)";
+  return s;
+}
+
+void run_kernel(benchmark::State& state, const std::string& text) {
+  ir::Context ctx;
+  auto parsed = ir::parse_kernel(ctx, text);
+  if (!parsed) {
+    state.SkipWithError(parsed.error().message.c_str());
+    return;
+  }
+  auto program = oracle::Program::compile(parsed->kernel.root);
+  if (!program) {
+    state.SkipWithError(program.error().message.c_str());
+    return;
+  }
+  oracle::Inputs inputs = oracle::make_inputs(parsed->kernel.root, 1);
+  uint64_t steps = 0;
+  for (auto _ : state) {
+    auto out = program->run(inputs);
+    steps += out->steps;
+    benchmark::DoNotOptimize(out->outputs);
+  }
+  state.counters["evals_per_s"] = benchmark::Counter(static_cast<double>(steps), benchmark::Counter::kIsRate);
+}
+
+void BM_Oracle_Elementwise(benchmark::State& state) { run_kernel(state, elementwise(static_cast<int>(state.range(0)))); }
+void BM_Oracle_DotReduce(benchmark::State& state) { run_kernel(state, dot(static_cast<int>(state.range(0)))); }
+void BM_Oracle_AluChain(benchmark::State& state) { run_kernel(state, alu_chain(static_cast<int>(state.range(0)))); }
+
+void BM_Oracle_CompileSmall(benchmark::State& state) {
+  ir::Context ctx;
+  auto parsed = ir::parse_kernel(ctx, dot(16));
+  for (auto _ : state) {
+    auto program = oracle::Program::compile(parsed->kernel.root);
+    benchmark::DoNotOptimize(program);
+  }
+}
+
+BENCHMARK(BM_Oracle_Elementwise)->Arg(1 << 20)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Oracle_DotReduce)->Arg(1 << 20)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Oracle_AluChain)->Arg(1 << 18)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Oracle_CompileSmall)->Unit(benchmark::kMicrosecond);
+
+}  // namespace
+}  // namespace uopfuzz
+
+BENCHMARK_MAIN();
