@@ -39,6 +39,8 @@ struct LoadedKernel {
 };
 
 std::optional<std::string> read_file(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return std::nullopt;
   std::ifstream f(path, std::ios::binary);
   if (!f) return std::nullopt;
   std::ostringstream ss;
@@ -50,7 +52,7 @@ std::optional<std::string> read_file(const std::string& path) {
 std::optional<LoadedKernel> load(const std::string& path) {
   auto text = read_file(path);
   if (!text) {
-    fmt::print(stderr, "{}: error: cannot read the file\n", path);
+    fmt::print(stderr, "{}: error: cannot read the file (missing, unreadable or not a regular file)\n", path);
     return std::nullopt;
   }
   LoadedKernel k;

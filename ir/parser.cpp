@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <map>
 
@@ -35,10 +36,17 @@ std::string quoted(std::string_view s) {
   return "'" + out + "'";
 }
 
+/// A whole decimal integer with an optional sign. `out_of_range` tells a well-formed
+/// literal too big for Int apart from a malformed one.
 template <class Int>
-bool parse_int(std::string_view s, Int& out) {
-  if (!s.empty() && s[0] == '+') s.remove_prefix(1);
+bool parse_int(std::string_view s, Int& out, bool* out_of_range = nullptr) {
+  if (out_of_range) *out_of_range = false;
+  if (!s.empty() && s[0] == '+') {
+    s.remove_prefix(1);
+    if (!s.empty() && s[0] == '-') return false;  // "+-5" is not a number
+  }
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+  if (ec == std::errc::result_out_of_range && p == s.data() + s.size() && out_of_range) *out_of_range = true;
   return ec == std::errc() && p == s.data() + s.size();
 }
 
@@ -51,7 +59,10 @@ std::optional<std::string> parse_literal(DType dt, std::string_view s, Value& ou
       return "expected true or false";
     case DTypeKind::Unsigned: {
       uint64_t v;
-      if (!parse_int(s, v)) return fmt::format("expected an unsigned integer literal, got {}", quoted(s));
+      bool too_big;
+      if (!parse_int(s, v, &too_big))
+        return too_big ? fmt::format("{} does not fit in {}", quoted(s), dt.name())
+                       : fmt::format("expected an unsigned integer literal, got {}", quoted(s));
       if (dt.bits() < 64 && v > static_cast<uint64_t>(dt.int_max()))
         return fmt::format("{} does not fit in {}", quoted(s), dt.name());
       out = Value::of_uint(v);
@@ -60,7 +71,10 @@ std::optional<std::string> parse_literal(DType dt, std::string_view s, Value& ou
     case DTypeKind::Signed:
     case DTypeKind::Index: {
       int64_t v;
-      if (!parse_int(s, v)) return fmt::format("expected an integer literal, got {}", quoted(s));
+      bool too_big;
+      if (!parse_int(s, v, &too_big))
+        return too_big ? fmt::format("{} does not fit in {}", quoted(s), dt.name())
+                       : fmt::format("expected an integer literal, got {}", quoted(s));
       if (v < dt.int_min() || v > dt.int_max()) return fmt::format("{} does not fit in {}", quoted(s), dt.name());
       out = Value::of_int(v);
       return std::nullopt;
@@ -70,20 +84,29 @@ std::optional<std::string> parse_literal(DType dt, std::string_view s, Value& ou
       bool neg = !t.empty() && t[0] == '-';
       if (!t.empty() && (t[0] == '-' || t[0] == '+')) t.remove_prefix(1);
       double v;
+      // from_chars accepts its own '-', so a second sign would slip through ("--5" as 5).
+      if (!t.empty() && (t[0] == '-' || t[0] == '+')) return fmt::format("expected a float literal, got {}", quoted(s));
+      // A well-formed literal outside the dtype's range rounds as any value does: to
+      // +-inf on overflow, to 0 or a denormal on underflow (from_chars leaves it unset).
+      auto out_of_range = [&] { return std::strtod(std::string(t).c_str(), nullptr); };
       if (t == "inf") {
         v = INFINITY;
       } else if (t == "nan") {
         v = NAN;
-      } else if (dt.bytes() == 8) {
+      } else if (dt.bytes() != 4) {
+        // float64, and float16 (one rounding, decimal -> double -> half, is as close to
+        // correct as it gets; the printer's shortest form of a half still reads back exactly).
         auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
-        if (ec != std::errc() || p != t.data() + t.size()) return fmt::format("expected a float literal, got {}", quoted(s));
+        if (p != t.data() + t.size() || (ec != std::errc() && ec != std::errc::result_out_of_range))
+          return fmt::format("expected a float literal, got {}", quoted(s));
+        if (ec == std::errc::result_out_of_range) v = out_of_range();
       } else {
-        // float16/float32 read at float precision: the printer's shortest float form reads back exactly.
+        // float32 read at float precision: correctly rounded, and the printer's shortest form reads back exactly.
         float f;
         auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), f);
-        if (ec == std::errc::result_out_of_range) f = INFINITY;  // rounds to inf
-        else if (ec != std::errc() || p != t.data() + t.size())
+        if (p != t.data() + t.size() || (ec != std::errc() && ec != std::errc::result_out_of_range))
           return fmt::format("expected a float literal, got {}", quoted(s));
+        if (ec == std::errc::result_out_of_range) f = static_cast<float>(out_of_range());
         v = f;
       }
       out = round_float(dt, neg ? -v : v);
@@ -106,7 +129,8 @@ class Parser {
       ++line_no;
       if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
       if (auto err = parse_line(line_no, line)) return *err;
-      if (nl == std::string_view::npos) break;
+      // A final newline ends the last line; it does not start an empty one.
+      if (nl == std::string_view::npos || nl + 1 == text_.size()) break;
       pos = nl + 1;
     }
     return finish(line_no);

@@ -12,10 +12,21 @@ inline size_t mix(size_t h, size_t v) {
 
 size_t hash_opt(const std::optional<int64_t>& o) { return o ? std::hash<int64_t>()(*o) * 31 + 1 : 0; }
 
+// splitmix64's finalizer. Sources are hashed by address, and node addresses differ only
+// in a few middle bits; without a full avalanche the table's low index bits cluster and
+// linear probing goes quadratic (100k ADD nodes took seconds).
+inline size_t avalanche(size_t h) {
+  h ^= h >> 30;
+  h *= 0xbf58476d1ce4e5b9ull;
+  h ^= h >> 27;
+  h *= 0x94d049bb133111ebull;
+  return h ^ (h >> 31);
+}
+
 size_t hash_node(Op op, DType dt, const std::vector<UOp>& src, const Arg& arg) {
   size_t h = mix(static_cast<size_t>(op), static_cast<size_t>(dt.scalar()) | (size_t{dt.quant()} << 8));
   for (UOp s : src) h = mix(h, UOpHash()(s));
-  return mix(h, hash_arg(arg));
+  return avalanche(mix(h, hash_arg(arg)));
 }
 
 }  // namespace

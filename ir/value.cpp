@@ -47,7 +47,8 @@ double half_value(uint16_t bits) {
   if (exp == 0) {
     v = std::ldexp(static_cast<double>(mant), -24);
   } else if (exp == 31) {
-    v = mant ? std::nan("") : INFINITY;
+    if (mant) return std::nan("");  // every NaN pattern, either sign, is the one canonical NaN
+    v = INFINITY;
   } else {
     v = std::ldexp(static_cast<double>(mant + 1024), exp - 25);
   }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <set>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -24,6 +25,18 @@ constexpr std::string_view kRuleDocs[] = {
 };
 
 constexpr int64_t kMaxBufferElems = int64_t{1} << 31;
+// What the .uop format can spell (parser.cpp): a verified graph must print to text that
+// parses back, so slots, axis ids and VAR names are held to the parser's limits.
+constexpr int kMaxSlot = 4096;
+constexpr size_t kMaxAxisDepth = 16;
+
+bool is_identifier(std::string_view s) {
+  if (s.empty() || s.size() > 256) return false;
+  for (char c : s)
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-'))
+      return false;
+  return true;
+}
 
 class Verifier {
  public:
@@ -31,6 +44,15 @@ class Verifier {
 
   std::vector<VerifyError> run() {
     if (root_.op() != Op::Sink) add(root_, VerifyRule::Root, "the root must be a SINK");
+    // Every later check reads args by their op's kind: a node whose arg is of the wrong
+    // kind (only possible for graphs built in code) stops verification here.
+    bool wrong_args = false;
+    for (UOp u : topo_)
+      if (u.arg().index() != expected_arg_kind(u.op())) {
+        add(u, VerifyRule::Arity, fmt::format("{} carries the wrong kind of argument", op_name(u.op())));
+        wrong_args = true;
+      }
+    if (wrong_args) return std::move(errors_);
     for (UOp u : topo_)
       for (UOp s : u.src()) users_[s].push_back(u);
     for (UOp u : topo_) check_node(u);
@@ -39,6 +61,21 @@ class Verifier {
   }
 
  private:
+  static size_t expected_arg_kind(Op op) {
+    switch (op) {
+      case Op::Const: return variant_index<ConstArg>();
+      case Op::Param: return variant_index<ParamArg>();
+      case Op::Var: return variant_index<VarArg>();
+      case Op::Range: return variant_index<RangeArg>();
+      case Op::Reduce: return variant_index<ReduceArg>();
+      default: return variant_index<std::monostate>();
+    }
+  }
+  template <class T>
+  static size_t variant_index() {
+    return Arg(std::in_place_type<T>).index();
+  }
+
   void add(UOp u, VerifyRule r, std::string msg) { errors_.push_back({u, r, std::move(msg)}); }
 
   void check_node(UOp u) {
@@ -94,7 +131,7 @@ class Verifier {
             add(u, VerifyRule::Memory, fmt::format("PARAM is used by {}; only INDEX takes a PARAM (as its buffer)", op_name(user.op())));
           break;
         case Op::Invalid:
-          if (user.op() != Op::Where || user.src(2) != u || user.src(1) == u)
+          if (user.op() != Op::Where || user.num_src() != 3 || user.src(2) != u || user.src(1) == u)
             add(u, VerifyRule::Gate, fmt::format("INVALID is used by {}; it may only be the last source of a WHERE", op_name(user.op())));
           break;
         default: break;
@@ -103,7 +140,7 @@ class Verifier {
     // A gated index WHERE(valid, idx, INVALID) is only an INDEX's index.
     if (u.op() == Op::Where && u.src(2).op() == Op::Invalid)
       for (UOp user : users)
-        if (user.op() != Op::Index || user.src(1) != u)
+        if (user.op() != Op::Index || user.num_src() != 2 || user.src(1) != u)
           add(u, VerifyRule::Gate, fmt::format("a gated index WHERE(.., INVALID) is used by {}; only INDEX may use it", op_name(user.op())));
   }
 
@@ -157,6 +194,7 @@ class Verifier {
   void check_param(UOp u) {
     const auto& p = u.arg<ParamArg>();
     if (!slots_.insert(p.slot).second) add(u, VerifyRule::Param, fmt::format("duplicate PARAM slot {}", p.slot));
+    if (p.slot < 0 || p.slot > kMaxSlot) add(u, VerifyRule::Param, fmt::format("PARAM slot {} is outside 0..{}", p.slot, kMaxSlot));
     if (p.size < 1 || p.size > kMaxBufferElems) add(u, VerifyRule::Param, fmt::format("PARAM size {} is outside 1..2^31", p.size));
     if (u.dtype().is_void() || u.dtype().is_index()) add(u, VerifyRule::Param, fmt::format("a buffer cannot hold {}", u.dtype().name()));
     if ((p.vmin || p.vmax || p.multiple_of) && !u.dtype().is_int())
@@ -169,6 +207,7 @@ class Verifier {
 
   void check_var(UOp u) {
     const auto& v = u.arg<VarArg>();
+    if (!is_identifier(v.name)) return add(u, VerifyRule::Var, "VAR name must be 1 to 256 of [A-Za-z0-9_.-]");
     if (!u.dtype().is_int()) add(u, VerifyRule::Var, fmt::format("VAR must be an integer, got {}", u.dtype().name()));
     if (v.min > v.max) add(u, VerifyRule::Var, fmt::format("VAR {} has min {} > max {}", v.name, v.min, v.max));
     if (u.dtype().is_int() && (v.min < u.dtype().int_min() || v.max > u.dtype().int_max()))
@@ -181,13 +220,16 @@ class Verifier {
   void check_range(UOp u) {
     if (!u.dtype().is_index()) add(u, VerifyRule::Range, "RANGE must have dtype index");
     if (!u.src(0).dtype().is_index()) add(u, VerifyRule::Range, "RANGE end must have dtype index");
-    if (u.arg<RangeArg>().axis.empty()) add(u, VerifyRule::Range, "RANGE needs an axis id");
+    const auto& axis = u.arg<RangeArg>().axis;
+    if (axis.empty()) add(u, VerifyRule::Range, "RANGE needs an axis id");
+    if (axis.size() > kMaxAxisDepth || std::any_of(axis.begin(), axis.end(), [](int32_t a) { return a < 0; }))
+      add(u, VerifyRule::Range, fmt::format("RANGE axis ids must be >= 0, at most {} of them", kMaxAxisDepth));
   }
 
   void check_index(UOp u) {
     UOp buf = u.src(0), idx = u.src(1);
     if (buf.op() != Op::Param) return add(u, VerifyRule::Memory, fmt::format("INDEX buffer must be a PARAM, got {}", op_name(buf.op())));
-    if (u.dtype() != buf.dtype()) add(u, VerifyRule::DType, fmt::format("INDEX into a {} buffer must have dtype {}", buf.dtype().name(), buf.dtype().name()));
+    if (u.dtype() != buf.dtype()) add(u, VerifyRule::DType, fmt::format("INDEX into a buffer of {} must have dtype {}", buf.dtype().name(), buf.dtype().name()));
     if (!idx.dtype().is_index()) add(u, VerifyRule::Memory, fmt::format("INDEX index must have dtype index, got {}", idx.dtype().name()));
   }
 
@@ -196,15 +238,16 @@ class Verifier {
     if (idx.op() != Op::Index) return add(u, VerifyRule::Memory, fmt::format("LOAD takes an INDEX, got {}", op_name(idx.op())));
     if (u.dtype() != idx.dtype()) add(u, VerifyRule::DType, "LOAD dtype must be the buffer's dtype");
     if (u.num_src() == 2 && u.src(1).dtype() != u.dtype()) add(u, VerifyRule::DType, "LOAD alternative value must have the LOAD's dtype");
-    if (idx.src(0).op() == Op::Param && idx.src(0).arg<ParamArg>().output)
+    // (An INDEX of the wrong arity is reported on itself; do not read its sources.)
+    if (idx.num_src() > 0 && idx.src(0).op() == Op::Param && idx.src(0).arg<ParamArg>().output)
       add(u, VerifyRule::Memory, "LOAD from an output buffer (outputs are write-only)");
   }
 
   void check_store(UOp u) {
     UOp idx = u.src(0);
     if (idx.op() != Op::Index) return add(u, VerifyRule::Memory, fmt::format("STORE takes an INDEX, got {}", op_name(idx.op())));
-    if (u.src(1).dtype() != idx.dtype()) add(u, VerifyRule::DType, fmt::format("STORE of {} into a {} buffer", u.src(1).dtype().name(), idx.dtype().name()));
-    if (idx.src(0).op() == Op::Param && !idx.src(0).arg<ParamArg>().output)
+    if (u.src(1).dtype() != idx.dtype()) add(u, VerifyRule::DType, fmt::format("STORE of {} into a buffer of {}", u.src(1).dtype().name(), idx.dtype().name()));
+    if (idx.num_src() > 0 && idx.src(0).op() == Op::Param && !idx.src(0).arg<ParamArg>().output)
       add(u, VerifyRule::Memory, "STORE to an input buffer (declare the PARAM 'out')");
   }
 
@@ -238,7 +281,7 @@ class Verifier {
         const auto& cs = closes[s];
         c.insert(cs.begin(), cs.end());
       }
-      if (u.op() == Op::Range && !open[u.src(0)].empty())
+      if (u.op() == Op::Range && u.num_src() == 1 && !open[u.src(0)].empty())
         add(u, VerifyRule::Range, "RANGE end depends on a range");
       if (u.op() == Op::Reduce || u.op() == Op::End) {
         for (size_t i = 1; i < u.num_src(); ++i) {

@@ -99,7 +99,13 @@ class Compiler {
     p_.scopes[id].end_reg = place(range.src(0), 1);  // ends depend on no range: root
     return id;
   }
-  void emit(size_t k, Instr i) { p_.scopes[chain_[k]].code.push_back(i); }
+  // Pure code of the root scope goes before every effect: nodes with no range are
+  // evaluated once, before the first effect runs (SEMANTICS.md, "Evaluation").
+  void emit(size_t k, Instr i) {
+    auto& code = p_.scopes[chain_[k]].code;
+    if (chain_[k] == 0) code.insert(code.begin() + static_cast<std::ptrdiff_t>(root_pure_++), i);
+    else code.push_back(i);
+  }
 
   // Innermost position in chain_[0..depth) binding one of u's open ranges (0: root).
   size_t home(UOp u, size_t depth) {
@@ -248,6 +254,7 @@ class Compiler {
   std::unordered_map<UOp, uint32_t, UOpHash> buf_index_;
   std::unordered_map<uint64_t, uint32_t> memo_;
   bool unbound_range_ = false;
+  size_t root_pure_ = 0;  // count of pure instructions at the head of the root scope
   std::vector<uint32_t> chain_;  // scope ids from the root to the current loop
 };
 
