@@ -20,6 +20,8 @@
 #include "ir/printer.h"
 #include "ir/verify.h"
 #include "oracle/interpreter.h"
+#include "check/differential.h"
+#include "simplifier/simplifier.h"
 
 namespace uopfuzz::cli {
 namespace {
@@ -212,6 +214,112 @@ int cmd_run(const RunFlags& f) {
   return outcome_ok ? kExitOk : kExitFinding;
 }
 
+/// Flags shared by simplify and check: which simplifier runs.
+struct SimplifyFlags {
+  bool no_optimize = false;
+  std::vector<std::string> bugs;
+  std::vector<std::string> disabled;
+};
+
+void add_simplify_flags(CLI::App* cmd, SimplifyFlags& f) {
+  cmd->add_flag("--no-optimize", f.no_optimize, "run only the stages that run without optimization");
+  cmd->add_option("--inject-bug", f.bugs, "switch on a planted bug (repeatable; see simplify --list-bugs)");
+  cmd->add_option("--disable-rule", f.disabled, "switch off a rule by name (repeatable; see simplify --list-rules)");
+}
+
+std::optional<simplifier::SimplifyOptions> simplify_options(const SimplifyFlags& f) {
+  simplifier::SimplifyOptions o;
+  o.optimize = !f.no_optimize;
+  for (const auto& name : f.bugs) {
+    auto bug = simplifier::parse_bug(name);
+    if (!bug) {
+      fmt::print(stderr, "error: unknown planted bug '{}' (uopfuzz simplify --list-bugs lists them)\n", name);
+      return std::nullopt;
+    }
+    o.bugs.enable(*bug);
+  }
+  auto known = simplifier::all_rule_names();
+  for (const auto& name : f.disabled) {
+    if (std::find(known.begin(), known.end(), name) == known.end()) {
+      fmt::print(stderr, "error: unknown rule '{}' (uopfuzz simplify --list-rules lists them)\n", name);
+      return std::nullopt;
+    }
+    o.disabled.insert(name);
+  }
+  return o;
+}
+
+int cmd_list_bugs() {
+  for (const auto& b : simplifier::all_bugs())
+    fmt::print("{:<28} {:<8} {}\n{:<38}noticed by: {}\n", b.name, b.kind == simplifier::BugKind::Latency ? "latency" : "result",
+               b.what, "", b.noticed_by);
+  return kExitOk;
+}
+
+int cmd_simplify(const std::string& file, const SimplifyFlags& f, bool stats) {
+  auto opts = simplify_options(f);
+  if (!opts) return kExitBadInput;
+  auto k = load(file);
+  if (!k) return kExitBadInput;
+  Kernel out = k->parsed.kernel;
+  auto r = simplifier::simplify(*k->ctx, out.root, *opts);
+  out.root = r.root;
+  auto errors = verify(out.root);
+  if (errors.empty()) {
+    fmt::print("{}", print_kernel(out));
+  } else {
+    fmt::print("{}", print_graph(out.root));  // a broken graph still prints; its header may not apply
+  }
+  if (stats) {
+    for (const auto& s : r.stages) fmt::print("# stage {}: {} rewrites{}\n", s.name, s.rewrites, s.converged ? "" : " (NOT converged)");
+    for (const auto& [name, n] : r.hits) fmt::print("# hit {} {}\n", name, n);
+  }
+  for (const auto& e : errors)
+    fmt::print(stderr, "{}: error: the rewrite does not verify: [{}] {} at {}\n", file, verify_rule_name(e.rule), e.message, describe(e.node));
+  if (!r.converged) fmt::print(stderr, "{}: error: the simplifier did not converge\n", file);
+  return errors.empty() && r.converged ? kExitOk : kExitFinding;
+}
+
+int cmd_check(const std::string& file, const SimplifyFlags& f, int seeds, std::optional<uint64_t> seed, bool as_json) {
+  auto opts = simplify_options(f);
+  if (!opts) return kExitBadInput;
+  if (seeds < 1) {
+    fmt::print(stderr, "error: --seeds must be at least 1\n");
+    return kExitBadInput;
+  }
+  auto k = load(file);
+  if (!k) return kExitBadInput;
+  const Kernel& kernel = k->parsed.kernel;
+  check::CheckOptions co;
+  co.simplify = *opts;
+  co.seeds = seeds;
+  co.base_seed = seed.value_or(kernel.header.seed.value_or(0));
+  co.vars.insert(kernel.header.vars.begin(), kernel.header.vars.end());
+  auto r = check::check_kernel(*k->ctx, kernel, co);
+  std::string rules;
+  for (const auto& [name, n] : r.simplified.hits) rules += fmt::format("{}{} ({})", rules.empty() ? "" : ", ", name, n);
+  if (as_json) {
+    json j;
+    j["file"] = file;
+    j["finding"] = check::finding_kind_name(r.kind);
+    j["details"] = r.details;
+    j["seeds_run"] = r.seeds_run;
+    j["seeds_skipped"] = r.seeds_skipped;
+    j["rules"] = r.simplified.hits;
+    if (r.mismatch)
+      j["mismatch"] = {{"seed", r.mismatch->seed}, {"slot", r.mismatch->slot}, {"index", r.mismatch->index},
+                       {"original", r.mismatch->expected}, {"rewrite", r.mismatch->got}};
+    fmt::print("{}\n", j.dump(2));
+  } else if (r.kind == check::FindingKind::None) {
+    fmt::print("{}: ok: rewrite agrees with the original on {} seed(s){} (rules: {})\n", file, r.seeds_run,
+               r.seeds_skipped ? fmt::format(", {} skipped", r.seeds_skipped) : "", rules.empty() ? "none" : rules);
+  } else {
+    fmt::print("{}: FINDING {}: {}\n  rules that fired: {}\n", file, check::finding_kind_name(r.kind), r.details,
+               rules.empty() ? "none" : rules);
+  }
+  return r.kind == check::FindingKind::None ? kExitOk : kExitFinding;
+}
+
 /// Runs every .uop file under the given files/directories against its header's
 /// expectations; one line per case, then a summary. Exit 1 if any case fails.
 int cmd_replay(const std::vector<std::string>& paths) {
@@ -263,6 +371,28 @@ int main(int argc, char** argv) {
   run->add_flag("--json", rf.json, "print the result as JSON (schema in README)");
   run->add_option("--max-steps", rf.max_steps, "stop after this many interpreter steps")->capture_default_str();
 
+  std::string simp_file;
+  SimplifyFlags simp_flags;
+  bool simp_stats = false, list_bugs = false, list_rules = false;
+  auto* simp = app.add_subcommand("simplify", "Simplify a .uop kernel and print the rewritten graph");
+  simp->add_option("FILE", simp_file, "the .uop file");
+  add_simplify_flags(simp, simp_flags);
+  simp->add_flag("--stats", simp_stats, "append the stages' rewrite counts and the rule hit counts as # comments");
+  simp->add_flag("--list-bugs", list_bugs, "list the planted bugs and exit");
+  simp->add_flag("--list-rules", list_rules, "list the rule names and exit");
+
+  std::string check_file;
+  SimplifyFlags check_flags;
+  int check_seeds = 3;
+  std::optional<uint64_t> check_seed;
+  bool check_json = false;
+  auto* chk = app.add_subcommand("check", "Simplify a kernel and compare original and rewrite on the oracle");
+  chk->add_option("FILE", check_file, "the .uop file")->required();
+  add_simplify_flags(chk, check_flags);
+  chk->add_option("--seeds", check_seeds, "number of input seeds to compare on")->capture_default_str();
+  chk->add_option("--seed", check_seed, "first input seed (default: the file's @seed, else 0)");
+  chk->add_flag("--json", check_json, "print the verdict as JSON");
+
   std::vector<std::string> replay_paths;
   auto* replay = app.add_subcommand("replay", "Run every .uop case in the given files/directories against its expectations");
   replay->add_option("PATHS", replay_paths, "files or directories (searched recursively for *.uop)")->required();
@@ -282,6 +412,19 @@ int main(int argc, char** argv) {
   if (*parse) return cmd_parse(parse_file);
   if (*run) return cmd_run(rf);
   if (*replay) return cmd_replay(replay_paths);
+  if (*simp) {
+    if (list_bugs) return cmd_list_bugs();
+    if (list_rules) {
+      for (const auto& n : simplifier::all_rule_names()) fmt::print("{}\n", n);
+      return kExitOk;
+    }
+    if (simp_file.empty()) {
+      fmt::print(stderr, "error: simplify needs a FILE (or --list-bugs / --list-rules)\n");
+      return kExitBadInput;
+    }
+    return cmd_simplify(simp_file, simp_flags, simp_stats);
+  }
+  if (*chk) return cmd_check(check_file, check_flags, check_seeds, check_seed, check_json);
   return kExitBadInput;
 }
 

@@ -1,0 +1,55 @@
+/** \file The differential check: simplify a kernel, then run the original and the rewrite
+ * on the oracle over several input seeds and classify what differs.
+ *
+ * One function serves the CLI (`uopfuzz check`), tests and, later, fuzz campaigns.
+ */
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ir/kernel.h"
+#include "simplifier/simplifier.h"
+
+namespace uopfuzz::check {
+
+enum class FindingKind : uint8_t {
+  None,
+  Mismatch,         ///< an output element differs (bitwise; SEMANTICS.md "Comparing results")
+  UbIntroduced,     ///< the rewrite has undefined behaviour where the original has none
+  VerifierFailure,  ///< the rewrite does not pass ir::verify
+  NonConvergence,   ///< a stage hit its rewrite cap
+  RewriteError,     ///< the rewrite cannot even be run (e.g. a VAR it invented)
+};
+std::string_view finding_kind_name(FindingKind k);
+
+struct Mismatch {
+  uint64_t seed = 0;
+  int slot = 0;
+  size_t index = 0;
+  std::string expected, got;  ///< formatted values: original, rewrite
+};
+
+struct CheckOptions {
+  simplifier::SimplifyOptions simplify;
+  int seeds = 3;                         ///< input seeds tried: base_seed, base_seed+1, ...
+  uint64_t base_seed = 0;
+  std::map<std::string, int64_t> vars;  ///< fixed VAR values (others are seed-derived)
+  uint64_t max_steps = 200'000'000;     ///< per oracle run
+};
+
+struct CheckResult {
+  FindingKind kind = FindingKind::None;
+  std::string details;  ///< one line a person can read
+  simplifier::SimplifyResult simplified;
+  std::optional<Mismatch> mismatch;
+  int seeds_run = 0;      ///< seeds where both sides ran
+  int seeds_skipped = 0;  ///< seeds where the original itself has UB or hits the step limit
+};
+
+CheckResult check_kernel(ir::Context& ctx, const ir::Kernel& kernel, const CheckOptions& options = {});
+
+}  // namespace uopfuzz::check

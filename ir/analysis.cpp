@@ -1,0 +1,196 @@
+#include "ir/analysis.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "ir/graph.h"
+
+namespace uopfuzz::ir {
+namespace {
+
+constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+
+// Floor division for intervals (b != 0).
+int64_t floordiv(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+  return q;
+}
+
+}  // namespace
+
+Interval dtype_interval(DType dt) {
+  if (dt.is_int() || dt.is_bool()) return {dt.int_min(), dt.int_max()};
+  return {kMin, kMax};
+}
+
+Interval Analysis::bounds(UOp u) {
+  if (auto it = cache_.find(u); it != cache_.end()) return it->second;
+  // Fill the cache bottom-up so deep graphs do not recurse deeply.
+  for (UOp n : toposort(u))
+    if (!cache_.count(n)) cache_.emplace(n, compute(n));
+  return cache_.at(u);
+}
+
+Interval Analysis::compute(UOp u) {
+  const DType dt = u.dtype();
+  const Interval full = dtype_interval(dt);
+  if (!(dt.is_int() || dt.is_bool())) return full;
+  // Clamp to the dtype: an interval outside it means the value may wrap (sized ints).
+  auto fit = [&](__int128 lo, __int128 hi) -> Interval {
+    if (lo < full.lo || hi > full.hi) return full;
+    return {static_cast<int64_t>(lo), static_cast<int64_t>(hi)};
+  };
+  auto b = [&](size_t i) { return cache_.at(u.src(i)); };
+  switch (u.op()) {
+    case Op::Const: {
+      Value v = u.const_value();
+      if (dt.kind() == DTypeKind::Unsigned && v.u > static_cast<uint64_t>(kMax)) return full;
+      return {v.i, v.i};
+    }
+    case Op::Var: {
+      const auto& v = u.arg<VarArg>();
+      return fit(v.min, v.max);
+    }
+    case Op::Range: {
+      Interval e = b(0);
+      return {0, std::max<int64_t>(0, e.hi - 1)};
+    }
+    case Op::Load: {
+      UOp buf = u.src(0).src(0);
+      Interval r = full;
+      if (buf.op() == Op::Param) {
+        const auto& p = buf.arg<ParamArg>();
+        if (p.vmin) r.lo = std::max(r.lo, *p.vmin);
+        if (p.vmax) r.hi = std::min(r.hi, *p.vmax);
+      }
+      if (u.num_src() == 2) {  // a gated load may yield its alternative
+        Interval alt = b(1);
+        r = {std::min(r.lo, alt.lo), std::max(r.hi, alt.hi)};
+      } else if (u.src(0).src(1).op() == Op::Where) {
+        r = {std::min<int64_t>(r.lo, 0), std::max<int64_t>(r.hi, 0)};
+      }
+      return r;
+    }
+    case Op::Add: return fit(__int128{b(0).lo} + b(1).lo, __int128{b(0).hi} + b(1).hi);
+    case Op::Sub: return fit(__int128{b(0).lo} - b(1).hi, __int128{b(0).hi} - b(1).lo);
+    case Op::Neg: return fit(-__int128{b(0).hi}, -__int128{b(0).lo});
+    case Op::Mul: {
+      Interval x = b(0), y = b(1);
+      __int128 c[4] = {__int128{x.lo} * y.lo, __int128{x.lo} * y.hi, __int128{x.hi} * y.lo, __int128{x.hi} * y.hi};
+      return fit(*std::min_element(c, c + 4), *std::max_element(c, c + 4));
+    }
+    case Op::FloorDiv:
+    case Op::Cdiv: {
+      Interval x = b(0), y = b(1);
+      if (y.lo <= 0 || dt.kind() == DTypeKind::Unsigned) {
+        if (y.lo > 0 && x.lo >= 0) return {x.lo / y.hi, x.hi / y.lo};
+        return full;
+      }
+      if (u.op() == Op::Cdiv && x.lo < 0) return fit(-__int128{std::max(-x.lo, x.hi)}, std::max<int64_t>(x.hi, 0));
+      // Positive divisor: monotone in x, and for fixed sign of x monotone in y.
+      int64_t c[4] = {floordiv(x.lo, y.lo), floordiv(x.lo, y.hi), floordiv(x.hi, y.lo), floordiv(x.hi, y.hi)};
+      return {*std::min_element(c, c + 4), *std::max_element(c, c + 4)};
+    }
+    case Op::FloorMod:
+    case Op::Cmod: {
+      Interval x = b(0), y = b(1);
+      if (y.lo <= 0) return full;
+      if (y.is_const() && floordiv(x.lo, y.lo) == floordiv(x.hi, y.lo) && (x.lo >= 0 || u.op() == Op::FloorMod)) {
+        int64_t q = floordiv(x.lo, y.lo) * y.lo;  // one period: the modulus is a shift
+        return {x.lo - q, x.hi - q};
+      }
+      if (x.lo >= 0) return {0, std::min(x.hi, y.hi - 1)};
+      if (u.op() == Op::FloorMod) return {0, y.hi - 1};
+      return {-(y.hi - 1), std::max<int64_t>(0, std::min(x.hi, y.hi - 1))};
+    }
+    case Op::Max: return {std::max(b(0).lo, b(1).lo), std::max(b(0).hi, b(1).hi)};
+    case Op::Min: return {std::min(b(0).lo, b(1).lo), std::min(b(0).hi, b(1).hi)};
+    case Op::CmpLt: {
+      Interval x = b(0), y = b(1);
+      if (u.src(0).dtype().is_float()) return {0, 1};
+      if (x.hi < y.lo) return {1, 1};
+      if (x.lo >= y.hi) return {0, 0};
+      return {0, 1};
+    }
+    case Op::CmpNe:
+    case Op::CmpEq: {
+      Interval x = b(0), y = b(1);
+      if (u.src(0).dtype().is_float()) return {0, 1};
+      bool disjoint = x.hi < y.lo || y.hi < x.lo;
+      bool same = x.is_const() && y.is_const() && x.lo == y.lo;
+      if (disjoint) return u.op() == Op::CmpNe ? Interval{1, 1} : Interval{0, 0};
+      if (same) return u.op() == Op::CmpNe ? Interval{0, 0} : Interval{1, 1};
+      return {0, 1};
+    }
+    case Op::Where: {
+      Interval c = b(0), x = b(1), y = b(2);
+      if (c.lo == 1) return x;
+      if (c.hi == 0) return y;
+      return {std::min(x.lo, y.lo), std::max(x.hi, y.hi)};
+    }
+    case Op::Cast: {
+      DType from = u.src(0).dtype();
+      if (from.is_float()) return full;
+      Interval x = b(0);
+      if (dt.is_bool()) return x.lo > 0 || x.hi < 0 ? Interval{1, 1} : x.is_const() ? Interval{0, 0} : Interval{0, 1};
+      return fit(x.lo, x.hi);
+    }
+    case Op::And:
+      if (dt.is_bool()) return {b(0).lo & b(1).lo, b(0).hi & b(1).hi};
+      if (b(0).lo >= 0 && b(1).lo >= 0) return {0, std::min(b(0).hi, b(1).hi)};
+      return full;
+    case Op::Or:
+      if (dt.is_bool()) return {b(0).lo | b(1).lo, b(0).hi | b(1).hi};
+      return full;
+    case Op::Reduce: {
+      Interval v = b(0);
+      __int128 nlo = 1, nhi = 1;
+      for (size_t i = 1; i < u.num_src(); ++i) {
+        Interval e = cache_.at(u.src(i).src(0));
+        nlo *= std::max<int64_t>(0, e.lo);
+        nhi *= std::max<int64_t>(0, e.hi);
+        if (nhi > (__int128{1} << 62)) return full;
+      }
+      switch (u.arg<ReduceArg>().op) {
+        case Op::Add: {
+          __int128 lo = std::min(nlo * v.lo, nhi * v.lo), hi = std::max(nlo * v.hi, nhi * v.hi);
+          return fit(lo, hi);
+        }
+        case Op::Max:
+        case Op::Min:
+          if (nlo >= 1) return v;  // never the identity
+          return full;
+        default: return full;
+      }
+    }
+    default: return full;
+  }
+}
+
+bool Analysis::divides(UOp u, int64_t v) {
+  if (v == 1) return true;
+  if (v <= 0) return false;
+  // Wrapping breaks divisibility (3 * 50 in int8 is -106), so only the leaves of a sized
+  // integer type are proven; index arithmetic never wraps in a UB-free kernel.
+  if (!u.dtype().is_index() && u.op() != Op::Const && u.op() != Op::Var && u.op() != Op::Load) return false;
+  switch (u.op()) {
+    case Op::Const: return !u.dtype().is_float() && u.const_value().i % v == 0;
+    case Op::Add: return divides(u.src(0), v) && divides(u.src(1), v);
+    case Op::Mul: return divides(u.src(0), v) || divides(u.src(1), v);
+    case Op::Var: {
+      const auto& m = u.arg<VarArg>().multiple_of;
+      return m && *m % v == 0;
+    }
+    case Op::Load: {
+      UOp buf = u.src(0).src(0);
+      if (buf.op() != Op::Param || u.num_src() == 2 || u.src(0).src(1).op() == Op::Where) return false;
+      const auto& m = buf.arg<ParamArg>().multiple_of;
+      return m && *m % v == 0;
+    }
+    default: return false;
+  }
+}
+
+}  // namespace uopfuzz::ir

@@ -1,0 +1,122 @@
+#include "ir/pattern.h"
+
+#include <algorithm>
+
+namespace uopfuzz::ir {
+
+Pat Pat::var(std::string name) {
+  auto n = std::make_shared<Node>();
+  n->name = std::move(name);
+  return Pat(n);
+}
+
+Pat Pat::cvar(std::string name) {
+  auto n = std::make_shared<Node>();
+  n->ops = {Op::Const};
+  n->is_const = true;
+  n->src = std::vector<Pat>{};
+  n->name = std::move(name);
+  return Pat(n);
+}
+
+Pat Pat::lit(int64_t v) {
+  Pat p = cvar();
+  return p.with([v](Node& n) { n.literal = v; });
+}
+
+Pat Pat::op(Op op, std::vector<Pat> src) { return ops({op}, std::move(src)); }
+
+Pat Pat::op(Op op) {
+  auto n = std::make_shared<Node>();
+  n->ops = {op};
+  return Pat(n);
+}
+
+Pat Pat::ops(std::vector<Op> ops, std::vector<Pat> src) {
+  auto n = std::make_shared<Node>();
+  n->ops = std::move(ops);
+  n->src = std::move(src);
+  return Pat(n);
+}
+
+Pat Pat::group(uint32_t group) {
+  auto n = std::make_shared<Node>();
+  n->group = group;
+  return Pat(n);
+}
+
+Pat Pat::with(const std::function<void(Node&)>& edit) const {
+  auto copy = std::make_shared<Node>(*n_);
+  edit(*copy);
+  return Pat(copy);
+}
+
+Pat Pat::named(std::string name) const {
+  return with([&](Node& n) { n.name = std::move(name); });
+}
+Pat Pat::dtype(DType dt) const {
+  return with([dt](Node& n) { n.dtype_ok = [dt](DType d) { return d == dt; }; });
+}
+Pat Pat::dtype_if(std::function<bool(DType)> ok) const {
+  return with([&](Node& n) { n.dtype_ok = std::move(ok); });
+}
+Pat Pat::rest() const {
+  return with([](Node& n) { n.rest = true; });
+}
+Pat Pat::where(Pred pred) const {
+  return with([&](Node& n) { n.preds.push_back(std::move(pred)); });
+}
+
+bool Pat::match(UOp u, Bindings& b) const {
+  return match_each(u, b, [](Bindings&) { return true; });
+}
+
+bool Pat::match_each(UOp u, Bindings& b, const Accept& accept) const {
+  const Node& n = *n_;
+  if (!n.ops.empty() && std::find(n.ops.begin(), n.ops.end(), u.op()) == n.ops.end()) return false;
+  if (n.group && !op_in(u.op(), n.group)) return false;
+  if (n.dtype_ok && !n.dtype_ok(u.dtype())) return false;
+  if (n.literal) {
+    Value v = u.const_value();
+    if (u.dtype().is_float() ? v.f != static_cast<double>(*n.literal) : v.i != *n.literal) return false;
+    if (u.dtype().kind() == DTypeKind::Unsigned && *n.literal < 0) return false;
+  }
+  const size_t mark = b.size();
+  if (!n.name.empty() && !b.bind(n.name, u)) return false;
+  // Predicates see this node's whole sub-match; then the caller continues.
+  Accept after_src = [&](Bindings& bb) {
+    for (const auto& p : n.preds)
+      if (!p(bb)) return false;
+    return accept(bb);
+  };
+  bool ok;
+  if (!n.src) {
+    ok = after_src(b);
+  } else {
+    ok = match_src(u, b, false, 0, after_src);
+    if (!ok && n.src->size() == 2 && u.num_src() == 2 && op_in(u.op(), Commutative)) ok = match_src(u, b, true, 0, after_src);
+  }
+  if (!ok) b.truncate(mark);
+  return ok;
+}
+
+bool Pat::match_src(UOp u, Bindings& b, bool swapped, size_t i, const Accept& accept) const {
+  const auto& src = *n_->src;
+  if (i == 0 && (n_->rest ? u.num_src() < src.size() : u.num_src() != src.size())) return false;
+  if (i == src.size()) return accept(b);
+  size_t j = swapped ? src.size() - 1 - i : i;
+  const size_t mark = b.size();
+  bool ok = src[i].match_each(u.src(j), b, [&](Bindings& bb) { return match_src(u, bb, swapped, i + 1, accept); });
+  if (!ok) b.truncate(mark);
+  return ok;
+}
+
+Pat operator+(const Pat& a, const Pat& b) { return Pat::op(Op::Add, {a, b}); }
+Pat operator-(const Pat& a, const Pat& b) { return Pat::op(Op::Sub, {a, b}); }
+Pat operator*(const Pat& a, const Pat& b) { return Pat::op(Op::Mul, {a, b}); }
+Pat operator<(const Pat& a, const Pat& b) { return Pat::op(Op::CmpLt, {a, b}); }
+Pat operator!=(const Pat& a, const Pat& b) { return Pat::op(Op::CmpNe, {a, b}); }
+Pat operator&(const Pat& a, const Pat& b) { return Pat::op(Op::And, {a, b}); }
+Pat operator|(const Pat& a, const Pat& b) { return Pat::op(Op::Or, {a, b}); }
+
+}  // namespace uopfuzz::ir

@@ -1,0 +1,114 @@
+/** \file The pattern language of rewrite rules: match a node by op, dtype, sources, named
+ * bindings, constants and predicates, in the style of Halide's IRMatch and tinygrad's UPat.
+ *
+ *   Pat x = Pat::var("x"), c = Pat::cvar("c");
+ *   x + Pat::lit(0)                      // ADD(x, CONST 0), either operand order
+ *   Pat::op(Op::Reduce).named("red")     // any REDUCE, any sources
+ *   (x * c).where([](const Bindings& b) { return b["c"].const_value().i > 0; })
+ *
+ * A name bound twice must bind the same node. Commutative ops match both operand orders.
+ */
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ir/uop.h"
+
+namespace uopfuzz::ir {
+
+/// The nodes a match bound, by name.
+class Bindings {
+ public:
+  /// The node bound to `name`; a null UOp if none.
+  UOp get(std::string_view name) const {
+    for (const auto& [n, u] : items_)
+      if (n == name) return u;
+    return UOp();
+  }
+  UOp operator[](std::string_view name) const { return get(name); }
+  /// Binds `name`, or checks an existing binding is the same node.
+  bool bind(std::string_view name, UOp u) {
+    for (const auto& [n, v] : items_)
+      if (n == name) return v == u;
+    items_.emplace_back(name, u);
+    return true;
+  }
+  size_t size() const { return items_.size(); }
+  void truncate(size_t n) { items_.resize(n); }
+
+ private:
+  std::vector<std::pair<std::string_view, UOp>> items_;  // names live in the patterns
+};
+
+class Pat {
+ public:
+  using Pred = std::function<bool(const Bindings&)>;
+
+  /// Any node, bound to `name` if given.
+  static Pat var(std::string name = "");
+  /// Any CONST, bound to `name` if given.
+  static Pat cvar(std::string name = "");
+  /// A CONST equal to `v` (integers and bools by value, floats by value too: 0 matches -0).
+  static Pat lit(int64_t v);
+  /// Op `op` with exactly these sources (no list: any sources).
+  static Pat op(Op op, std::vector<Pat> src);
+  static Pat op(Op op);
+  /// One of several ops with exactly these sources.
+  static Pat ops(std::vector<Op> ops, std::vector<Pat> src);
+  /// Any op of a group from ops.def (e.g. Alu), with any sources.
+  static Pat group(uint32_t group);
+
+  /// Binds the matched node to `name` as well.
+  Pat named(std::string name) const;
+  /// Only nodes of this dtype / of dtypes accepted by `ok`.
+  Pat dtype(DType dt) const;
+  Pat dtype_if(std::function<bool(DType)> ok) const;
+  /// Sources after the listed ones are allowed (END/REDUCE: body, then any ranges).
+  Pat rest() const;
+  /// A predicate on the bindings, checked after the whole pattern matched.
+  Pat where(Pred pred) const;
+
+  /// Matches `u`, adding to `b`; on failure `b` is left as it was.
+  bool match(UOp u, Bindings& b) const;
+  /// Backtracking match: calls `accept` with each way the pattern matches `u` (operand
+  /// orders of commutative ops, ...) until it returns true. A rewrite that declines one
+  /// binding thus still sees the others.
+  using Accept = std::function<bool(Bindings&)>;
+  bool match_each(UOp u, Bindings& b, const Accept& accept) const;
+  /// The ops a matched root can have (empty: any op). Drives dispatch by root op.
+  const std::vector<Op>& root_ops() const { return n_->ops; }
+
+ private:
+  struct Node {
+    std::vector<Op> ops;  // empty: any op
+    uint32_t group = 0;   // nonzero: op must be in the group
+    bool is_const = false;
+    std::optional<int64_t> literal;
+    std::optional<std::vector<Pat>> src;
+    bool rest = false;
+    std::string name;
+    std::function<bool(DType)> dtype_ok;
+    std::vector<Pred> preds;
+  };
+  explicit Pat(std::shared_ptr<Node> n) : n_(std::move(n)) {}
+  Pat with(const std::function<void(Node&)>& edit) const;
+  bool match_src(UOp u, Bindings& b, bool swapped, size_t i, const Accept& accept) const;
+  std::shared_ptr<const Node> n_;
+};
+
+// Operators build ALU patterns, so rules read like the algebra they encode.
+Pat operator+(const Pat& a, const Pat& b);
+Pat operator-(const Pat& a, const Pat& b);
+Pat operator*(const Pat& a, const Pat& b);
+Pat operator<(const Pat& a, const Pat& b);
+Pat operator!=(const Pat& a, const Pat& b);
+Pat operator&(const Pat& a, const Pat& b);
+Pat operator|(const Pat& a, const Pat& b);
+
+}  // namespace uopfuzz::ir

@@ -1,0 +1,138 @@
+#include "ir/rewrite.h"
+
+#include "ir/graph.h"
+
+namespace uopfuzz::ir {
+
+RuleSet::RuleSet(std::vector<Rule> rules) : rules_(std::move(rules)) { index(); }
+
+RuleSet& RuleSet::add(std::string name, Pat pattern, RewriteFn rewrite) {
+  rules_.push_back({std::move(name), std::move(pattern), std::move(rewrite)});
+  index();
+  return *this;
+}
+
+RuleSet RuleSet::operator+(const RuleSet& other) const {
+  std::vector<Rule> all = rules_;
+  all.insert(all.end(), other.rules_.begin(), other.rules_.end());
+  return RuleSet(std::move(all));
+}
+
+void RuleSet::index() {
+  by_op_.assign(kOpCount, {});
+  for (uint32_t i = 0; i < rules_.size(); ++i) {
+    const auto& ops = rules_[i].pattern.root_ops();
+    for (int op = 0; op < kOpCount; ++op)
+      if (ops.empty() || std::find(ops.begin(), ops.end(), static_cast<Op>(op)) != ops.end()) by_op_[op].push_back(i);
+  }
+}
+
+const std::vector<uint32_t>& RuleSet::candidates(Op op) const {
+  static const std::vector<uint32_t> none;
+  return by_op_.empty() ? none : by_op_[static_cast<int>(op)];
+}
+
+std::vector<std::string> RuleSet::names() const {
+  std::vector<std::string> out;
+  for (const auto& r : rules_) out.push_back(r.name);
+  return out;
+}
+
+namespace {
+
+class Rewriter {
+ public:
+  Rewriter(Context& ctx, const RuleSet& rules, const RewriteOptions& o)
+      : ctx_(ctx), rules_(rules), opts_(o), hits_(rules.rules().size(), 0) {}
+
+  RewriteResult run(UOp root) {
+    // Visit the original graph in topological order so recursion depth stays small:
+    // by the time a node is rewritten, its sources are memoized.
+    for (UOp u : toposort(root)) rewrite(u);
+    RewriteResult r;
+    r.root = rewrite(root);
+    r.converged = !capped_;
+    r.rewrites = count_;
+    for (size_t i = 0; i < hits_.size(); ++i)
+      if (hits_[i]) r.hits[rules_.rules()[i].name] += hits_[i];
+    return r;
+  }
+
+ private:
+  UOp rebuild(UOp u) {
+    std::vector<UOp> src;
+    src.reserve(u.num_src());
+    bool changed = false;
+    for (UOp s : u.src()) {
+      UOp n = rewrite(s);
+      changed |= n != s;
+      src.push_back(n);
+    }
+    return changed ? ctx_.make(u.op(), u.dtype(), std::move(src), u.arg()) : u;
+  }
+
+  UOp try_rules(UOp n) {
+    for (uint32_t i : rules_.candidates(n.op())) {
+      const Rule& rule = rules_.rules()[i];
+      if (opts_.disabled && opts_.disabled->count(rule.name)) continue;
+      Bindings b;
+      RewriteCtx rc{ctx_, n, opts_.state};
+      UOp out;
+      rule.pattern.match_each(n, b, [&](Bindings& bb) {
+        out = rule.rewrite(rc, bb);
+        return out && out != n;
+      });
+      if (out && out != n) {
+        ++hits_[i];
+        return out;
+      }
+    }
+    return UOp();
+  }
+
+  UOp rewrite(UOp u) {
+    if (auto it = memo_.find(u); it != memo_.end()) return it->second;
+    UOp n = rebuild(u);
+    while (!capped_) {
+      UOp next = try_rules(n);
+      if (!next) break;
+      if (++count_ >= opts_.max_rewrites) capped_ = true;
+      n = rebuild(next);
+    }
+    memo_[u] = n;
+    memo_.emplace(n, n);
+    return n;
+  }
+
+  Context& ctx_;
+  const RuleSet& rules_;
+  const RewriteOptions& opts_;
+  std::vector<uint64_t> hits_;
+  std::unordered_map<UOp, UOp, UOpHash> memo_;
+  uint64_t count_ = 0;
+  bool capped_ = false;
+};
+
+}  // namespace
+
+RewriteResult graph_rewrite(Context& ctx, UOp root, const RuleSet& rules, const RewriteOptions& options) {
+  return Rewriter(ctx, rules, options).run(root);
+}
+
+UOp substitute(Context& ctx, UOp root, const std::unordered_map<UOp, UOp, UOpHash>& with) {
+  std::unordered_map<UOp, UOp, UOpHash> done(with.begin(), with.end());
+  for (UOp u : toposort(root)) {
+    if (done.count(u)) continue;
+    std::vector<UOp> src;
+    bool changed = false;
+    for (UOp s : u.src()) {
+      UOp n = done.at(s);
+      changed |= n != s;
+      src.push_back(n);
+    }
+    done[u] = changed ? ctx.make(u.op(), u.dtype(), std::move(src), u.arg()) : u;
+  }
+  return done.at(root);
+}
+
+}  // namespace uopfuzz::ir

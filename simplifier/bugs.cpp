@@ -1,0 +1,20 @@
+#include "simplifier/bugs.h"
+
+namespace uopfuzz::simplifier {
+
+const std::vector<BugInfo>& all_bugs() {
+  static const std::vector<BugInfo> all = {
+#define BUG(e, name, kind, what, noticed_by) {Bug::e, name, what, noticed_by, BugKind::kind},
+#include "simplifier/bugs.def"
+#undef BUG
+  };
+  return all;
+}
+
+std::optional<Bug> parse_bug(std::string_view name) {
+  for (const auto& b : all_bugs())
+    if (b.name == name) return b.bug;
+  return std::nullopt;
+}
+
+}  // namespace uopfuzz::simplifier

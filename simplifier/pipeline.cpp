@@ -1,0 +1,73 @@
+// simplify(): the stages of tinygrad's kernel-graph and codegen entry, in order.
+#include <algorithm>
+#include <set>
+
+#include "simplifier/simplifier.h"
+#include "simplifier/state.h"
+
+namespace uopfuzz::simplifier {
+
+using namespace ir;
+
+namespace {
+
+struct Stage {
+  const char* name;
+  bool only_when_optimizing;
+  const RuleSet& rules;
+};
+
+const std::vector<Stage>& stages() {
+  static const RuleSet kernel_graph = symbolic() + pm_reduce_simplify();
+  static const RuleSet load_collapse = pm_load_collapse();
+  static const RuleSet split = pm_split_ranges() + pm_flatten_range();
+  static const RuleSet initial_symbolic = symbolic() + pm_flatten_range();
+  static const RuleSet simplify_ranges = pm_flatten_range() + pm_simplify_ranges();
+  // Not guarded by `optimize` (the seeds stress this): post-opt symbolic always runs.
+  static const RuleSet postopt = symbolic() + pm_flatten_range() + pm_reduce_unparented();
+  static const std::vector<Stage> all = {
+      {"kernel_graph", false, kernel_graph},
+      {"load_collapse", true, load_collapse},
+      {"split_ranges", true, split},
+      {"initial_symbolic", true, initial_symbolic},
+      {"simplify_ranges", true, simplify_ranges},
+      {"postopt_symbolic", false, postopt},
+  };
+  return all;
+}
+
+}  // namespace
+
+SimplifyResult simplify(Context& ctx, UOp root, const SimplifyOptions& options) {
+  SimplifyState st;
+  st.bugs = options.bugs;
+  st.disabled = &options.disabled;
+  RewriteOptions ro;
+  ro.max_rewrites = options.max_rewrites;
+  ro.disabled = &options.disabled;
+  ro.state = &st;
+  SimplifyResult out;
+  out.root = root;
+  for (const Stage& s : stages()) {
+    if (s.only_when_optimizing && !options.optimize) continue;
+    RewriteResult r = graph_rewrite(ctx, out.root, s.rules, ro);
+    out.root = r.root;
+    out.converged &= r.converged;
+    for (const auto& [name, n] : r.hits) out.hits[name] += n;
+    out.stages.push_back({s.name, r.converged, r.rewrites});
+    st.split_marks.clear();  // per-rewrite context (the SINK rules clear it when they fire)
+    st.shrink.clear();
+    st.shrink_order.clear();
+  }
+  return out;
+}
+
+std::vector<std::string> all_rule_names() {
+  std::set<std::string> names;
+  for (const Stage& s : stages())
+    for (const auto& n : s.rules.names()) names.insert(n);
+  for (const auto& n : pm_simplify_ranges().names()) names.insert(n);
+  return {names.begin(), names.end()};
+}
+
+}  // namespace uopfuzz::simplifier

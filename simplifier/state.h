@@ -1,0 +1,30 @@
+/** \file The per-simplify state the rules share through RewriteCtx::state. */
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+#include "ir/analysis.h"
+#include "ir/rewrite.h"
+#include "simplifier/bugs.h"
+
+namespace uopfuzz::simplifier {
+
+struct SimplifyState {
+  ir::Analysis analysis;
+  BugSet bugs;
+  const std::unordered_set<std::string>* disabled = nullptr;
+
+  /// pm_split_ranges: ranges to split and their modulus, first modulus seen wins.
+  std::vector<std::pair<ir::UOp, int64_t>> split_marks;
+  /// pm_simplify_ranges (mark_gated): the end each range may shrink to; nullopt keeps
+  /// the full end. Cleared after every do_substitute.
+  std::unordered_map<ir::UOp, std::optional<int64_t>, ir::UOpHash> shrink;
+  std::vector<ir::UOp> shrink_order;
+};
+
+inline SimplifyState& state(ir::RewriteCtx& rc) { return rc.get<SimplifyState>(); }
+
+}  // namespace uopfuzz::simplifier

@@ -1,0 +1,184 @@
+// The symbolic layer: constant folding by the one scalar semantics (ir/scalar_eval),
+// algebraic identities, canonical operand order, and the divmod folding the range rules
+// rely on. One rule per row; the comment says what it does.
+//
+// Soundness notes: identities that fail for floats (x+0 with x=-0, x*0 with x=inf) are
+// integer-only; divmod rules are index-only, because sized integers wrap and index
+// arithmetic (UB on overflow) does not.
+#include <limits>
+
+#include "ir/scalar_eval.h"
+#include "simplifier/simplifier.h"
+#include "simplifier/state.h"
+
+namespace uopfuzz::simplifier {
+
+using namespace ir;
+
+namespace {
+
+bool is_int(DType d) { return d.is_int(); }
+bool is_index(DType d) { return d.is_index(); }
+bool is_int_or_bool(DType d) { return d.is_int() || d.is_bool(); }
+
+int64_t ival(UOp c) { return c.const_value().i; }
+bool positive_const(const Bindings& b, std::string_view name) {
+  UOp c = b[name];
+  return c.is_const() && c.dtype().is_int() && ival(c) > 0;
+}
+
+UOp fold_const(RewriteCtx& rc, const Bindings& b) {
+  UOp n = b["n"];
+  Value args[3];
+  for (size_t i = 0; i < n.num_src(); ++i) {
+    if (!n.src(i).is_const()) return UOp();
+    args[i] = n.src(i).const_value();
+  }
+  DType in = n.op() == Op::Where ? n.src(1).dtype() : n.src(0).dtype();
+  Value out;
+  if (eval_alu(n.op(), in, n.dtype(), args, out) != EvalError::None) return UOp();  // keep the UB
+  return rc.ctx.const_value(n.dtype(), out);
+}
+
+// An int/bool ALU node whose bounds pin it to one value is that value.
+UOp fold_bounds(RewriteCtx& rc, const Bindings& b) {
+  UOp n = b["n"];
+  if (!is_int_or_bool(n.dtype())) return UOp();
+  if (n.op() == Op::Where && n.src(2).op() == Op::Invalid) return UOp();
+  Interval i = state(rc).analysis.bounds(n);
+  if (!i.is_const()) return UOp();
+  return rc.ctx.const_int(n.dtype(), i.lo);
+}
+
+// y / c for a y that divides c exactly and visibly: a CONST, or y = z * k with c | k.
+UOp exact_div(Context& ctx, UOp y, int64_t c) {
+  if (y.is_const()) return ival(y) % c == 0 ? ctx.const_int(y.dtype(), ival(y) / c) : UOp();
+  if (y.op() == Op::Mul)
+    for (int s = 0; s < 2; ++s) {
+      UOp k = y.src(1 - s);
+      if (k.is_const() && ival(k) % c == 0)
+        return ival(k) == c ? y.src(s) : ctx.alu(Op::Mul, {y.src(s), ctx.const_int(k.dtype(), ival(k) / c)});
+    }
+  if (y.op() == Op::Add) {
+    UOp a = exact_div(ctx, y.src(0), c), d = exact_div(ctx, y.src(1), c);
+    if (a && d) return ctx.alu(Op::Add, {a, d});
+  }
+  return UOp();
+}
+
+}  // namespace
+
+RuleSet symbolic() {
+  Pat x = Pat::var("x"), y = Pat::var("y"), c = Pat::cvar("c"), c2 = Pat::cvar("c2");
+  auto ret = [](const char* name) { return [name](RewriteCtx&, const Bindings& b) { return b[name]; }; };
+  auto zero = [](RewriteCtx& rc, const Bindings&) { return rc.ctx.const_int(rc.node.dtype(), 0); };
+  auto one = [](RewriteCtx& rc, const Bindings&) { return rc.ctx.const_int(rc.node.dtype(), 1); };
+  auto fdiv = [](Pat a, Pat b) { return Pat::op(Op::FloorDiv, {a, b}); };
+  auto fmod = [](Pat a, Pat b) { return Pat::op(Op::FloorMod, {a, b}); };
+  const Pat lit0 = Pat::lit(0), lit1 = Pat::lit(1);
+
+  RuleSet r;
+  // ---- folding
+  r.add("fold_const", Pat::group(Alu).named("n"), fold_const);                  // op(c1, c2) -> c
+  r.add("fold_bounds", Pat::group(Alu).named("n"), fold_bounds);                // vmin == vmax -> c
+  // ---- identities
+  r.add("add_zero", (x + lit0).dtype_if(is_int), ret("x"));                      // x+0 -> x
+  r.add("sub_zero", x - lit0, ret("x"));                                        // x-0 -> x
+  r.add("mul_one", x * lit1, ret("x"));                                         // x*1 -> x
+  r.add("mul_zero", (x * lit0).dtype_if(is_int), zero);                         // x*0 -> 0
+  r.add("sub_self", (x - x).dtype_if(is_int), zero);                            // x-x -> 0
+  r.add("neg_neg", Pat::op(Op::Neg, {Pat::op(Op::Neg, {x})}), ret("x"));        // -(-x) -> x
+  r.add("floordiv_one", fdiv(x, lit1), ret("x"));                               // x//1 -> x
+  r.add("cdiv_one", Pat::op(Op::Cdiv, {x, lit1}), ret("x"));                    // x/1 -> x
+  r.add("mod_one", Pat::ops({Op::FloorMod, Op::Cmod}, {x, lit1}), zero);        // x%1 -> 0
+  r.add("max_self", Pat::ops({Op::Max, Op::Min}, {x, x}), ret("x"));            // max(x,x) -> x
+  r.add("where_same", Pat::op(Op::Where, {Pat::var(), x, x}), ret("x"));       // c ? x : x -> x
+  r.add("where_true", Pat::op(Op::Where, {c, x, y}), [](RewriteCtx&, const Bindings& b) {
+    return ival(b["c"]) ? b["x"] : b["y"];                                      // true ? x : y -> x
+  });
+  r.add("cast_noop", Pat::op(Op::Cast, {x}).named("n").where([](const Bindings& b) {
+    return b["n"].dtype() == b["x"].dtype();
+  }), ret("x"));                                                                // cast(x) to its own dtype -> x
+  r.add("range_one", Pat::op(Op::Range, {Pat::lit(1)}), zero);                   // RANGE(1) -> 0 (flatten drops it)
+  r.add("cmp_self", Pat::ops({Op::CmpLt, Op::CmpNe}, {x, x}).where([](const Bindings& b) {
+    return is_int_or_bool(b["x"].dtype());
+  }), zero);                                                                    // x<x, x!=x -> false
+  r.add("eq_self", Pat::op(Op::CmpEq, {x, x}).where([](const Bindings& b) {
+    return is_int_or_bool(b["x"].dtype());
+  }), one);                                                                     // x==x -> true
+  r.add("and_true", (x & lit1).dtype(dtypes::Bool), ret("x"));                  // x & true -> x
+  r.add("and_false", (x & lit0).dtype_if(is_int_or_bool), zero);               // x & 0 -> 0
+  r.add("or_false", (x | lit0).dtype_if(is_int_or_bool), ret("x"));             // x | 0 -> x
+  r.add("or_true", (x | lit1).dtype(dtypes::Bool), one);                        // x | true -> true
+  // ---- canonical order: constants on the right, constants gathered
+  r.add("const_to_right", Pat::group(Commutative).named("n").where([](const Bindings& b) {
+    UOp n = b["n"];
+    return n.num_src() == 2 && n.src(0).is_const() && !n.src(1).is_const();
+  }), [](RewriteCtx& rc, const Bindings& b) {
+    UOp n = b["n"];
+    return rc.ctx.make(n.op(), n.dtype(), {n.src(1), n.src(0)}, n.arg());     // c+x -> x+c
+  });
+  r.add("add_consts", ((x + c) + c2).dtype_if(is_int), [](RewriteCtx& rc, const Bindings& b) {
+    return rc.ctx.alu(Op::Add, {b["x"], rc.ctx.alu(Op::Add, {b["c"], b["c2"]})});  // (x+c)+c2 -> x+(c+c2)
+  });
+  r.add("mul_consts", ((x * c) * c2).dtype_if(is_int), [](RewriteCtx& rc, const Bindings& b) {
+    return rc.ctx.alu(Op::Mul, {b["x"], rc.ctx.alu(Op::Mul, {b["c"], b["c2"]})});  // (x*c)*c2 -> x*(c*c2)
+  });
+  r.add("sub_const", (x - c).dtype_if(is_int).where([](const Bindings& b) {
+    return ival(b["c"]) != std::numeric_limits<int64_t>::min() && ival(b["c"]) != 0;
+  }), [](RewriteCtx& rc, const Bindings& b) {
+    return rc.ctx.alu(Op::Add, {b["x"], rc.ctx.const_int(b["x"].dtype(), -ival(b["c"]))});  // x-c -> x+(-c)
+  });
+  // ---- divmod (index only, positive constant divisors)
+  auto pos_c = [&](const Bindings& b) { return positive_const(b, "c"); };
+  auto nonneg_x = [](RewriteCtx& rc, UOp x) { return state(rc).analysis.vmin(x) >= 0; };
+  r.add("cdiv_to_floordiv", Pat::op(Op::Cdiv, {x, c}).dtype(dtypes::Index).where(pos_c),
+        [nonneg_x](RewriteCtx& rc, const Bindings& b) {               // x/c -> x//c when x >= 0
+          return nonneg_x(rc, b["x"]) ? rc.ctx.alu(Op::FloorDiv, {b["x"], b["c"]}) : UOp();
+        });
+  r.add("cmod_to_floormod", Pat::op(Op::Cmod, {x, c}).dtype(dtypes::Index).where(pos_c),
+        [nonneg_x](RewriteCtx& rc, const Bindings& b) {               // x%c (C) -> x%c (floor) when x >= 0
+          return nonneg_x(rc, b["x"]) ? rc.ctx.alu(Op::FloorMod, {b["x"], b["c"]}) : UOp();
+        });
+  r.add("mod_one_period", fmod(x, c).dtype(dtypes::Index).where(pos_c), [](RewriteCtx& rc, const Bindings& b) {
+    Interval i = state(rc).analysis.bounds(b["x"]);                  // x%c -> x - q*c when x//c is constant q
+    int64_t cv = ival(b["c"]);
+    if (state(rc).bugs.has(Bug::ModIgnoresNegative) && i.hi < cv) return b["x"];  // planted: forgets x >= 0
+    auto fl = [cv](int64_t v) { return v >= 0 ? v / cv : -((-v + cv - 1) / cv); };
+    if (fl(i.lo) != fl(i.hi)) return UOp();
+    int64_t q = fl(i.lo);
+    return q == 0 ? b["x"] : rc.ctx.alu(Op::Add, {b["x"], rc.ctx.const_int(dtypes::Index, -q * cv)});
+  });
+  r.add("mul_div", fdiv(x * c2, c).dtype(dtypes::Index).where(pos_c), [](RewriteCtx& rc, const Bindings& b) {
+    int64_t k = ival(b["c2"]), d = ival(b["c"]);                      // (x*k)//d -> x*(k/d) when d | k
+    if (k % d) return UOp();
+    return rc.ctx.alu(Op::Mul, {b["x"], rc.ctx.const_int(dtypes::Index, k / d)});
+  });
+  r.add("mul_mod", fmod(x * c2, c).dtype(dtypes::Index).where(pos_c), [](RewriteCtx& rc, const Bindings& b) {
+    return ival(b["c2"]) % ival(b["c"]) == 0 ? rc.ctx.const_int(dtypes::Index, 0) : UOp();  // (x*k)%d -> 0 when d | k
+  });
+  r.add("add_div", fdiv(x + y, c).dtype(dtypes::Index).where(pos_c), [](RewriteCtx& rc, const Bindings& b) {
+    UOp q = exact_div(rc.ctx, b["y"], ival(b["c"]));                 // (x+y)//c -> x//c + y/c when c | y
+    if (!q) return UOp();
+    return rc.ctx.alu(Op::Add, {rc.ctx.alu(Op::FloorDiv, {b["x"], b["c"]}), q});
+  });
+  r.add("add_mod", fmod(x + y, c).dtype(dtypes::Index).where(pos_c), [](RewriteCtx& rc, const Bindings& b) {
+    if (!state(rc).analysis.divides(b["y"], ival(b["c"]))) return UOp();  // (x+y)%c -> x%c when c | y
+    return rc.ctx.alu(Op::FloorMod, {b["x"], b["c"]});
+  });
+  r.add("div_div", fdiv(fdiv(x, c2), c).dtype(dtypes::Index).where(pos_c), [](RewriteCtx& rc, const Bindings& b) {
+    int64_t a = ival(b["c2"]), d = ival(b["c"]);                      // (x//a)//d -> x//(a*d)
+    __int128 p = __int128{a} * d;
+    if (a <= 0 || p > std::numeric_limits<int64_t>::max()) return UOp();
+    return rc.ctx.alu(Op::FloorDiv, {b["x"], rc.ctx.const_int(dtypes::Index, static_cast<int64_t>(p))});
+  });
+  r.add("mod_mod", fmod(fmod(x, c2), c).dtype(dtypes::Index).where(pos_c), [](RewriteCtx& rc, const Bindings& b) {
+    int64_t a = ival(b["c2"]), d = ival(b["c"]);                      // (x%a)%d -> x%d when d | a
+    return a > 0 && a % d == 0 ? rc.ctx.alu(Op::FloorMod, {b["x"], b["c"]}) : UOp();
+  });
+  r.add("divmod_recombine", (fdiv(x, c) * c + fmod(x, c)).dtype(dtypes::Index).where(pos_c),
+        ret("x"));                                                    // (x//c)*c + x%c -> x
+  return r;
+}
+
+}  // namespace uopfuzz::simplifier
