@@ -30,7 +30,15 @@ std::vector<UOp> collect_ranges(std::span<const UOp> exprs) {
 UOp flatten_range(RewriteCtx& rc, const Bindings& b) {
   UOp u = b["u"];
   std::span<const UOp> listed = u.src().subspan(1);
-  std::vector<UOp> ranges = collect_ranges(listed);
+  std::vector<UOp> ranges;
+  if (state(rc).bugs.has(Bug::FlattenFirstRangeOnly)) {
+    for (UOp e : listed)
+      if (auto first = collect_ranges({&e, 1}); !first.empty() &&
+          std::find(ranges.begin(), ranges.end(), first[0]) == ranges.end())
+        ranges.push_back(first[0]);
+  } else {
+    ranges = collect_ranges(listed);
+  }
   if (std::equal(ranges.begin(), ranges.end(), listed.begin(), listed.end())) return UOp();
   if (ranges.empty()) return u.src(0);  // one iteration of nothing: the body / the value once
   std::vector<UOp> src{u.src(0)};
@@ -129,12 +137,12 @@ UOp merge_adjacent(RewriteCtx& rc, const Bindings& b) {
       bool same_reduces = std::all_of(reduces.begin(), reduces.end(), [&](UOp x) {
         return reduce_holds(x, r0, open) == reduce_holds(x, r1, open);
       });
-      if (!same_reduces && !st.bugs.has(Bug::MergeIgnoreReduce)) continue;
+      if (!same_reduces) continue;
       UOp s0 = r0.src(0), s1 = r1.src(0);
-      UOp fused = ctx.make(Op::Range, dtypes::Index, {ctx.alu(Op::Mul, {s0, s1})}, r0.arg());
-      UOp stride = st.bugs.has(Bug::MergeWrongStride) ? s0 : s1;
-      std::unordered_map<UOp, UOp, UOpHash> with{{r0, ctx.alu(Op::FloorDiv, {fused, stride})},
-                                                  {r1, ctx.alu(Op::FloorMod, {fused, stride})}};
+      UOp fused_end = ctx.alu(Op::Mul, {st.bugs.has(Bug::MergeWrongEnd) ? s1 : s0, s1});
+      UOp fused = ctx.make(Op::Range, dtypes::Index, {fused_end}, r0.arg());
+      std::unordered_map<UOp, UOp, UOpHash> with{{r0, ctx.alu(Op::FloorDiv, {fused, s1})},
+                                                  {r1, ctx.alu(Op::FloorMod, {fused, s1})}};
       RewriteOptions o;
       o.state = &st;
       o.disabled = st.disabled;

@@ -18,7 +18,6 @@ using namespace ir;
 namespace {
 
 bool is_int(DType d) { return d.is_int(); }
-bool is_index(DType d) { return d.is_index(); }
 bool is_int_or_bool(DType d) { return d.is_int() || d.is_bool(); }
 
 int64_t ival(UOp c) { return c.const_value().i; }
