@@ -148,6 +148,7 @@ Interval Analysis::compute(UOp u) {
       Interval v = b(0);
       __int128 nlo = 1, nhi = 1;
       for (size_t i = 1; i < u.num_src(); ++i) {
+        if (u.src(i).op() != Op::Range) continue;  // a range of one folded to a constant: one iteration
         Interval e = cache_.at(u.src(i).src(0));
         nlo *= std::max<int64_t>(0, e.lo);
         nhi *= std::max<int64_t>(0, e.hi);

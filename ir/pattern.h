@@ -54,7 +54,8 @@ class Pat {
   static Pat var(std::string name = "");
   /// Any CONST, bound to `name` if given.
   static Pat cvar(std::string name = "");
-  /// A CONST equal to `v` (integers and bools by value, floats by value too: 0 matches -0).
+  /// A CONST equal to `v` (integers and bools by value, floats by value too: 0 matches -0;
+  /// rules for which the sign of a zero matters check it themselves).
   static Pat lit(int64_t v);
   /// Op `op` with exactly these sources (no list: any sources).
   static Pat op(Op op, std::vector<Pat> src);

@@ -17,6 +17,7 @@ namespace {
 constexpr uint32_t kNone = ~uint32_t{0};
 constexpr size_t kMaxDepth = 10000;  // recursion in compile; deeper graphs are refused
 constexpr int64_t kMaxTotalElems = int64_t{1} << 28;  // oracle memory guard (all buffers)
+constexpr size_t kMaxPoisonRecords = 4096;
 
 enum class Kind : uint8_t { Alu, Load, Store, ReduceInit, Accum, Loop };
 
@@ -100,7 +101,7 @@ class Compiler {
     return id;
   }
   // Pure code of the root scope goes before every effect: nodes with no range are
-  // evaluated once, before the first effect runs (SEMANTICS.md, "Evaluation").
+  // computed once, up front (their UB stays poison until an effect needs them).
   void emit(size_t k, Instr i) {
     auto& code = p_.scopes[chain_[k]].code;
     if (chain_[k] == 0) code.insert(code.begin() + static_cast<std::ptrdiff_t>(root_pure_++), i);
@@ -199,7 +200,7 @@ class Compiler {
     accum.a = v;
     accum.node = node_ref(u);
     p_.scopes[loops.back()].code.push_back(accum);
-    link_loops(loops);
+    link_loops(loops, acc);
     chain_ = std::move(saved);
     Instr init{Kind::ReduceInit, u.arg<ReduceArg>().op, u.dtype(), u.dtype()};
     init.dst = acc;
@@ -207,14 +208,17 @@ class Compiler {
     emit(k, init);
     Instr loop{Kind::Loop, Op::Reduce};
     loop.a = loops.front();
+    loop.dst = acc;
     emit(k, loop);
     return acc;
   }
 
-  void link_loops(const std::vector<uint32_t>& loops) {
+  // Nested loops of one END or REDUCE; a REDUCE's loops name its accumulator (`acc`).
+  void link_loops(const std::vector<uint32_t>& loops, uint32_t acc = kNone) {
     for (size_t i = loops.size(); i-- > 1;) {
-      Instr loop{Kind::Loop, Op::End};
+      Instr loop{Kind::Loop, acc == kNone ? Op::End : Op::Reduce};
       loop.a = loops[i];
+      loop.dst = acc;
       p_.scopes[loops[i - 1]].code.push_back(loop);
     }
   }
@@ -261,7 +265,7 @@ class Compiler {
 // One run: registers, memory, the loop stack, and the first UB seen.
 class Machine {
  public:
-  Machine(const Program::Impl& p, const RunOptions& o) : p_(p), opts_(o), regs_(p.num_regs) {}
+  Machine(const Program::Impl& p, const RunOptions& o) : p_(p), opts_(o), regs_(p.num_regs), poison_(p.num_regs, 0) {}
 
   std::optional<Error> load(const Inputs& in) {
     for (auto [reg, v] : p_.consts) regs_[reg] = v;
@@ -308,6 +312,12 @@ class Machine {
   }
 
   // Returns false when the run must stop (UB or step limit).
+  //
+  // Pure instructions run where the compiler hoisted them, possibly in iterations that
+  // no effect needs (SEMANTICS.md, "Evaluation": only demanded evaluations count). So
+  // their undefined behaviour does not stop the run: it poisons the result register,
+  // poison flows through pure instructions, and it becomes UB when an effect (a STORE,
+  // or the bound of an END loop) uses a poisoned value.
   bool exec(uint32_t scope_id) {
     const Scope& s = p_.scopes[scope_id];
     steps_ += s.code.size();
@@ -318,44 +328,72 @@ class Machine {
     for (const Instr& i : s.code) {
       switch (i.kind) {
         case Kind::Alu: {
+          uint32_t p = poisoned(i.a, i.b, i.c);
+          if (p) {
+            poison_[i.dst] = p;
+            break;
+          }
           Value args[3] = {regs_[i.a], i.b != kNone ? regs_[i.b] : Value{}, i.c != kNone ? regs_[i.c] : Value{}};
           EvalError e = eval_alu(i.op, i.in, i.out, args, regs_[i.dst]);
-          if (e != EvalError::None) return fail(i, std::string(eval_error_name(e)));
+          poison_[i.dst] = e == EvalError::None ? 0 : poison(i, std::string(eval_error_name(e)));
           break;
         }
         case Kind::Load: {
+          // The address (and gate) are evaluated whenever the load is.
+          if (uint32_t p = poisoned(i.b, i.c, kNone)) {
+            poison_[i.dst] = p;
+            break;
+          }
           if (i.c != kNone && !regs_[i.c].i) {
             regs_[i.dst] = regs_[i.d];
+            poison_[i.dst] = poison_[i.d];
             break;
           }
           int64_t idx = regs_[i.b].i;
           const auto& m = mem_[i.a];
-          if (idx < 0 || idx >= static_cast<int64_t>(m.size()))
-            return fail(i, fmt::format("out-of-bounds load: index {}, buffer size {}", idx, m.size()));
+          if (idx < 0 || idx >= static_cast<int64_t>(m.size())) {
+            poison_[i.dst] = poison(i, fmt::format("out-of-bounds load: index {}, buffer size {}", idx, m.size()));
+            break;
+          }
           regs_[i.dst] = m[static_cast<size_t>(idx)];
+          poison_[i.dst] = 0;
           break;
         }
         case Kind::Store: {
+          if (uint32_t p = poisoned(i.b, i.c, i.d)) return fail(p);
           if (i.c != kNone && !regs_[i.c].i) break;
           int64_t idx = regs_[i.b].i;
           auto& m = mem_[i.a];
           if (idx < 0 || idx >= static_cast<int64_t>(m.size()))
-            return fail(i, fmt::format("out-of-bounds store: index {}, buffer size {}", idx, m.size()));
+            return fail(poison(i, fmt::format("out-of-bounds store: index {}, buffer size {}", idx, m.size())));
           if (written_[i.a][static_cast<size_t>(idx)])
-            return fail(i, fmt::format("element {} of output slot {} is stored twice", idx, p_.bufs[i.a].slot));
+            return fail(poison(i, fmt::format("element {} of output slot {} is stored twice", idx, p_.bufs[i.a].slot)));
           written_[i.a][static_cast<size_t>(idx)] = 1;
           m[static_cast<size_t>(idx)] = regs_[i.d];
           break;
         }
-        case Kind::ReduceInit: regs_[i.dst] = reduce_identity(i.op, i.out); break;
+        case Kind::ReduceInit:
+          regs_[i.dst] = reduce_identity(i.op, i.out);
+          poison_[i.dst] = 0;
+          break;
         case Kind::Accum: {
+          if (poison_[i.dst]) break;  // already undefined: stays so
+          if (poison_[i.a]) {
+            poison_[i.dst] = poison_[i.a];
+            break;
+          }
           Value args[2] = {regs_[i.dst], regs_[i.a]};
           EvalError e = eval_alu(i.op, i.in, i.out, args, regs_[i.dst]);
-          if (e != EvalError::None) return fail(i, fmt::format("{} while reducing", eval_error_name(e)));
+          if (e != EvalError::None) poison_[i.dst] = poison(i, fmt::format("{} while reducing", eval_error_name(e)));
           break;
         }
         case Kind::Loop: {
           const Scope& inner = p_.scopes[i.a];
+          if (uint32_t p = poison_[inner.end_reg]) {
+            if (i.dst == kNone) return fail(p);  // an END's loop bound is needed to run its stores
+            poison_[i.dst] = p;                  // a REDUCE's: its result is undefined
+            break;
+          }
           const int64_t end = regs_[inner.end_reg].i;
           loop_stack_.push_back(i.a);
           for (int64_t r = 0; r < end; ++r) {
@@ -371,18 +409,40 @@ class Machine {
   }
 
  private:
-  bool fail(const Instr& i, std::string what) {
-    status_ = RunStatus::Ub;
+  uint32_t poisoned(uint32_t a, uint32_t b, uint32_t c) const {
+    if (a != kNone && poison_[a]) return poison_[a];
+    if (b != kNone && poison_[b]) return poison_[b];
+    if (c != kNone && poison_[c]) return poison_[c];
+    return 0;
+  }
+
+  // Records where an evaluation went undefined: the node and the loop iteration.
+  uint32_t poison(const Instr& i, std::string what) {
+    // A hoisted node can go undefined on every iteration of a long loop that no effect
+    // needs; past a cap, later ones reuse the node's first record (memory stays bounded).
+    if (poisons_.size() >= kMaxPoisonRecords)
+      if (auto it = first_poison_.find(i.node); it != first_poison_.end()) return it->second;
     UbReport r{p_.nodes[i.node], std::move(what), {}};
     for (uint32_t s : loop_stack_)
       r.iteration.emplace_back(p_.nodes[p_.scopes[s].range_node], regs_[p_.scopes[s].range_reg].i);
-    ub_ = std::move(r);
+    poisons_.push_back(std::move(r));
+    const uint32_t id = static_cast<uint32_t>(poisons_.size());  // 1-based: 0 means "defined"
+    first_poison_.emplace(i.node, id);
+    return id;
+  }
+
+  bool fail(uint32_t poison_id) {
+    status_ = RunStatus::Ub;
+    ub_ = poisons_[poison_id - 1];
     return false;
   }
 
   const Program::Impl& p_;
   const RunOptions& opts_;
   std::vector<Value> regs_;
+  std::vector<uint32_t> poison_;      // per register: 0, or 1 + index into poisons_
+  std::vector<UbReport> poisons_;     // undefined evaluations so far
+  std::unordered_map<uint32_t, uint32_t> first_poison_;  // node -> its first record
   std::vector<std::vector<Value>> mem_;
   std::vector<std::vector<uint8_t>> written_;
   std::vector<uint32_t> loop_stack_;

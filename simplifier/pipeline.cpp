@@ -18,7 +18,8 @@ struct Stage {
 };
 
 const std::vector<Stage>& stages() {
-  static const RuleSet kernel_graph = symbolic() + pm_reduce_simplify();
+  // flatten too: symbolic folds a RANGE of one to 0, which a REDUCE must stop listing.
+  static const RuleSet kernel_graph = symbolic() + pm_reduce_simplify() + pm_flatten_range();
   static const RuleSet load_collapse = pm_load_collapse();
   static const RuleSet split = pm_split_ranges() + pm_flatten_range();
   static const RuleSet initial_symbolic = symbolic() + pm_flatten_range();
@@ -55,6 +56,8 @@ SimplifyResult simplify(Context& ctx, UOp root, const SimplifyOptions& options) 
     out.converged &= r.converged;
     for (const auto& [name, n] : r.hits) out.hits[name] += n;
     out.stages.push_back({s.name, r.converged, r.rewrites});
+    for (const auto& [name, n] : st.nested_hits) out.hits[name] += n;  // rules run inside reduce_collapse
+    st.nested_hits.clear();
     st.split_marks.clear();  // per-rewrite context (the SINK rules clear it when they fire)
     st.shrink.clear();
     st.shrink_order.clear();
@@ -66,7 +69,7 @@ std::vector<std::string> all_rule_names() {
   std::set<std::string> names;
   for (const Stage& s : stages())
     for (const auto& n : s.rules.names()) names.insert(n);
-  for (const auto& n : pm_simplify_ranges().names()) names.insert(n);
+  for (const auto& n : pm_reduce_load_collapse().names()) names.insert(n);  // the inner rules of the collapses
   return {names.begin(), names.end()};
 }
 

@@ -40,7 +40,14 @@ UOp flatten_range(RewriteCtx& rc, const Bindings& b) {
     ranges = collect_ranges(listed);
   }
   if (std::equal(ranges.begin(), ranges.end(), listed.begin(), listed.end())) return UOp();
-  if (ranges.empty()) return u.src(0);  // one iteration of nothing: the body / the value once
+  if (ranges.empty()) {
+    // One iteration: the body runs once; a REDUCE folds its value once into the
+    // identity, which for a float sum turns -0 into +0 (0 + -0 = +0).
+    UOp v = u.src(0);
+    if (u.op() == Op::Reduce && u.arg<ReduceArg>().op == Op::Add && v.dtype().is_float())
+      return rc.ctx.alu(Op::Add, {v, rc.ctx.const_float(v.dtype(), 0.0)});
+    return v;
+  }
   std::vector<UOp> src{u.src(0)};
   src.insert(src.end(), ranges.begin(), ranges.end());
   return rc.ctx.make(u.op(), u.dtype(), std::move(src), u.arg());
@@ -139,6 +146,10 @@ UOp merge_adjacent(RewriteCtx& rc, const Bindings& b) {
       });
       if (!same_reduces) continue;
       UOp s0 = r0.src(0), s1 = r1.src(0);
+      // Both loops must run: with a zero-trip (or negative) end the fused range's bounds
+      // collapse and its divmods fold as if the body ran (and two negative ends multiply
+      // into a positive trip count).
+      if (st.analysis.vmin(s0) < 1 || st.analysis.vmin(s1) < 1) continue;
       UOp fused_end = ctx.alu(Op::Mul, {st.bugs.has(Bug::MergeWrongEnd) ? s1 : s0, s1});
       UOp fused = ctx.make(Op::Range, dtypes::Index, {fused_end}, r0.arg());
       std::unordered_map<UOp, UOp, UOpHash> with{{r0, ctx.alu(Op::FloorDiv, {fused, s1})},

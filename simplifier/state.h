@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <unordered_map>
 #include <vector>
@@ -23,6 +24,9 @@ struct SimplifyState {
   /// the full end. Cleared after every do_substitute.
   std::unordered_map<ir::UOp, std::optional<int64_t>, ir::UOpHash> shrink;
   std::vector<ir::UOp> shrink_order;
+  /// Hits of rules fired inside nested rewrites (reduce_collapse runs its inner rules in
+  /// a graph_rewrite of its own), by rule name; the caller adds them to its report.
+  std::map<std::string, uint64_t> nested_hits;
 };
 
 inline SimplifyState& state(ir::RewriteCtx& rc) { return rc.get<SimplifyState>(); }

@@ -5,6 +5,7 @@
 // Soundness notes: identities that fail for floats (x+0 with x=-0, x*0 with x=inf) are
 // integer-only; divmod rules are index-only, because sized integers wrap and index
 // arithmetic (UB on overflow) does not.
+#include <cmath>
 #include <limits>
 
 #include "ir/scalar_eval.h"
@@ -82,7 +83,9 @@ RuleSet symbolic() {
   r.add("fold_bounds", Pat::group(Alu).named("n"), fold_bounds);                // vmin == vmax -> c
   // ---- identities
   r.add("add_zero", (x + lit0).dtype_if(is_int), ret("x"));                      // x+0 -> x
-  r.add("sub_zero", x - lit0, ret("x"));                                        // x-0 -> x
+  r.add("sub_zero", (x - Pat::lit(0).named("z")).where([](const Bindings& b) {
+    return !b["z"].dtype().is_float() || !std::signbit(b["z"].const_value().f);  // x - (-0) is not x for x = -0
+  }), ret("x"));                                                                // x-0 -> x
   r.add("mul_one", x * lit1, ret("x"));                                         // x*1 -> x
   r.add("mul_zero", (x * lit0).dtype_if(is_int), zero);                         // x*0 -> 0
   r.add("sub_self", (x - x).dtype_if(is_int), zero);                            // x-x -> 0
@@ -93,7 +96,8 @@ RuleSet symbolic() {
   r.add("max_self", Pat::ops({Op::Max, Op::Min}, {x, x}), ret("x"));            // max(x,x) -> x
   r.add("where_same", Pat::op(Op::Where, {Pat::var(), x, x}), ret("x"));       // c ? x : x -> x
   r.add("where_true", Pat::op(Op::Where, {c, x, y}), [](RewriteCtx&, const Bindings& b) {
-    return ival(b["c"]) ? b["x"] : b["y"];                                      // true ? x : y -> x
+    UOp picked = ival(b["c"]) ? b["x"] : b["y"];                              // true ? x : y -> x
+    return picked.op() == Op::Invalid ? UOp() : picked;  // a gate that is never valid stays a gate
   });
   r.add("cast_noop", Pat::op(Op::Cast, {x}).named("n").where([](const Bindings& b) {
     return b["n"].dtype() == b["x"].dtype();
@@ -143,10 +147,14 @@ RuleSet symbolic() {
     Interval i = state(rc).analysis.bounds(b["x"]);                  // x%c -> x - q*c when x//c is constant q
     int64_t cv = ival(b["c"]);
     if (state(rc).bugs.has(Bug::ModIgnoresNegative) && i.hi < cv) return b["x"];  // planted: forgets x >= 0
-    auto fl = [cv](int64_t v) { return v >= 0 ? v / cv : -((-v + cv - 1) / cv); };
+    auto fl = [cv](int64_t v) {  // floor(v / cv) without overflow (cv > 0)
+      int64_t q = v / cv;
+      return (v % cv != 0 && v < 0) ? q - 1 : q;
+    };
     if (fl(i.lo) != fl(i.hi)) return UOp();
-    int64_t q = fl(i.lo);
-    return q == 0 ? b["x"] : rc.ctx.alu(Op::Add, {b["x"], rc.ctx.const_int(dtypes::Index, -q * cv)});
+    __int128 shift = -__int128{fl(i.lo)} * cv;
+    if (shift < std::numeric_limits<int64_t>::min() || shift > std::numeric_limits<int64_t>::max()) return UOp();
+    return shift == 0 ? b["x"] : rc.ctx.alu(Op::Add, {b["x"], rc.ctx.const_int(dtypes::Index, static_cast<int64_t>(shift))});
   });
   r.add("mul_div", fdiv(x * c2, c).dtype(dtypes::Index).where(pos_c), [](RewriteCtx& rc, const Bindings& b) {
     int64_t k = ival(b["c2"]), d = ival(b["c"]);                      // (x*k)//d -> x*(k/d) when d | k

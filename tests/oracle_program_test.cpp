@@ -747,10 +747,10 @@ TEST_F(OracleProgram, IndexOverflowInReduceFold) {
 }
 
 // ---------------------------------------------------------------------------------
-// Eager evaluation
+// Demand-driven evaluation (SEMANTICS.md, "Evaluation")
 
-// out[r] = 100 CDIV d over r < n. The division depends on no range: it is evaluated
-// once before the kernel starts, so d = 0 is UB even when n = 0 (zero-trip loop).
+// out[r] = 100 CDIV d over r < n. The division depends on no range; it is only
+// evaluated when a store needs it, so d = 0 is UB only if the loop runs.
 const char* kInvariantDiv = R"(
 %out = PARAM slot=0 size=4 out : int32
 %n = VAR name=n min=0 max=4 : index
@@ -764,21 +764,22 @@ const char* kInvariantDiv = R"(
 %s = SINK %e : void
 )";
 
-TEST_F(OracleProgram, EagerInvariantUbInZeroTripLoop) {
+TEST_F(OracleProgram, InvariantUbInAZeroTripLoopIsNotDemanded) {
   UOp root = parse(kInvariantDiv);
   Program p = compile(kInvariantDiv);
   Inputs in;
   in.vars = {{"n", 0}, {"d", 0}};
   auto out = p.run(in);
   ASSERT_TRUE(out.ok());
-  ASSERT_EQ(out->status, RunStatus::Ub);
-  EXPECT_EQ(out->ub->node, unique(root, Op::Cdiv));
-  EXPECT_TRUE(out->ub->iteration.empty());  // before any loop
-  // d = 5, n = 0: nothing stored, no UB.
-  in.vars = {{"n", 0}, {"d", 5}};
-  out = p.run(in);
   ASSERT_EQ(out->status, RunStatus::Ok);
   EXPECT_EQ(ints(out->outputs.at(0)), (I64s{0, 0, 0, 0}));
+  // n = 3, d = 0: the first store needs 100 / 0. The report names the division, and
+  // the (empty) iteration in which a loop-invariant node is evaluated.
+  in.vars = {{"n", 3}, {"d", 0}};
+  out = p.run(in);
+  ASSERT_EQ(out->status, RunStatus::Ub);
+  EXPECT_EQ(out->ub->node, unique(root, Op::Cdiv));
+  EXPECT_TRUE(out->ub->iteration.empty());
   // d = 5, n = 3: 100 / 5 = 20 three times.
   in.vars = {{"n", 3}, {"d", 5}};
   out = p.run(in);
@@ -786,11 +787,10 @@ TEST_F(OracleProgram, EagerInvariantUbInZeroTripLoop) {
   EXPECT_EQ(ints(out->outputs.at(0)), (I64s{20, 20, 20, 0}));
 }
 
-// A node that depends only on the outer range r0 is evaluated once per r0 iteration even
-// though its only use sits in the inner loop over r1 < n, which runs zero times:
-// 10 CDIV (int(r0) - 1) divides by zero at r0 = 1. A node that depends on r1 is never
-// evaluated when n = 0 (10 CDIV int(r1) would be UB at r1 = 0).
-TEST_F(OracleProgram, EagerPerIterationOfItsInnermostRange) {
+// A node that depends only on the outer range r0, used only in the inner loop over
+// r1 < n: 10 CDIV (int(r0) - 1) divides by zero at r0 = 1, which is UB only when the
+// inner loop runs there (n >= 1); the report gives the iteration of the evaluation.
+TEST_F(OracleProgram, UbIsReportedWhereTheDemandedValueWasEvaluated) {
   auto text = [](const char* divisor) {
     return fmt::format(R"(
 %out = PARAM slot=0 size=8 out : int32
@@ -814,32 +814,30 @@ TEST_F(OracleProgram, EagerPerIterationOfItsInnermostRange) {
 )",
                        divisor);
   };
-  Inputs zero;
+  Inputs zero, one;
   zero.vars["n"] = 0;
+  one.vars["n"] = 1;
   const std::string outer = text("am");
   UOp root = parse(outer);
-  RunOutput out = run(outer, zero);
+  EXPECT_EQ(run(outer, zero).status, RunStatus::Ok);
+  RunOutput out = run(outer, one);
   ASSERT_EQ(out.status, RunStatus::Ub);
   EXPECT_EQ(out.ub->node, unique(root, Op::Cdiv));
-  ASSERT_EQ(out.ub->iteration.size(), 1u);  // only r0 is open where it is evaluated
+  ASSERT_EQ(out.ub->iteration.size(), 1u);  // evaluated in the r0 loop
   EXPECT_EQ(out.ub->iteration[0].first, range_axis(root, 0));
   EXPECT_EQ(out.ub->iteration[0].second, 1);
 
-  RunOutput inner = run(text("b"), zero);
-  EXPECT_EQ(inner.status, RunStatus::Ok);
-  Inputs one;
-  one.vars["n"] = 1;
+  EXPECT_EQ(run(text("b"), zero).status, RunStatus::Ok);
   RunOutput inner1 = run(text("b"), one);
   ASSERT_EQ(inner1.status, RunStatus::Ub);
   ASSERT_EQ(inner1.ub->iteration.size(), 2u);
   EXPECT_EQ(inner1.ub->iteration[1].second, 0);
 }
 
-// Nodes with no range run before the first effect, even when they are only used by a
-// later effect. Effect 1 stores 7 to out[0] for every r < n with r < lim (so lim = 2
-// stores it twice, at r = 1); effect 2 stores 1 CDIV z. With z = 0 the division happens
-// before effect 1 starts, so it is the reported UB.
-TEST_F(OracleProgram, EagerInvariantsRunBeforeTheFirstEffect) {
+// Effects run in order, and an undefined value is UB when an effect needs it. Effect 1
+// stores 7 to out[0] for every r < n with r < lim (lim = 2 stores it twice, at r = 1);
+// effect 2 stores 1 CDIV z.
+TEST_F(OracleProgram, EffectsRunInOrderAndUbHappensAtTheFirstNeed) {
   const std::string text = R"(
 %out = PARAM slot=0 size=1 out : int32
 %out2 = PARAM slot=1 size=1 out : int32
@@ -865,36 +863,60 @@ TEST_F(OracleProgram, EagerInvariantsRunBeforeTheFirstEffect) {
   UOp root = parse(text);
   Program p = compile(text);
   Inputs in;
+  // Both UBs present: effect 1's double store comes first.
   in.vars = {{"n", 2}, {"lim", 2}, {"z", 0}};
   auto out = p.run(in);
   ASSERT_TRUE(out.ok());
   ASSERT_EQ(out->status, RunStatus::Ub);
-  EXPECT_EQ(out->ub->node, unique(root, Op::Cdiv));
-  EXPECT_TRUE(out->ub->iteration.empty());
-  // With z = 1 the double store is the UB.
-  in.vars = {{"n", 2}, {"lim", 2}, {"z", 1}};
+  EXPECT_EQ(out->ub->node, root.src(0).src(0));  // effect 1's STORE
+  // Effect 1 fine (one store): effect 2 needs 1 / 0.
+  in.vars = {{"n", 2}, {"lim", 1}, {"z", 0}};
   out = p.run(in);
   ASSERT_EQ(out->status, RunStatus::Ub);
-  EXPECT_EQ(out->ub->node, root.src(0).src(0));  // effect 1's STORE
-  // An enormous UB-free effect 1 (lim = 1: one store) runs into the step limit, unless
-  // z = 0: then the UB happens before the loop starts.
-  in.vars = {{"n", int64_t{1} << 40}, {"lim", 1}, {"z", 1}};
+  EXPECT_EQ(out->ub->node, unique(root, Op::Cdiv));
+  // An enormous effect 1 runs into the step limit before effect 2 could be UB.
+  in.vars = {{"n", int64_t{1} << 40}, {"lim", 1}, {"z", 0}};
   RunOptions opts;
   opts.max_steps = 1000;
   out = p.run(in, opts);
   ASSERT_TRUE(out.ok());
   EXPECT_EQ(out->status, RunStatus::StepLimit);
-  in.vars = {{"n", int64_t{1} << 40}, {"lim", 1}, {"z", 0}};
-  out = p.run(in, opts);
-  ASSERT_TRUE(out.ok());
-  EXPECT_EQ(out->status, RunStatus::Ub);
-  EXPECT_EQ(out->ub->node, unique(root, Op::Cdiv));
   // Without UB: effect 1 with n = 1 stores 7 once, effect 2 stores 1 / 1.
   in.vars = {{"n", 1}, {"lim", 2}, {"z", 1}};
   out = p.run(in);
   ASSERT_EQ(out->status, RunStatus::Ok);
   EXPECT_EQ(out->outputs.at(0).get(0).i, 7);
   EXPECT_EQ(out->outputs.at(1).get(0).i, 1);
+}
+
+// A REDUCE whose value is undefined in some iteration is undefined: UB when stored,
+// nothing when its loop runs zero times.
+TEST_F(OracleProgram, UndefinedReduceTermsPoisonTheResult) {
+  const std::string text = R"(
+%out = PARAM slot=0 size=1 out : int32
+%c0 = CONST 0 : index
+%n = VAR name=n min=0 max=4 : index
+%r = RANGE %n axis=0 REDUCE : index
+%ri = CAST %r : int32
+%c12 = CONST 12 : int32
+%q = CDIV %c12 %ri : int32
+%sum = REDUCE %q %r op=ADD : int32
+%ox = INDEX %out %c0 : int32
+%st = STORE %ox %sum : void
+%s = SINK %st : void
+)";
+  UOp root = parse(text);
+  Inputs in;
+  in.vars = {{"n", 0}};
+  RunOutput out = run(text, in);
+  ASSERT_EQ(out.status, RunStatus::Ok);
+  EXPECT_EQ(out.outputs.at(0).get(0).i, 0);
+  in.vars = {{"n", 3}};
+  out = run(text, in);
+  ASSERT_EQ(out.status, RunStatus::Ub);
+  EXPECT_EQ(out.ub->node, unique(root, Op::Cdiv));
+  ASSERT_EQ(out.ub->iteration.size(), 1u);
+  EXPECT_EQ(out.ub->iteration[0].second, 0);
 }
 
 // WHERE evaluates both branches: a division by zero in the unselected branch is UB.
