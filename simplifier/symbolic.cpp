@@ -5,9 +5,11 @@
 // Soundness notes: identities that fail for floats (x+0 with x=-0, x*0 with x=inf) are
 // integer-only; divmod rules are index-only, because sized integers wrap and index
 // arithmetic (UB on overflow) does not.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
+#include "ir/graph.h"
 #include "ir/scalar_eval.h"
 #include "simplifier/simplifier.h"
 #include "simplifier/state.h"
@@ -66,6 +68,57 @@ UOp exact_div(Context& ctx, UOp y, int64_t c) {
   return UOp();
 }
 
+// A REDUCE whose value depends only on constants and its own ranges, over a small
+// constant trip count, is a constant: evaluate it as the oracle would (the left fold in
+// lexicographic order, by the same scalar semantics), so it is bit-exact for floats too.
+// This is what unrolling plus folding does in tinygrad's codegen (arange(10).sum() -> 45).
+constexpr int64_t kMaxFoldTrips = 4096;
+constexpr size_t kMaxFoldNodes = 64;
+
+UOp fold_reduce(RewriteCtx& rc, const Bindings& b) {
+  UOp red = b["red"];
+  const Op op = red.arg<ReduceArg>().op;
+  std::vector<UOp> ranges;
+  int64_t trips = 1;
+  for (size_t i = 1; i < red.num_src(); ++i) {
+    UOp r = red.src(i);
+    if (r.op() != Op::Range || !r.src(0).is_const()) return UOp();
+    int64_t n = std::max<int64_t>(0, ival(r.src(0)));
+    trips *= std::max<int64_t>(n, 1);
+    if (trips > kMaxFoldTrips) return UOp();
+    ranges.push_back(r);
+  }
+  std::vector<UOp> topo = toposort(red.src(0));
+  if (topo.size() > kMaxFoldNodes) return UOp();
+  for (UOp n : topo) {
+    bool own_range = std::find(ranges.begin(), ranges.end(), n) != ranges.end();
+    bool ok = n.is_const() || own_range || (op_in(n.op(), Alu) && !(n.op() == Op::Where && n.src(2).op() == Op::Invalid));
+    if (!ok) return UOp();
+  }
+  std::unordered_map<UOp, Value, UOpHash> val;
+  std::vector<int64_t> idx(ranges.size(), 0);
+  Value acc = reduce_identity(op, red.dtype());
+  for (UOp r : ranges)
+    if (ival(r.src(0)) <= 0) return rc.ctx.const_value(red.dtype(), acc);  // no iterations
+  while (true) {
+    for (size_t k = 0; k < ranges.size(); ++k) val[ranges[k]] = Value::of_int(idx[k]);
+    for (UOp n : topo) {
+      if (n.is_const()) val[n] = n.const_value();
+      if (!op_in(n.op(), Alu)) continue;
+      Value args[3];
+      for (size_t s = 0; s < n.num_src(); ++s) args[s] = val.at(n.src(s));
+      DType in = n.op() == Op::Where ? n.src(1).dtype() : n.src(0).dtype();
+      if (eval_alu(n.op(), in, n.dtype(), args, val[n]) != EvalError::None) return UOp();  // keep the UB
+    }
+    Value step[2] = {acc, val.at(red.src(0))};
+    if (eval_alu(op, red.dtype(), red.dtype(), step, acc) != EvalError::None) return UOp();
+    size_t k = ranges.size();  // next index, last range fastest
+    while (k > 0 && ++idx[k - 1] == ival(ranges[k - 1].src(0))) idx[--k] = 0;
+    if (k == 0) break;
+  }
+  return rc.ctx.const_value(red.dtype(), acc);
+}
+
 }  // namespace
 
 RuleSet symbolic() {
@@ -81,6 +134,7 @@ RuleSet symbolic() {
   // ---- folding
   r.add("fold_const", Pat::group(Alu).named("n"), fold_const);                  // op(c1, c2) -> c
   r.add("fold_bounds", Pat::group(Alu).named("n"), fold_bounds);                // vmin == vmax -> c
+  r.add("fold_reduce", Pat::op(Op::Reduce).rest().named("red"), fold_reduce);     // sum_{r<10} r -> 45
   // ---- identities
   r.add("add_zero", (x + lit0).dtype_if(is_int), ret("x"));                      // x+0 -> x
   r.add("sub_zero", (x - Pat::lit(0).named("z")).where([](const Bindings& b) {
