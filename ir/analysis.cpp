@@ -88,7 +88,10 @@ Interval Analysis::compute(UOp u) {
         if (y.lo > 0 && x.lo >= 0) return {x.lo / y.hi, x.hi / y.lo};
         return full;
       }
-      if (u.op() == Op::Cdiv && x.lo < 0) return fit(-__int128{std::max(-x.lo, x.hi)}, std::max<int64_t>(x.hi, 0));
+      if (u.op() == Op::Cdiv && x.lo < 0) {  // |x / y| <= max(|x.lo|, x.hi) for y >= 1
+        __int128 m = std::max(-__int128{x.lo}, __int128{x.hi});
+        return fit(-m, std::max<int64_t>(x.hi, 0));
+      }
       // Positive divisor: monotone in x, and for fixed sign of x monotone in y.
       int64_t c[4] = {floordiv(x.lo, y.lo), floordiv(x.lo, y.hi), floordiv(x.hi, y.lo), floordiv(x.hi, y.hi)};
       return {*std::min_element(c, c + 4), *std::max_element(c, c + 4)};
