@@ -65,6 +65,20 @@ SimplifyResult simplify(Context& ctx, UOp root, const SimplifyOptions& options) 
   return out;
 }
 
+std::vector<std::string> rule_names_in_pipeline_order() {
+  std::vector<std::string> out;
+  std::set<std::string> seen;
+  auto add = [&](const RuleSet& rules) {
+    for (const auto& n : rules.names())
+      if (seen.insert(n).second) out.push_back(n);
+  };
+  for (const Stage& s : stages()) {
+    add(s.rules);
+    if (std::string_view(s.name) == "kernel_graph") add(pm_reduce_load_collapse());
+  }
+  return out;
+}
+
 std::vector<std::string> all_rule_names() {
   std::set<std::string> names;
   for (const Stage& s : stages())

@@ -54,5 +54,9 @@ ir::RuleSet pm_load_collapse();         ///< REDUCE ADD over one range, with the
 
 /// Every rule name any stage can fire, sorted, each once.
 std::vector<std::string> all_rule_names();
+/// The same names in pipeline order: the order of the stages, and of the rules within
+/// each stage's rule sets (the inner rules of the collapses after the stage that runs
+/// them). Rule bisection walks this order.
+std::vector<std::string> rule_names_in_pipeline_order();
 
 }  // namespace uopfuzz::simplifier

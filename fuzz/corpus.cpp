@@ -1,0 +1,67 @@
+#include "fuzz/corpus.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "ir/printer.h"
+
+namespace uopfuzz::fuzz {
+
+std::string content_hash(const ir::Kernel& kernel) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (unsigned char c : ir::print_graph(kernel.root)) h = (h ^ c) * 0x100000001b3ull;
+  return fmt::format("{:016x}", h);
+}
+
+namespace {
+
+// write(2) the whole buffer, retrying short writes and EINTR.
+bool write_all(int fd, const std::string& data) {
+  size_t done = 0;
+  while (done < data.size()) {
+    ssize_t n = ::write(fd, data.data() + done, data.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    done += static_cast<size_t>(n);
+  }
+  return true;
+}
+
+}  // namespace
+
+Result<std::string> write_case(const std::string& dir, const ir::Kernel& kernel) {
+  if (auto problem = ir::check_header(kernel)) return Error{"cannot write the case: " + *problem};
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return Error{fmt::format("cannot create {}: {}", dir, ec.message())};
+  const std::string name = content_hash(kernel) + ".uop";
+  const std::string path = (std::filesystem::path(dir) / name).string();
+  if (std::filesystem::exists(path, ec)) return path;
+  // Hidden temporary in the same directory (rename is atomic only within a filesystem).
+  const std::string tmp = (std::filesystem::path(dir) / fmt::format(".{}.{}.tmp", name, ::getpid())).string();
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return Error{fmt::format("cannot create {}: {}", tmp, std::strerror(errno))};
+  const std::string text = ir::print_kernel(kernel);
+  bool ok = write_all(fd, text) && ::fsync(fd) == 0;
+  ok = (::close(fd) == 0) && ok;
+  if (!ok || ::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::string why = std::strerror(errno);
+    ::unlink(tmp.c_str());
+    return Error{fmt::format("cannot write {}: {}", path, why)};
+  }
+  // Make the rename itself durable.
+  int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd >= 0) {
+    ::fsync(dfd);
+    ::close(dfd);
+  }
+  return path;
+}
+
+}  // namespace uopfuzz::fuzz

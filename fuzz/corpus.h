@@ -1,0 +1,24 @@
+/** \file The findings corpus: one minimized .uop per finding, named by the hash of its
+ * graph, written atomically (temporary file, fsync, rename) so a campaign killed at any
+ * moment leaves only complete files. */
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ir/kernel.h"
+#include "ir/result.h"
+
+namespace uopfuzz::fuzz {
+
+/// 16 hex digits of a 64-bit FNV-1a hash of the kernel's printed graph (not its header):
+/// the same minimized case found twice gets the same name.
+std::string content_hash(const ir::Kernel& kernel);
+
+/// Writes `kernel` (header included) to DIR/<content_hash>.uop atomically; creates DIR
+/// if needed. An existing file of that name is left as it is (same case). Returns the
+/// path, or an error (unwritable directory, a header that would not round-trip).
+Result<std::string> write_case(const std::string& dir, const ir::Kernel& kernel);
+
+}  // namespace uopfuzz::fuzz
