@@ -320,6 +320,23 @@ int cmd_check(const std::string& file, const SimplifyFlags& f, int seeds, std::o
   return r.kind == check::FindingKind::None ? kExitOk : kExitFinding;
 }
 
+/// A case whose header says `@check clean` (every corpus finding) must also pass the
+/// differential check with the faithful simplifier: the bug it found stays fixed.
+int replay_check(const std::string& file) {
+  auto k = load(file);
+  if (!k) return kExitBadInput;
+  const auto& extra = k->parsed.kernel.header.extra;
+  bool wanted = std::any_of(extra.begin(), extra.end(), [](const auto& kv) { return kv.first == "check" && kv.second == "clean"; });
+  if (!wanted) return kExitOk;
+  check::CheckOptions co;
+  co.base_seed = k->parsed.kernel.header.seed.value_or(0);
+  co.vars.insert(k->parsed.kernel.header.vars.begin(), k->parsed.kernel.header.vars.end());
+  auto r = check::check_kernel(*k->ctx, k->parsed.kernel, co);
+  if (r.kind == check::FindingKind::None) return kExitOk;
+  fmt::print(stderr, "{}: check: {}: {}\n", file, check::finding_kind_name(r.kind), r.details);
+  return kExitFinding;
+}
+
 /// Runs every .uop file under the given files/directories against its header's
 /// expectations; one line per case, then a summary. Exit 1 if any case fails.
 int cmd_replay(const std::vector<std::string>& paths) {
@@ -343,6 +360,7 @@ int cmd_replay(const std::vector<std::string>& paths) {
     rf.file = file;
     rf.quiet = true;
     int rc = cmd_run(rf);
+    if (rc == kExitOk) rc = replay_check(file);
     fmt::print("{} {}\n", rc == kExitOk ? "PASS" : rc == kExitFinding ? "FAIL" : "ERROR", file);
     (rc == kExitOk ? passed : failed)++;
   }

@@ -1,0 +1,99 @@
+#include "fuzz/campaign.h"
+
+#include <chrono>
+
+#include <fmt/format.h>
+
+#include "fuzz/corpus.h"
+#include "ir/graph.h"
+#include "oracle/interpreter.h"
+
+namespace uopfuzz::fuzz {
+
+uint64_t graph_seed(uint64_t campaign_seed, uint64_t index) {
+  uint64_t z = campaign_seed * 0x9e3779b97f4a7c15ull + index + 1;  // splitmix64 of (seed, i)
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+// The corpus entry: the reduced original graph, with what a replay checks (its oracle
+// outputs, and that the faithful simplifier's rewrite agrees) and how it was found.
+ir::Kernel corpus_entry(const ir::Kernel& k, const NewFinding& f, const CampaignOptions& o) {
+  ir::Kernel out = k;
+  out.header.name = "finding-" + content_hash(k).substr(0, 8);
+  out.header.seed = o.check.base_seed;
+  out.header.expect = ir::Expect::Ok;
+  out.header.expect_given = true;
+  out.header.outputs.clear();
+  // VARs the check derived from the seed are pinned, so the replay runs what was found.
+  oracle::Inputs in = oracle::make_inputs(k.root, o.check.base_seed, o.check.vars);
+  out.header.vars.assign(in.vars.begin(), in.vars.end());
+  if (auto run = oracle::run(k.root, in); run.ok() && run->status == oracle::RunStatus::Ok)
+    for (const auto& [slot, buf] : run->outputs) {
+      ir::ExpectedOutput e{slot, {}};
+      for (size_t i = 0; i < buf.size(); ++i) e.values.push_back(buf.get(i));
+      out.header.outputs.push_back(std::move(e));
+    }
+  out.header.extra.clear();
+  out.header.extra.emplace_back("signature", f.signature.text());
+  out.header.extra.emplace_back("check", "clean");  // the faithful simplifier must agree
+  out.header.extra.emplace_back("found-by", o.found_by.empty() ? "uopfuzz fuzz" : o.found_by);
+  out.header.extra.emplace_back("graph-seed", fmt::format("{}", f.graph_seed));
+  out.header.extra.emplace_back("details", f.details);
+  return out;
+}
+
+}  // namespace
+
+CampaignResult run_campaign(const CampaignOptions& o, const GraphSource& source, const Shrinker& shrink) {
+  CampaignResult res;
+  CampaignProgress& p = res.totals;
+  const auto start = Clock::now();
+  auto last_report = start;
+  for (uint64_t i = 0; (o.max_graphs == 0 || i < o.max_graphs) && since(start) < o.seconds; ++i) {
+    const uint64_t gs = graph_seed(o.seed, i);
+    ir::Context ctx;
+    ir::Kernel k = source(ctx, gs);
+    check::CheckResult r = check::check_kernel(ctx, k, o.check);
+    ++p.graphs;
+    for (const auto& [name, n] : r.simplified.hits) p.rule_hits[name] += n;
+    if (r.kind != check::FindingKind::None) {
+      ++p.findings;
+      check::Signature sig = check::signature_of(ctx, k, o.check, r);
+      if (p.by_signature[sig.text()]++ == 0) {
+        NewFinding f;
+        f.signature = sig;
+        f.graph_seed = gs;
+        f.graph_index = i;
+        f.seconds = since(start);
+        f.details = r.details;
+        f.nodes_found = ir::toposort(k.root).size();
+        ir::Kernel small = shrink ? shrink(ctx, k, o.check, r.kind) : k;
+        f.nodes_reduced = ir::toposort(small.root).size();
+        if (!o.corpus_dir.empty()) {
+          auto path = write_case(o.corpus_dir, corpus_entry(small, f, o));
+          if (path.ok()) f.path = *path;
+          else f.write_error = path.error().message;
+        }
+        res.new_findings.push_back(std::move(f));
+      }
+    }
+    if (o.on_progress && std::chrono::duration<double>(Clock::now() - last_report).count() >= 0.5) {
+      last_report = Clock::now();
+      p.seconds = since(start);
+      o.on_progress(p);
+    }
+  }
+  p.seconds = since(start);
+  if (o.on_progress) o.on_progress(p);
+  return res;
+}
+
+}  // namespace uopfuzz::fuzz
