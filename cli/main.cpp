@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <unistd.h>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -21,6 +22,10 @@
 #include "ir/verify.h"
 #include "oracle/interpreter.h"
 #include "check/differential.h"
+#include "fuzz/campaign.h"
+#include "gen/generator.h"
+#include "reduce/predicates.h"
+#include "reduce/reducer.h"
 #include "simplifier/simplifier.h"
 
 namespace uopfuzz::cli {
@@ -337,6 +342,95 @@ int replay_check(const std::string& file) {
   return kExitFinding;
 }
 
+struct FuzzFlags {
+  double seconds = 60;
+  uint64_t seed = 1;
+  uint64_t max_graphs = 0;
+  int check_seeds = 2;
+  std::optional<std::string> corpus;
+  std::string json_path;
+  bool no_reduce = false;
+  SimplifyFlags simp;
+};
+
+int cmd_fuzz(const FuzzFlags& f, const std::string& command_line) {
+  auto opts = simplify_options(f.simp);
+  if (!opts) return kExitBadInput;
+  if (f.seconds <= 0 || f.check_seeds < 1) {
+    fmt::print(stderr, "error: --time must be positive and --seeds at least 1\n");
+    return kExitBadInput;
+  }
+  fuzz::CampaignOptions co;
+  co.seconds = f.seconds;
+  co.seed = f.seed;
+  co.max_graphs = f.max_graphs;
+  co.check.simplify = *opts;
+  co.check.seeds = f.check_seeds;
+  co.check.max_steps = 10'000'000;
+  // Findings of the faithful simplifier are real bugs: they go to the repository's
+  // corpus. With a planted bug they are expected, and kept only where asked.
+  co.corpus_dir = f.corpus.value_or(opts->bugs.any() ? "" : "corpus/findings");
+  co.found_by = command_line;
+  const bool tty = ::isatty(STDOUT_FILENO);
+  double last_line = -10;
+  co.on_progress = [&](const fuzz::CampaignProgress& p) {
+    std::string sigs;
+    for (const auto& [s, n] : p.by_signature) sigs += fmt::format(" {}x{}", s, n);
+    std::string line = fmt::format("[{:6.1f}s] {} graphs ({:.0f}/s), {} rules hit, findings: {}{}", p.seconds, p.graphs,
+                                   p.graphs / std::max(p.seconds, 1e-9), p.rule_hits.size(), p.findings, sigs);
+    if (tty) {
+      fmt::print("\r{:<120}", line.substr(0, 120));
+      std::fflush(stdout);
+    } else if (p.seconds - last_line >= 5) {
+      last_line = p.seconds;
+      fmt::print("{}\n", line);
+    }
+  };
+  gen::GenPolicy policy;
+  fuzz::GraphSource source = [&](Context& ctx, uint64_t gs) { return gen::generate(ctx, policy, gs).kernel; };
+  fuzz::Shrinker shrink;
+  if (!f.no_reduce)
+    shrink = [](Context& ctx, const Kernel& k, const check::CheckOptions& c, check::FindingKind kind) {
+      reduce::ReduceOptions ro;
+      ro.max_seconds = 10;
+      return reduce::reduce(ctx, k, reduce::keeps_finding(c, kind), ro).kernel;
+    };
+  fuzz::CampaignResult r = fuzz::run_campaign(co, source, shrink);
+  if (tty) fmt::print("\n");
+
+  const auto& t = r.totals;
+  fmt::print("fuzz: {} graphs in {:.1f}s ({:.0f}/s), seed {}, {} rules hit, {} findings, {} new signature(s)\n", t.graphs,
+             t.seconds, t.graphs / std::max(t.seconds, 1e-9), f.seed, t.rule_hits.size(), t.findings, r.new_findings.size());
+  for (const auto& nf : r.new_findings)
+    fmt::print("  NEW {}: graph {} (seed {:#x}) after {:.2f}s, {} -> {} nodes{}\n    {}\n", nf.signature.text(), nf.graph_index,
+               nf.graph_seed, nf.seconds, nf.nodes_found, nf.nodes_reduced,
+               nf.path.empty() ? (nf.write_error.empty() ? "" : " (NOT written: " + nf.write_error + ")") : ", written to " + nf.path,
+               nf.details);
+  if (!f.json_path.empty()) {
+    json j;
+    j["seed"] = f.seed;
+    j["seconds"] = t.seconds;
+    j["graphs"] = t.graphs;
+    j["graphs_per_second"] = t.graphs / std::max(t.seconds, 1e-9);
+    j["findings"] = t.findings;
+    j["by_signature"] = t.by_signature;
+    j["rule_hits"] = t.rule_hits;
+    json nfs = json::array();
+    for (const auto& nf : r.new_findings)
+      nfs.push_back({{"signature", nf.signature.text()}, {"graph_index", nf.graph_index}, {"graph_seed", nf.graph_seed},
+                     {"seconds", nf.seconds}, {"nodes_found", nf.nodes_found}, {"nodes_reduced", nf.nodes_reduced},
+                     {"path", nf.path}, {"details", nf.details}});
+    j["new_findings"] = nfs;
+    std::ofstream out(f.json_path);
+    out << j.dump(2) << "\n";
+    if (!out) {
+      fmt::print(stderr, "error: cannot write {}\n", f.json_path);
+      return kExitBadInput;
+    }
+  }
+  return r.new_findings.empty() ? kExitOk : kExitFinding;
+}
+
 /// Runs every .uop file under the given files/directories against its header's
 /// expectations; one line per case, then a summary. Exit 1 if any case fails.
 int cmd_replay(const std::vector<std::string>& paths) {
@@ -411,6 +505,17 @@ int main(int argc, char** argv) {
   chk->add_option("--seed", check_seed, "first input seed (default: the file's @seed, else 0)");
   chk->add_flag("--json", check_json, "print the verdict as JSON");
 
+  FuzzFlags fz;
+  auto* fuzzc = app.add_subcommand("fuzz", "Run a fuzz campaign: generate kernels, check each rewrite, keep minimized findings");
+  fuzzc->add_option("--time", fz.seconds, "seconds to run")->capture_default_str();
+  fuzzc->add_option("--seed", fz.seed, "campaign seed: the same seed tries the same graphs on any machine")->capture_default_str();
+  fuzzc->add_option("--max-graphs", fz.max_graphs, "stop after this many graphs (0: until --time)")->capture_default_str();
+  fuzzc->add_option("--seeds", fz.check_seeds, "input seeds each graph is checked on")->capture_default_str();
+  fuzzc->add_option("--corpus", fz.corpus, "directory for new findings (default: corpus/findings; none with --inject-bug)");
+  fuzzc->add_option("--json", fz.json_path, "write a JSON summary to this file");
+  fuzzc->add_flag("--no-reduce", fz.no_reduce, "keep findings as found (no minimization)");
+  add_simplify_flags(fuzzc, fz.simp);
+
   std::vector<std::string> replay_paths;
   auto* replay = app.add_subcommand("replay", "Run every .uop case in the given files/directories against its expectations");
   replay->add_option("PATHS", replay_paths, "files or directories (searched recursively for *.uop)")->required();
@@ -430,6 +535,11 @@ int main(int argc, char** argv) {
   if (*parse) return cmd_parse(parse_file);
   if (*run) return cmd_run(rf);
   if (*replay) return cmd_replay(replay_paths);
+  if (*fuzzc) {
+    std::string cmdline = "uopfuzz";
+    for (int i = 1; i < argc; ++i) cmdline += std::string(" ") + argv[i];
+    return cmd_fuzz(fz, cmdline);
+  }
   if (*simp) {
     if (list_bugs) return cmd_list_bugs();
     if (list_rules) {

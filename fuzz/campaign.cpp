@@ -41,12 +41,19 @@ ir::Kernel corpus_entry(const ir::Kernel& k, const NewFinding& f, const Campaign
       for (size_t i = 0; i < buf.size(); ++i) e.values.push_back(buf.get(i));
       out.header.outputs.push_back(std::move(e));
     }
+  // Header values are one line without '#' (a comment): keep free text printable.
+  auto line = [](std::string s) {
+    for (char& ch : s)
+      if (ch == '#' || ch == '\n' || ch == '\r') ch = ' ';
+    while (!s.empty() && s.back() == ' ') s.pop_back();
+    return s.empty() ? std::string("-") : s;
+  };
   out.header.extra.clear();
   out.header.extra.emplace_back("signature", f.signature.text());
   out.header.extra.emplace_back("check", "clean");  // the faithful simplifier must agree
-  out.header.extra.emplace_back("found-by", o.found_by.empty() ? "uopfuzz fuzz" : o.found_by);
+  out.header.extra.emplace_back("found-by", line(o.found_by.empty() ? "uopfuzz fuzz" : o.found_by));
   out.header.extra.emplace_back("graph-seed", fmt::format("{}", f.graph_seed));
-  out.header.extra.emplace_back("details", f.details);
+  out.header.extra.emplace_back("details", line(f.details));
   return out;
 }
 

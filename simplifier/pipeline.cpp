@@ -59,8 +59,6 @@ SimplifyResult simplify(Context& ctx, UOp root, const SimplifyOptions& options) 
     for (const auto& [name, n] : st.nested_hits) out.hits[name] += n;  // rules run inside reduce_collapse
     st.nested_hits.clear();
     st.split_marks.clear();  // per-rewrite context (the SINK rules clear it when they fire)
-    st.shrink.clear();
-    st.shrink_order.clear();
   }
   return out;
 }

@@ -184,61 +184,66 @@ void collect_guards(UOp valid, std::unordered_map<UOp, int64_t, UOpHash>& guards
   }
 }
 
-void mark_full(SimplifyState& st, UOp r) {
-  if (!st.shrink.count(r)) st.shrink_order.push_back(r);
-  st.shrink[r] = std::nullopt;
-}
+// The shrink context: for each range, the end it may shrink to (nullopt: full length).
+// It is collected over the whole graph when the SINK is reached, not node by node: the
+// rewriter memoizes unchanged nodes, so after one substitution a per-node context would
+// never see the untouched ungated uses again (a fuzzer found exactly that).
+struct ShrinkMarks {
+  std::unordered_map<UOp, std::optional<int64_t>, UOpHash> end;
+  std::vector<UOp> order;  // first-seen order, for a deterministic substitution
 
-void mark_guard(SimplifyState& st, UOp r, int64_t g) {
-  auto it = st.shrink.find(r);
-  if (it == st.shrink.end()) {
-    st.shrink_order.push_back(r);
-    st.shrink.emplace(r, g);
-  } else if (it->second) {  // a full-length mark is never narrowed again
-    it->second = st.bugs.has(Bug::ShrinkSmallestGuard) ? std::min(*it->second, g) : std::max(*it->second, g);
+  void full(UOp r) {
+    if (!end.count(r)) order.push_back(r);
+    end[r] = std::nullopt;
   }
-}
+  void guard(UOp r, int64_t g, bool smallest_wins) {
+    auto it = end.find(r);
+    if (it == end.end()) {
+      order.push_back(r);
+      end.emplace(r, g);
+    } else if (it->second) {  // a full-length mark is never narrowed again
+      it->second = smallest_wins ? std::min(*it->second, g) : std::max(*it->second, g);
+    }
+  }
+};
 
 // mark_gated: an INDEX lets each of its ranges shrink to its largest RANGE < CONST guard;
 // a range it uses without such a guard keeps its full length.
-UOp mark_gated(RewriteCtx& rc, const Bindings& b) {
-  SimplifyState& st = state(rc);
-  UOp index = b["idx"];
+void mark_gated(const SimplifyState& st, UOp index, ShrinkMarks& marks) {
   std::unordered_map<UOp, int64_t, UOpHash> guards;
   UOp i = index.src(1);
   if (i.op() == Op::Where && i.src(2).op() == Op::Invalid) collect_guards(i.src(0), guards);
   for (UOp r : toposort(i)) {
     if (r.op() != Op::Range) continue;
-    if (auto g = guards.find(r); g != guards.end()) mark_guard(st, r, g->second);
-    else if (!st.bugs.has(Bug::ShrinkDespiteUngated)) mark_full(st, r);
+    if (auto g = guards.find(r); g != guards.end()) marks.guard(r, g->second, st.bugs.has(Bug::ShrinkSmallestGuard));
+    else if (!st.bugs.has(Bug::ShrinkDespiteUngated)) marks.full(r);
   }
-  return UOp();
 }
 
-// A REDUCE needs every iteration of its ranges.
-UOp mark_reduce(RewriteCtx& rc, const Bindings& b) {
-  SimplifyState& st = state(rc);
-  if (st.bugs.has(Bug::ShrinkReduceRange)) return UOp();
-  UOp red = b["u"];
+// mark_reduce: a REDUCE needs every iteration of its ranges.
+void mark_reduce(const SimplifyState& st, UOp red, ShrinkMarks& marks) {
+  if (st.bugs.has(Bug::ShrinkReduceRange)) return;
   for (size_t k = 1; k < red.num_src(); ++k)
-    if (red.src(k).op() == Op::Range) mark_full(st, red.src(k));
-  return UOp();
+    if (red.src(k).op() == Op::Range) marks.full(red.src(k));
 }
 
-// do_substitute: at SINK, give each shrinkable range its guard as end; clear the context.
+// do_substitute: at SINK, give each shrinkable range its guard as end.
 UOp shrink_at_sink(RewriteCtx& rc, const Bindings& b) {
   SimplifyState& st = state(rc);
+  ShrinkMarks marks;
+  for (UOp u : toposort(b["sink"])) {
+    if (u.op() == Op::Index) mark_gated(st, u, marks);
+    if (u.op() == Op::Reduce) mark_reduce(st, u, marks);
+  }
   std::unordered_map<UOp, UOp, UOpHash> with;
-  for (UOp r : st.shrink_order) {
-    const auto& g = st.shrink.at(r);
+  for (UOp r : marks.order) {
+    const auto& g = marks.end.at(r);
     if (!g) continue;
     // Only when the guard is below every value the end can take: a shorter loop then
     // skips exactly the iterations whose accesses the guard disabled.
     if (*g >= st.analysis.vmin(r.src(0)) || *g < 0) continue;
     with.emplace(r, rc.ctx.make(Op::Range, dtypes::Index, {rc.ctx.const_int(dtypes::Index, *g)}, r.arg()));
   }
-  st.shrink.clear();
-  st.shrink_order.clear();
   if (with.empty()) return UOp();
   return substitute(rc.ctx, b["sink"], with);
 }
@@ -262,9 +267,8 @@ RuleSet pm_split_ranges() {
 RuleSet pm_simplify_ranges() {
   RuleSet r;
   r.add("merge_adjacent", Pat::ops({Op::End, Op::Reduce}, {Pat::var()}).rest().named("u"), merge_adjacent);
-  r.add("mark_gated", Pat::op(Op::Index).named("idx"), mark_gated);        // collect RANGE < CONST guards
-  r.add("mark_reduce", Pat::op(Op::Reduce).named("u"), mark_reduce);       // REDUCE ranges keep full length
-  r.add("shrink_range", Pat::op(Op::Sink).named("sink"), shrink_at_sink);  // do_substitute
+  // mark_gated + mark_reduce over the whole graph, then do_substitute
+  r.add("shrink_range", Pat::op(Op::Sink).named("sink"), shrink_at_sink);
   return r;
 }
 

@@ -20,10 +20,6 @@ struct SimplifyState {
 
   /// pm_split_ranges: ranges to split and their modulus, first modulus seen wins.
   std::vector<std::pair<ir::UOp, int64_t>> split_marks;
-  /// pm_simplify_ranges (mark_gated): the end each range may shrink to; nullopt keeps
-  /// the full end. Cleared after every do_substitute.
-  std::unordered_map<ir::UOp, std::optional<int64_t>, ir::UOpHash> shrink;
-  std::vector<ir::UOp> shrink_order;
   /// Hits of rules fired inside nested rewrites (reduce_collapse runs its inner rules in
   /// a graph_rewrite of its own), by rule name; the caller adds them to its report.
   std::map<std::string, uint64_t> nested_hits;

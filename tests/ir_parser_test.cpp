@@ -129,7 +129,7 @@ TEST(Parser, WrongArityNamesTheExpectedCount) {
   expect_error(base_with(3, "%3 = END %2 : void"), 4, 6, "END takes at least 2 operand(s), got 1");
   expect_error(base_with(3, "%3 = WHERE %1 %1 : index"), 4, 6, "WHERE takes 3 operand(s), got 2");
   // Operands must come first.
-  expect_error(base_with(3, "%3 = REDUCE %1 op=ADD %1 : index"), 4, 23,
+  expect_error(base_with(3, "%3 = REDUCE %1 %1 op=ADD %1 : index"), 4, 26,
                "operands (%...) must come before");
 }
 
@@ -333,10 +333,10 @@ TEST(Parser, BadReduceAndVarArguments) {
                   "%2 = INDEX %0 %1 : index", l3, "%4 = STORE %2 %3 : void",
                   "%5 = SINK %4 : void"});
   };
-  expect_error(with("%3 = REDUCE %1 : index"), 4, 6, "REDUCE needs op=ADD|MUL|MAX|MIN");
-  expect_error(with("%3 = REDUCE %1 op=SUB : index"), 4, 19,
+  expect_error(with("%3 = REDUCE %1 %1 : index"), 4, 6, "REDUCE needs op=ADD|MUL|MAX|MIN");
+  expect_error(with("%3 = REDUCE %1 %1 op=SUB : index"), 4, 22,
                "REDUCE op must be ADD, MUL, MAX or MIN, got 'SUB'");
-  expect_error(with("%3 = REDUCE %1 op=add : index"), 4, 19, "got 'add'");
+  expect_error(with("%3 = REDUCE %1 %1 op=add : index"), 4, 22, "got 'add'");
   expect_error(with("%3 = VAR min=0 max=3 : index"), 4, 6, "VAR needs name=<identifier>");
   expect_error(with("%3 = VAR name=a/b min=0 max=3 : index"), 4, 15, "bad VAR name 'a/b'");
   expect_error(with("%3 = VAR name=n max=3 : index"), 4, 6, "VAR needs min=<integer>");

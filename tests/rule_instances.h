@@ -1358,9 +1358,9 @@ inline const std::vector<Mode>& modes() {
   return all;
 }
 
-/// The marker rules (mark_range_mod, mark_gated, mark_reduce) record context and always
-/// decline, so graph_rewrite never counts them. Observe them instead: run their rule set
-/// with the SINK rule (and the other markers) off and look at what they left behind.
+/// The marker rule mark_range_mod records context and always declines, so graph_rewrite
+/// never counts it. Observe it instead: run its rule set with the SINK rule off and look
+/// at what it left behind. (The shrink's marks are collected inside shrink_range.)
 inline void probe_markers(ir::Context& ctx, ir::UOp root, std::map<std::string, uint64_t>& hits) {
   const auto names = simplifier::all_rule_names();
   auto known = [&](const char* n) {
@@ -1374,22 +1374,6 @@ inline void probe_markers(ir::Context& ctx, ir::UOp root, std::map<std::string, 
     o.disabled = &off;
     ir::graph_rewrite(ctx, root, simplifier::pm_split_ranges(), o);
     if (!st.split_marks.empty()) ++hits["mark_range_mod"];
-  }
-  for (const char* marker : {"mark_gated", "mark_reduce"}) {
-    if (!known(marker)) continue;
-    simplifier::SimplifyState st;
-    std::unordered_set<std::string> off{
-        "shrink_range", "merge_adjacent",
-        std::string(marker) == "mark_gated" ? "mark_reduce" : "mark_gated"};
-    ir::RewriteOptions o;
-    o.state = &st;
-    o.disabled = &off;
-    ir::graph_rewrite(ctx, root, simplifier::pm_simplify_ranges(), o);
-    // mark_gated counts when it recorded a guard; mark_reduce when it pinned a range.
-    bool fired = false;
-    for (const auto& [r, g] : st.shrink)
-      fired |= std::string(marker) == "mark_gated" ? g.has_value() : true;
-    if (fired) ++hits[marker];
   }
 }
 

@@ -1,49 +1,24 @@
 // Every planted bug that changes results is caught by the differential check on a
 // corpus example it affects, while the faithful simplifier passes the same example.
 // Latency-only bugs keep results right (the latency detector's business).
-#include <fstream>
-#include <map>
-#include <sstream>
 #include <string>
 
 #include <gtest/gtest.h>
 
 #include "check/differential.h"
 #include "ir/parser.h"
+#include "tests/bug_examples.h"
 
 namespace uopfuzz::simplifier {
 namespace {
 
-// bug name -> the example that shows it.
-const std::map<std::string, std::string>& bug_examples() {
-  static const std::map<std::string, std::string> table = {
-      {"split-no-divisibility", "range_mod_nondivisible"},
-      {"split-dynamic-end", "range_mod_var_end"},
-      {"merge-wrong-end", "adjacent_merge"},
-      {"flatten-first-range-only", "range_mod_split"},
-      {"shrink-despite-ungated", "gated_shrink_ungated"},
-      {"shrink-reduce-range", "gated_reduce_range"},
-      {"shrink-smallest-guard", "gated_two_guards"},
-      {"mod-ignores-negative", "mod_negative"},
-      {"unparented-max-multiplies", "unparented_max"},
-      {"unparented-mul-multiplies", "unparented_mul"},
-      {"bound-off-by-one", "window_sum"},
-      {"gather-no-bounds-check", "gather_oob"},
-      {"collapse-keeps-range", "collapse_keeps_range"},
-      {"lift-mul-nonpositive", "lift_mul_negative"},
-      // latency-only: results must stay right
-      {"merge-more-divmod", "adjacent_ranges"},
-  };
-  return table;
-}
+using test_support::bug_examples;
 
 check::CheckResult run_check(const std::string& example, BugSet bugs) {
-  std::ifstream f(std::string(UOPFUZZ_SOURCE_DIR) + "/corpus/examples/" + example + ".uop");
-  EXPECT_TRUE(f.good()) << "missing example " << example;
-  std::stringstream ss;
-  ss << f.rdbuf();
+  std::string text = test_support::read_example(example);
+  EXPECT_FALSE(text.empty()) << "missing example " << example;
   ir::Context ctx;
-  auto parsed = ir::parse_kernel(ctx, ss.str());
+  auto parsed = ir::parse_kernel(ctx, text);
   EXPECT_TRUE(parsed.ok()) << example << ": " << (parsed.ok() ? "" : parsed.error().message);
   if (!parsed.ok()) return {};
   check::CheckOptions o;

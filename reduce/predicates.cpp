@@ -1,0 +1,52 @@
+#include "reduce/predicates.h"
+
+#include <algorithm>
+
+#include "oracle/interpreter.h"
+
+namespace uopfuzz::reduce {
+
+bool original_is_defined(const ir::Kernel& k, const check::CheckOptions& opts, uint64_t max_steps) {
+  auto program = oracle::Program::compile(k.root);
+  if (!program) return false;
+  oracle::RunOptions ro;
+  ro.max_steps = max_steps;
+  for (int s = 0; s < opts.seeds; ++s) {
+    oracle::Inputs in =
+        oracle::make_inputs(k.root, opts.base_seed + static_cast<uint64_t>(s), opts.vars);
+    auto run = program->run(in, ro);
+    if (!run || run->status != oracle::RunStatus::Ok) return false;
+  }
+  return true;
+}
+
+Interesting keeps_finding(const check::CheckOptions& opts, check::FindingKind kind,
+                          uint64_t max_steps) {
+  check::CheckOptions o = opts;
+  o.max_steps = std::min(o.max_steps, max_steps);
+  return [o, kind](const ir::Kernel& k) {
+    ir::Context ctx;
+    ir::Kernel copy = clone_kernel(ctx, k);
+    if (!original_is_defined(copy, o, o.max_steps)) return false;
+    return check::check_kernel(ctx, copy, o).kind == kind;
+  };
+}
+
+FindingReduction reduce_finding(ir::Context& ctx, const ir::Kernel& k,
+                                const check::CheckOptions& opts, const ReduceOptions& options,
+                                uint64_t max_steps) {
+  FindingReduction fr;
+  check::CheckResult found = check::check_kernel(ctx, k, opts);
+  fr.kind = found.kind;
+  fr.details = found.details;
+  if (found.kind == check::FindingKind::None) {
+    fr.result.kernel = k;
+    fr.result.start_interesting = false;
+    fr.result.start_nodes = fr.result.final_nodes = node_count(k.root);
+    return fr;
+  }
+  fr.result = reduce(ctx, k, keeps_finding(opts, found.kind, max_steps), options);
+  return fr;
+}
+
+}  // namespace uopfuzz::reduce

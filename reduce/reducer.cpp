@@ -1,0 +1,167 @@
+#include "reduce/reducer.h"
+
+#include <chrono>
+#include <cmath>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "ir/graph.h"
+#include "ir/printer.h"
+#include "ir/verify.h"
+
+namespace uopfuzz::reduce {
+
+using namespace ir;
+
+namespace {
+
+double const_cost(UOp c) {
+  DType dt = c.dtype();
+  Value v = c.const_value();
+  if (dt.is_float())
+    return std::isfinite(v.f) ? 2 * std::fabs(v.f) + (std::signbit(v.f) ? 1 : 0) : 0;
+  if (dt.kind() == DTypeKind::Unsigned) return 2 * static_cast<double>(v.u);
+  return 2 * std::fabs(static_cast<double>(v.i)) + (v.i < 0 ? 1 : 0);
+}
+
+bool odd_const(UOp c) {
+  if (!c.dtype().is_float()) return false;
+  const double f = c.const_value().f;
+  return !std::isfinite(f) || std::trunc(f) != f;
+}
+
+}  // namespace
+
+Size size_of(const Kernel& k) {
+  Size s;
+  for (UOp u : toposort(k.root)) {
+    ++s.nodes;
+    if (!op_in(u.op(), Leaf)) ++s.ops;
+    switch (u.op()) {
+      case Op::Var:
+        ++s.vars;
+        break;
+      case Op::End:
+      case Op::Reduce:
+        s.closings += u.num_src() - 1;
+        break;
+      case Op::Const:
+        s.consts += const_cost(u);
+        s.odd_consts += odd_const(u);
+        break;
+      case Op::Param:
+        s.param_slots += u.arg<ParamArg>().slot;
+        break;
+      case Op::Range:
+        if (u.src(0).is_const())
+          s.range_ends += std::max<double>(0, static_cast<double>(u.src(0).const_value().i));
+        else
+          ++s.computed_ends;
+        break;
+      default:
+        break;
+    }
+  }
+  s.header = k.header.vars.size() + k.header.outputs.size();
+  return s;
+}
+
+size_t node_count(UOp root) {
+  return toposort(root).size();
+}
+
+Kernel clone_kernel(Context& to, const Kernel& k) {
+  std::unordered_map<UOp, UOp, UOpHash> copy;
+  for (UOp u : toposort(k.root)) {
+    std::vector<UOp> src;
+    src.reserve(u.num_src());
+    for (UOp s : u.src()) src.push_back(copy.at(s));
+    copy.emplace(u, to.make(u.op(), u.dtype(), std::move(src), u.arg()));
+  }
+  return Kernel{k.header, k.root ? copy.at(k.root) : UOp()};
+}
+
+ReduceResult reduce(Context& ctx, const Kernel& start, const Interesting& still_interesting,
+                    const ReduceOptions& options) {
+  using Clock = std::chrono::steady_clock;
+  const auto t0 = Clock::now();
+  auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - t0).count(); };
+
+  ReduceResult res;
+  res.kernel = start;
+  res.start_nodes = res.final_nodes = node_count(start.root);
+  const std::vector<Pass>& passes = options.passes.empty() ? all_passes() : options.passes;
+  for (Pass p : passes) res.passes.push_back(PassStats{p});
+
+  auto out_of_budget = [&] {
+    if (options.max_seconds > 0 && elapsed() >= options.max_seconds) return true;
+    return options.max_attempts > 0 && res.attempts >= options.max_attempts;
+  };
+
+  ++res.attempts;
+  if (!start.root || start.root.op() != Op::Sink || !verify(start.root).empty() ||
+      !still_interesting(start)) {
+    res.start_interesting = false;
+    res.elapsed_s = elapsed();
+    return res;
+  }
+
+  Kernel cur = start;
+  Size cur_size = size_of(cur);
+  // Candidates found not interesting: the predicate is deterministic, so never ask twice.
+  std::unordered_set<std::string> rejected;
+  bool budget_left = true;
+
+  while (budget_left && res.rounds < options.max_rounds) {
+    ++res.rounds;
+    bool progress = false;
+    for (size_t pi = 0; pi < passes.size() && budget_left; ++pi) {
+      PassStats& stats = res.passes[pi];
+      // Walk the pass's candidate list; after a kept edit, list again from the new kernel
+      // and go on from the same position (the edits before it were just refused).
+      size_t next = 0;
+      for (bool kept = true; kept && budget_left;) {
+        kept = false;
+        std::vector<Kernel> cands = propose(ctx, cur, passes[pi]);
+        for (; next < cands.size(); ++next) {
+          if (out_of_budget()) {
+            budget_left = false;
+            break;
+          }
+          const Kernel& c = cands[next];
+          ++stats.proposed;
+          Size s = size_of(c);
+          if (!(s < cur_size)) continue;
+          if (!verify(c.root).empty()) continue;
+          std::string key = print_kernel(c);
+          if (rejected.count(key)) {
+            ++res.cache_hits;
+            continue;
+          }
+          ++stats.attempts;
+          ++res.attempts;
+          if (!still_interesting(c)) {
+            rejected.insert(std::move(key));
+            continue;
+          }
+          ++stats.accepted;
+          cur = c;
+          cur_size = s;
+          kept = progress = true;
+          break;
+        }
+      }
+    }
+    if (!progress) {
+      res.fixed_point = budget_left;
+      break;
+    }
+  }
+
+  res.kernel = cur;
+  res.final_nodes = node_count(cur.root);
+  res.elapsed_s = elapsed();
+  return res;
+}
+
+}  // namespace uopfuzz::reduce

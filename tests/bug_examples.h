@@ -1,0 +1,42 @@
+/** \file Test helper: the corpus example that shows each planted bug, and reading examples. */
+#pragma once
+
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+
+namespace uopfuzz::test_support {
+
+/// Planted bug name -> the corpus/examples/ kernel (without .uop) that shows it.
+inline const std::map<std::string, std::string>& bug_examples() {
+  static const std::map<std::string, std::string> table = {
+      {"split-no-divisibility", "range_mod_nondivisible"},
+      {"split-dynamic-end", "range_mod_var_end"},
+      {"merge-wrong-end", "adjacent_merge"},
+      {"flatten-first-range-only", "range_mod_split"},
+      {"shrink-despite-ungated", "gated_shrink_ungated"},
+      {"shrink-reduce-range", "gated_reduce_range"},
+      {"shrink-smallest-guard", "gated_two_guards"},
+      {"mod-ignores-negative", "mod_negative"},
+      {"unparented-max-multiplies", "unparented_max"},
+      {"unparented-mul-multiplies", "unparented_mul"},
+      {"bound-off-by-one", "window_sum"},
+      {"gather-no-bounds-check", "gather_oob"},
+      {"collapse-keeps-range", "collapse_keeps_range"},
+      {"lift-mul-nonpositive", "lift_mul_negative"},
+      // latency-only: results must stay right
+      {"merge-more-divmod", "adjacent_ranges"},
+  };
+  return table;
+}
+
+/// The text of corpus/examples/<name>.uop, or "" when it cannot be read.
+inline std::string read_example(const std::string& name) {
+  std::ifstream f(std::string(UOPFUZZ_SOURCE_DIR) + "/corpus/examples/" + name + ".uop");
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+}  // namespace uopfuzz::test_support

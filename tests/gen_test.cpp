@@ -1,0 +1,535 @@
+// The kernel generator (gen/): every graph verifies, runs without undefined behaviour,
+// round-trips through the .uop text and is the same for the same seed; byte entropy
+// (libFuzzer's) always gives valid graphs; each policy knob produces its shape; and the
+// generated graphs reach the simplifier's rule families without a finding.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "check/differential.h"
+#include "gen/generator.h"
+#include "ir/analysis.h"
+#include "ir/graph.h"
+#include "ir/parser.h"
+#include "ir/printer.h"
+#include "ir/verify.h"
+#include "oracle/interpreter.h"
+
+namespace uopfuzz::gen {
+namespace {
+
+using namespace ir;
+
+constexpr int kSeeds = 2000;
+
+std::map<std::string, int64_t> header_vars(const Kernel& k) { return {k.header.vars.begin(), k.header.vars.end()}; }
+
+/// Why `k` is not a valid generated kernel (empty: it is): it must verify, print and
+/// parse back to the same text, and run without UB for the header's VAR values on input
+/// seeds 0..2 and for seed-derived VAR values on seed 3.
+std::string invalid_reason(const Kernel& k) {
+  if (auto errors = verify(k.root); !errors.empty()) return "verify: " + errors[0].message;
+  if (auto h = check_header(k)) return "header: " + *h;
+  const std::string text = print_kernel(k);
+  Context other;
+  auto parsed = parse_kernel(other, text);
+  if (!parsed) return "parse: " + parsed.error().message;
+  if (print_kernel(parsed->kernel) != text) return "the text does not round-trip";
+  auto prog = oracle::Program::compile(k.root);
+  if (!prog) return "oracle compile: " + prog.error().message;
+  const auto vars = header_vars(k);
+  for (uint64_t seed = 0; seed < 4; ++seed) {
+    auto out = prog->run(oracle::make_inputs(k.root, seed, seed < 3 ? vars : std::map<std::string, int64_t>{}));
+    if (!out) return "oracle run: " + out.error().message;
+    if (out->status == oracle::RunStatus::Ub) return "UB on seed " + std::to_string(seed) + ": " + out->ub->what + " at " + describe(out->ub->node);
+    if (out->status != oracle::RunStatus::Ok) return "step limit on seed " + std::to_string(seed);
+  }
+  return "";
+}
+
+// ---------------------------------------------------------------- validity, determinism
+
+TEST(GenValidity, TwoThousandSeedsVerifyRunAndRoundTrip) {
+  GenPolicy policy;
+  int bad = 0, repaired = 0;
+  std::set<std::string> dtypes_seen;
+  for (uint64_t seed = 0; seed < kSeeds; ++seed) {
+    Context ctx;
+    GenResult r = generate(ctx, policy, seed);
+    EXPECT_TRUE(r.stats.oracle_error.empty()) << "seed " << seed << ": " << r.stats.oracle_error;
+    repaired += r.stats.repaired();
+    std::string why = invalid_reason(r.kernel);
+    if (!why.empty() && ++bad <= 3) {
+      ADD_FAILURE() << "seed " << seed << ": " << why << "\n" << print_kernel(r.kernel);
+    }
+    for (UOp u : toposort(r.kernel.root))
+      if (u.op() == Op::Param) dtypes_seen.insert(std::string(u.dtype().name()));
+  }
+  EXPECT_EQ(bad, 0);
+  // By construction no graph needs a repair; the oracle check is a safety net.
+  EXPECT_LE(repaired, kSeeds / 100) << "graphs repaired: " << repaired;
+  for (DType dt : all_dtypes()) {
+    if (dt.is_void() || dt.is_index()) continue;
+    EXPECT_TRUE(dtypes_seen.count(std::string(dt.name()))) << dt.name() << " never generated";
+  }
+}
+
+TEST(GenValidity, InexactFloatsStayDefined) {
+  GenPolicy policy;
+  policy.inexact_floats = true;
+  for (uint64_t seed = 0; seed < 300; ++seed) {
+    Context ctx;
+    GenResult r = generate(ctx, policy, seed);
+    std::string why = invalid_reason(r.kernel);
+    ASSERT_EQ(why, "") << "seed " << seed << "\n" << print_kernel(r.kernel);
+  }
+}
+
+TEST(GenDeterminism, SameSeedSameTextInAnyContext) {
+  GenPolicy policy;
+  Context shared;  // holds the nodes of earlier kernels: interning must not change the result
+  for (uint64_t seed = 0; seed < 200; ++seed) {
+    Context a, b;
+    const std::string ta = print_kernel(generate(a, policy, seed).kernel);
+    EXPECT_EQ(ta, print_kernel(generate(b, policy, seed).kernel)) << "seed " << seed;
+    EXPECT_EQ(ta, print_kernel(generate(shared, policy, seed).kernel)) << "seed " << seed;
+  }
+  Context c;
+  EXPECT_NE(print_kernel(generate(c, policy, 1).kernel), print_kernel(generate(c, policy, 2).kernel));
+}
+
+TEST(GenDeterminism, HeaderRecordsSeedVarsAndGenerator) {
+  Context ctx;
+  GenResult r = generate(ctx, GenPolicy{}, 12345);
+  const KernelHeader& h = r.kernel.header;
+  EXPECT_EQ(h.name, "gen-12345");
+  ASSERT_TRUE(h.seed.has_value());
+  std::map<std::string, std::string> extra(h.extra.begin(), h.extra.end());
+  EXPECT_EQ(extra["gen-seed"], "12345");
+  EXPECT_EQ(extra["generator"], kGeneratorVersion);
+  std::set<std::string> in_graph, in_header;
+  for (UOp u : toposort(r.kernel.root))
+    if (u.op() == Op::Var) in_graph.insert(u.arg<VarArg>().name);
+  for (const auto& [name, v] : h.vars) in_header.insert(name);
+  EXPECT_EQ(in_graph, in_header);
+}
+
+// Pinned draws: these numbers are what every machine must produce (no platform RNG).
+TEST(GenEntropy, SeedStreamIsPinned) {
+  SeedEntropy e(42);
+  std::vector<uint64_t> got;
+  for (int i = 0; i < 6; ++i) got.push_back(e.below(1000));
+  SeedEntropy f(42);
+  std::vector<uint64_t> again;
+  for (int i = 0; i < 6; ++i) again.push_back(f.below(1000));
+  EXPECT_EQ(got, again);
+  // splitmix64(42) first outputs, mapped by a 128-bit multiply.
+  SeedEntropy g(0);
+  EXPECT_EQ(g.below(uint64_t{1} << 32), 0xe220a839ull);  // splitmix64 from 0: 0xe220a8397b1dcdaf
+}
+
+TEST(GenEntropy, ByteSourceConsumesAndDefaults) {
+  const uint8_t bytes[] = {7, 0x34, 0x12, 200};
+  ByteEntropy e(bytes, sizeof bytes);
+  EXPECT_EQ(e.below(10), 7u);          // one byte
+  EXPECT_EQ(e.below(65536), 0x1234u);  // two bytes, little-endian
+  EXPECT_EQ(e.below(7), 200u % 7);     // one byte, reduced
+  EXPECT_EQ(e.consumed(), 4u);
+  EXPECT_FALSE(e.exhausted());
+  EXPECT_EQ(e.below(2), 0u);  // exhausted: 0
+  EXPECT_TRUE(e.exhausted());
+  ByteEntropy empty(nullptr, 0);
+  EXPECT_EQ(empty.below(100), 0u);
+  EXPECT_FALSE(empty.chance(0.99));
+  EXPECT_TRUE(empty.chance(1.0));
+  EXPECT_EQ(empty.pick({0.0, 2.0, 5.0}), 1u);
+  EXPECT_EQ(empty.between(-3, 9), -3);
+  EXPECT_TRUE(empty.exhausted());
+}
+
+TEST(GenEntropy, BytesAlwaysGiveValidGraphs) {
+  GenPolicy policy;
+  {
+    Context ctx;
+    ByteEntropy none(nullptr, 0);
+    GenResult r = generate(ctx, policy, none);
+    EXPECT_TRUE(r.stats.entropy_exhausted);
+    EXPECT_EQ(invalid_reason(r.kernel), "") << print_kernel(r.kernel);
+  }
+  uint64_t state = 0x0ddba11;
+  auto next = [&] {
+    uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  };
+  for (int i = 0; i < 500; ++i) {
+    std::vector<uint8_t> bytes(next() % 600);
+    for (auto& b : bytes) b = static_cast<uint8_t>(next());
+    if (i % 5 == 0)
+      for (auto& b : bytes) b = static_cast<uint8_t>(b & 0x3);  // mostly small draws
+    Context ctx;
+    ByteEntropy e(bytes);
+    GenResult r = generate(ctx, policy, e);
+    ASSERT_EQ(invalid_reason(r.kernel), "") << "byte string " << i << "\n" << print_kernel(r.kernel);
+    // The same bytes give the same kernel.
+    ByteEntropy again(bytes);
+    Context ctx2;
+    EXPECT_EQ(print_kernel(generate(ctx2, policy, again).kernel), print_kernel(r.kernel));
+  }
+}
+
+// ---------------------------------------------------------------- the knobs
+
+using Pred = std::function<bool(const std::vector<UOp>& topo, UOp root)>;
+
+/// Fraction of `n` graphs (policy `p`) whose graph satisfies `pred`.
+double fraction(const GenPolicy& p, const Pred& pred, int n = 100) {
+  int hit = 0;
+  for (int seed = 0; seed < n; ++seed) {
+    Context ctx;
+    GenResult r = generate(ctx, p, 1000 + static_cast<uint64_t>(seed));
+    hit += pred(toposort(r.kernel.root), r.kernel.root);
+  }
+  return static_cast<double>(hit) / n;
+}
+bool any_of(const std::vector<UOp>& topo, const std::function<bool(UOp)>& f) { return std::any_of(topo.begin(), topo.end(), f); }
+bool is_range_of(UOp u, UOp red) {
+  return u.op() == Op::Range && std::find(red.src().begin() + 1, red.src().end(), u) != red.src().end();
+}
+bool uses(UOp root, UOp what) {
+  for (UOp u : toposort(root))
+    if (u == what) return true;
+  return false;
+}
+
+// sum_r where(idx != r, 0, e) with idx a loaded value
+bool has_gather(const std::vector<UOp>& topo, UOp) {
+  return any_of(topo, [](UOp u) {
+    if (u.op() != Op::Reduce || u.arg<ReduceArg>().op != Op::Add || u.src(0).op() != Op::Where) return false;
+    UOp w = u.src(0), ne = w.src(0);
+    if (ne.op() != Op::CmpNe || !w.src(1).is_const()) return false;
+    for (int k = 0; k < 2; ++k) {
+      UOp side = ne.src(k), other = ne.src(1 - k);
+      bool ranged = is_range_of(side, u) || (side.op() == Op::Add && is_range_of(side.src(0), u));
+      if (ranged && (other.op() == Op::Cast && other.src(0).op() == Op::Load)) return true;
+    }
+    return false;
+  });
+}
+bool has_range_mod(const std::vector<UOp>& topo, UOp) {
+  return any_of(topo, [](UOp u) {
+    return (u.op() == Op::FloorMod || u.op() == Op::Cmod) && u.src(0).op() == Op::Range && u.src(1).is_const();
+  });
+}
+// RANGE % c with a CONST end that c does / does not divide
+bool has_mod_dividing(const std::vector<UOp>& topo, bool divides) {
+  return any_of(topo, [&](UOp u) {
+    if ((u.op() != Op::FloorMod && u.op() != Op::Cmod) || u.src(0).op() != Op::Range || !u.src(1).is_const()) return false;
+    UOp end = u.src(0).src(0);
+    if (!end.is_const() || end.const_value().i < 1) return false;
+    return (end.const_value().i % u.src(1).const_value().i == 0) == divides;
+  });
+}
+bool guarded(UOp valid) {  // some AND-clause is RANGE < CONST
+  if (valid.op() == Op::And) return guarded(valid.src(0)) || guarded(valid.src(1));
+  return valid.op() == Op::CmpLt && valid.src(0).op() == Op::Range && valid.src(1).is_const();
+}
+bool gated_index(UOp index) {
+  UOp i = index.src(1);
+  return i.op() == Op::Where && i.src(2).op() == Op::Invalid && guarded(i.src(0));
+}
+bool has_gated_store(const std::vector<UOp>& topo, UOp) {
+  return any_of(topo, [](UOp u) { return u.op() == Op::Store && gated_index(u.src(0)); });
+}
+bool has_gated_load(const std::vector<UOp>& topo, UOp) {
+  return any_of(topo, [](UOp u) { return u.op() == Op::Load && gated_index(u.src(0)); });
+}
+// a range guarded in one store index and used ungated by another store's index
+bool has_ungated_second_use(const std::vector<UOp>& topo, UOp) {
+  for (UOp a : topo) {
+    if (a.op() != Op::Store || !gated_index(a.src(0))) continue;
+    for (UOp b : topo) {
+      if (b.op() != Op::Store || b == a || b.src(0).src(1).op() == Op::Where) continue;
+      for (UOp r : toposort(a.src(0).src(1)))
+        if (r.op() == Op::Range && uses(b.src(0).src(1), r)) return true;
+    }
+  }
+  return false;
+}
+bool has_arange(const std::vector<UOp>& topo, UOp) {
+  return any_of(topo, [](UOp u) {
+    if (u.op() != Op::Reduce || u.arg<ReduceArg>().op != Op::Add) return false;
+    UOp v = u.src(0);
+    if (v.op() == Op::Cast && is_range_of(v.src(0), u)) return true;  // sum_r r
+    return v.op() == Op::Where && v.src(1).is_const() && v.src(2).is_const();  // rangeify form
+  });
+}
+bool has_bound_sum(const std::vector<UOp>& topo, UOp) {
+  return any_of(topo, [](UOp u) {
+    if (u.op() != Op::Reduce || u.arg<ReduceArg>().op != Op::Add || u.src(0).op() != Op::Where) return false;
+    UOp c = u.src(0).src(0);
+    return (c.op() == Op::CmpLt && is_range_of(c.src(0), u)) || c.op() == Op::And;
+  });
+}
+bool has_window(const std::vector<UOp>& topo, UOp) {  // a load at outer + r inside a sum over r
+  return any_of(topo, [](UOp u) {
+    if (u.op() != Op::Reduce) return false;
+    for (UOp n : toposort(u.src(0)))
+      if (n.op() == Op::Add && n.src(0).op() == Op::Range && is_range_of(n.src(1), u) && !is_range_of(n.src(0), u)) return true;
+    return false;
+  });
+}
+bool has_unparented(const std::vector<UOp>& topo, UOp) {
+  return any_of(topo, [](UOp u) {
+    if (u.op() != Op::Reduce) return false;
+    for (size_t i = 1; i < u.num_src(); ++i)
+      if (!uses(u.src(0), u.src(i))) return true;
+    return false;
+  });
+}
+bool has_nested_reduce(const std::vector<UOp>& topo, UOp) {
+  return any_of(topo, [](UOp u) {
+    if (u.op() != Op::Reduce) return false;
+    for (UOp n : toposort(u.src(0)))
+      if (n.op() == Op::Reduce) return true;
+    return false;
+  });
+}
+bool has_dynamic_load(const std::vector<UOp>& topo, UOp) {
+  return any_of(topo, [](UOp u) {
+    if (u.op() != Op::Load) return false;
+    for (UOp n : toposort(u.src(0).src(1)))
+      if (n.op() == Op::Load) return true;
+    return false;
+  });
+}
+bool has_var_end(const std::vector<UOp>& topo, UOp) {
+  return any_of(topo, [](UOp u) { return u.op() == Op::Range && u.src(0).op() == Op::Var && u.src(0).arg<VarArg>().min <= 0; });
+}
+bool has_merge_candidate(const std::vector<UOp>& topo, UOp) {  // END(store at i*N + j, i, j), same axis type
+  return any_of(topo, [](UOp u) {
+    if (u.op() != Op::End || u.num_src() < 3) return false;
+    return u.src(1).arg<RangeArg>().type == u.src(2).arg<RangeArg>().type;
+  });
+}
+bool has_store_in_loop(const std::vector<UOp>& topo, UOp) {
+  return any_of(topo, [](UOp u) { return u.op() == Op::End && u.src(0).op() == Op::Store; });
+}
+bool several_outputs(const std::vector<UOp>&, UOp root) { return root.num_src() >= 2; }
+bool has_transcendental(const std::vector<UOp>& topo, UOp) {
+  return any_of(topo, [](UOp u) {
+    return u.op() == Op::Reciprocal || u.op() == Op::Sqrt || u.op() == Op::Exp2 || u.op() == Op::Log2 || u.op() == Op::Sin;
+  });
+}
+bool has_float_product(const std::vector<UOp>& topo, UOp) {  // x * y with neither a constant
+  return any_of(topo, [](UOp u) { return u.op() == Op::Mul && u.dtype().is_float() && !u.src(0).is_const() && !u.src(1).is_const(); });
+}
+bool has_shared_range(const std::vector<UOp>& topo, UOp) {  // one RANGE closed by two ENDs
+  std::map<const void*, int> closers;
+  for (UOp u : topo)
+    if (u.op() == Op::End)
+      for (size_t i = 1; i < u.num_src(); ++i)
+        if (++closers[u.src(i).node()] >= 2) return true;
+  return false;
+}
+
+GenPolicy with(const std::function<void(GenPolicy&)>& set) {
+  GenPolicy p;
+  set(p);
+  return p;
+}
+
+TEST(GenPolicyKnobs, EachKnobProducesItsShape) {
+  struct Case {
+    const char* knob;
+    GenPolicy policy;
+    Pred pred;
+    double at_least;  ///< fraction of graphs that must show the shape
+  };
+  const Case cases[] = {
+      {"p_gather", with([](GenPolicy& p) { p.p_gather = 1; }), has_gather, 0.9},
+      {"p_range_mod", with([](GenPolicy& p) { p.p_range_mod = 1; }), has_range_mod, 0.5},
+      {"p_gate_store", with([](GenPolicy& p) { p.p_gate_store = 1; p.p_store_in_loop = 1; }), has_gated_store, 0.7},
+      {"p_gate_load", with([](GenPolicy& p) { p.p_gate_load = 1; }), has_gated_load, 0.3},
+      {"p_second_use_ungated",
+       with([](GenPolicy& p) { p.p_gate_store = p.p_store_in_loop = p.p_second_use = p.p_second_use_ungated = 1; }),
+       has_ungated_second_use, 0.5},
+      {"p_arange", with([](GenPolicy& p) { p.p_arange = 1; }), has_arange, 0.9},
+      {"p_bound_sum", with([](GenPolicy& p) { p.p_bound_sum = 1; }), has_bound_sum, 0.9},
+      {"p_window_sum", with([](GenPolicy& p) { p.p_window_sum = 1; p.p_store_in_loop = 1; }), has_window, 0.7},
+      {"p_unparented", with([](GenPolicy& p) { p.p_unparented = 1; }), has_unparented, 0.8},
+      {"p_nested_reduce", with([](GenPolicy& p) { p.p_nested_reduce = 1; p.exprs.reduce = 20; }), has_nested_reduce, 0.6},
+      {"p_dynamic_index", with([](GenPolicy& p) { p.p_dynamic_index = 1; }), has_dynamic_load, 0.4},
+      {"p_var_end_zero_min", with([](GenPolicy& p) { p.p_var_end = p.p_var_end_zero_min = 1; }), has_var_end, 0.9},
+      {"p_extra_store_range", with([](GenPolicy& p) { p.p_store_in_loop = p.p_extra_store_range = p.p_same_axis_type = 1; p.p_nested_end = 0; }),
+       has_merge_candidate, 0.9},
+      {"p_store_in_loop", with([](GenPolicy& p) { p.p_store_in_loop = 1; }), has_store_in_loop, 0.95},
+      {"p_extra_output", with([](GenPolicy& p) { p.p_extra_output = 1; }), several_outputs, 0.95},
+      {"p_reuse_range", with([](GenPolicy& p) { p.p_extra_output = p.p_reuse_range = p.p_store_in_loop = 1; }), has_shared_range, 0.7},
+      {"inexact_floats", with([](GenPolicy& p) { p.inexact_floats = true; p.dtypes = DTypeWeights{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0}; }),
+       [](const std::vector<UOp>& t, UOp r) { return has_transcendental(t, r) || has_float_product(t, r); }, 0.2},
+  };
+  for (const Case& c : cases) {
+    const double f = fraction(c.policy, c.pred);
+    EXPECT_GE(f, c.at_least) << c.knob << " at 1.0 gives its shape in only " << f * 100 << "% of graphs";
+  }
+  // ... and switched off, the shape is gone.
+  EXPECT_EQ(fraction(with([](GenPolicy& p) { p.p_gather = 0; }), has_gather), 0.0);
+  EXPECT_LE(fraction(with([](GenPolicy& p) { p.p_range_mod = 0; }), has_range_mod), 0.05);  // index arithmetic may still do r % c
+  EXPECT_EQ(fraction(with([](GenPolicy& p) { p.p_gate_store = p.p_gate_load = 0; }), has_gated_store), 0.0);
+  EXPECT_EQ(fraction(with([](GenPolicy& p) { p.p_extra_output = 0; p.p_second_use = 0; }), several_outputs), 0.0);
+  EXPECT_EQ(fraction(GenPolicy{}, has_transcendental), 0.0);  // exact floats by default
+  EXPECT_EQ(fraction(GenPolicy{}, has_float_product), 0.0);
+}
+
+TEST(GenPolicyKnobs, DivisibleAndNonDivisibleModuli) {
+  auto divisible = with([](GenPolicy& p) { p.p_range_mod = 1; p.p_mod_divisible = 1; p.p_var_end = 0; });
+  auto any = with([](GenPolicy& p) { p.p_range_mod = 1; p.p_mod_divisible = 0; p.p_var_end = 0; });
+  EXPECT_GE(fraction(divisible, [](const auto& t, UOp) { return has_mod_dividing(t, true); }), 0.5);
+  EXPECT_GE(fraction(any, [](const auto& t, UOp) { return has_mod_dividing(t, false); }), 0.3);
+}
+
+TEST(GenPolicyKnobs, DtypeWeightsSelectTheOutputType) {
+  for (DType dt : all_dtypes()) {
+    if (dt.is_void() || dt.is_index()) continue;
+    GenPolicy p;
+    p.dtypes = DTypeWeights{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    switch (dt.scalar()) {
+#define CASE(e, field) \
+  case ScalarType::e: p.dtypes.field = 1; break;
+      CASE(Bool, bool_) CASE(Int8, int8) CASE(Int16, int16) CASE(Int32, int32) CASE(Int64, int64) CASE(UInt8, uint8)
+      CASE(UInt16, uint16) CASE(UInt32, uint32) CASE(UInt64, uint64) CASE(Float16, float16) CASE(Float32, float32)
+      CASE(Float64, float64)
+#undef CASE
+      default: break;
+    }
+    auto all_outputs = [&](const std::vector<UOp>& topo, UOp) {
+      for (UOp u : topo)
+        if (u.op() == Op::Param && u.arg<ParamArg>().output && u.dtype() != dt) return false;
+      return true;
+    };
+    EXPECT_EQ(fraction(p, all_outputs, 30), 1.0) << dt.name();
+    for (int seed = 0; seed < 30; ++seed) {  // and still valid
+      Context ctx;
+      GenResult r = generate(ctx, p, static_cast<uint64_t>(seed));
+      ASSERT_EQ(invalid_reason(r.kernel), "") << dt.name() << " seed " << seed << "\n" << print_kernel(r.kernel);
+    }
+  }
+}
+
+TEST(GenPolicyKnobs, LimitsHold) {
+  GenPolicy p;
+  p.max_outputs = 2;
+  p.max_range_end = 5;
+  p.max_loop_nest = 2;
+  for (uint64_t seed = 0; seed < 200; ++seed) {
+    Context ctx;
+    GenResult r = generate(ctx, p, seed);
+    EXPECT_LE(r.kernel.root.num_src(), 2u);
+    auto topo = toposort(r.kernel.root);
+    for (UOp u : topo)
+      if (u.op() == Op::Range) {
+        Interval b = Analysis().bounds(u.src(0));
+        EXPECT_LE(b.hi, 5) << "seed " << seed;
+      }
+    // The oracle's step count bounds the loop nest: 2 loops of at most 5 iterations.
+    auto out = oracle::run(r.kernel.root, oracle::make_inputs(r.kernel.root, 0, header_vars(r.kernel)));
+    ASSERT_TRUE(out.ok());
+    EXPECT_EQ(out->status, oracle::RunStatus::Ok);
+  }
+}
+
+// ---------------------------------------------------------------- repair
+
+TEST(GenRepair, UndefinedNodesAreReplacedLocally) {
+  Context ctx;
+  auto parsed = parse_kernel(ctx, R"(@name ub
+%0 = PARAM slot=0 size=4 out : int32
+%1 = CONST 4 : index
+%2 = RANGE %1 axis=0 LOOP : index
+%3 = INDEX %0 %2 : int32
+%4 = PARAM slot=1 size=2 in : int32
+%5 = INDEX %4 %2 : int32
+%6 = LOAD %5 : int32
+%7 = CONST 0 : int32
+%8 = CONST 1 : int32
+%9 = CDIV %8 %7 : int32
+%12 = ADD %6 %9 : int32
+%9b = STORE %3 %12 : void
+%10 = END %9b %2 : void
+%11 = SINK %10 : void
+)");
+  ASSERT_TRUE(parsed.ok()) << parsed.error().message;
+  Kernel k = parsed->kernel;
+  GenStats stats;
+  check_and_repair(ctx, k, GenPolicy{}, stats);
+  EXPECT_EQ(stats.repairs, 2) << ::testing::PrintToString(stats.repair_log);  // the load gated, the division a constant
+  EXPECT_EQ(stats.dropped_effects, 0);
+  EXPECT_EQ(k.root.num_src(), 1u);
+  EXPECT_EQ(invalid_reason(k), "") << print_kernel(k);
+}
+
+TEST(GenRepair, DoubleStoreDropsTheEffect) {
+  Context ctx;
+  auto parsed = parse_kernel(ctx, R"(@name twice
+%0 = PARAM slot=0 size=1 out : int32
+%1 = CONST 0 : index
+%2 = INDEX %0 %1 : int32
+%3 = CONST 4 : index
+%4 = RANGE %3 axis=0 LOOP : index
+%5 = CONST 1 : int32
+%6 = STORE %2 %5 : void
+%7 = END %6 %4 : void
+%8 = PARAM slot=1 size=1 out : int32
+%9 = INDEX %8 %1 : int32
+%10 = STORE %9 %5 : void
+%11 = SINK %7 %10 : void
+)");
+  ASSERT_TRUE(parsed.ok()) << parsed.error().message;
+  Kernel k = parsed->kernel;
+  GenStats stats;
+  check_and_repair(ctx, k, GenPolicy{}, stats);
+  EXPECT_EQ(stats.dropped_effects, 1);
+  EXPECT_EQ(k.root.num_src(), 1u);
+  EXPECT_EQ(invalid_reason(k), "");
+}
+
+// ---------------------------------------------------------------- the simplifier on generated graphs
+
+TEST(GenRules, GeneratedGraphsReachTheRuleFamiliesWithoutFindings) {
+  GenPolicy policy;
+  std::map<std::string, uint64_t> hits;
+  std::vector<std::string> findings;
+  for (uint64_t seed = 0; seed < kSeeds; ++seed) {
+    Context ctx;
+    GenResult r = generate(ctx, policy, seed);
+    check::CheckOptions o;
+    o.vars = header_vars(r.kernel);
+    check::CheckResult c = check::check_kernel(ctx, r.kernel, o);
+    for (const auto& [name, n] : c.simplified.hits) hits[name] += n;
+    if (c.kind != check::FindingKind::None) {
+      std::string fired;
+      for (const auto& [name, n] : c.simplified.hits) fired += " " + name + "=" + std::to_string(n);
+      findings.push_back("seed " + std::to_string(seed) + ": " + std::string(check::finding_kind_name(c.kind)) + ": " +
+                         c.details + "\n  rules:" + fired + "\n" + print_kernel(r.kernel));
+    }
+  }
+  std::string report;
+  for (const auto& [name, n] : hits) report += " " + name + "=" + std::to_string(n);
+  std::cout << "[ rules    ] fired over " << kSeeds << " generated graphs:" << report << "\n";
+  const char* families[] = {"split_range", "shrink_range", "merge_adjacent", "reduce_unparented", "gather_ne", "fold_const"};
+  for (const char* f : families) EXPECT_GT(hits[f], 0u) << f << " never fired";
+  EXPECT_GT(hits["reduce_collapse"] + hits["bound_upper"] + hits["bound_lower"] + hits["bound_two_sided"], 0u);
+  // A finding here is a simplifier bug: the generated originals are free of UB.
+  EXPECT_TRUE(findings.empty()) << findings.size() << " findings on the faithful simplifier; the first:\n"
+                                << (findings.empty() ? "" : findings[0]);
+}
+
+}  // namespace
+}  // namespace uopfuzz::gen
