@@ -25,8 +25,13 @@ asan: deps
 test: release asan
 	@ctest --preset release
 
+# A short campaign on the default backends (new findings go to corpus/findings), then a
+# replay of the whole corpus. FUZZ_SECONDS and FUZZ_SEED override the defaults.
+FUZZ_SECONDS ?= 60
+FUZZ_SEED ?= 1
+
 fuzz: release
-	@echo "make fuzz: replaying the corpus on the oracle (random campaigns arrive with the fuzz loop)"
+	@./build/uopfuzz fuzz --time $(FUZZ_SECONDS) --seed $(FUZZ_SEED)
 	@./build/uopfuzz replay corpus
 
 bench: release

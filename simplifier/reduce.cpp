@@ -314,6 +314,20 @@ UOp reduce_unparented(RewriteCtx& rc, const Bindings& b) {
     zero_trip.clear();
   }
   if (sure.empty() && zero_trip.empty()) return UOp();
+  // A float sum regrouped (x*n0 summed n1 times instead of x summed n0*n1 times) rounds
+  // like the original only if no partial sum of the original rounds either: prove it for
+  // the original's whole trip count, the kept ranges' included (a fuzzer found
+  // float16 sums of a subnormal constant over 6 x 7 iterations that rounded).
+  if (fdt && mode == Op::Add) {
+    __int128 total = 1;
+    for (size_t i = 1; i < red.num_src(); ++i) {
+      UOp r = red.src(i);
+      if (r.op() != Op::Range) continue;
+      total *= std::max<int64_t>(1, st.analysis.vmax(r.src(0)));
+      if (total > (__int128{1} << 40)) return UOp();
+    }
+    if (!exact_multiple(rc, x, static_cast<int64_t>(total))) return UOp();
+  }
 
   Context& ctx = rc.ctx;
   UOp ret = x;
@@ -366,6 +380,17 @@ UOp collapse(RewriteCtx& rc, UOp red, const RuleSet& inner) {
   Context& ctx = rc.ctx;
   SimplifyState& st = state(rc);
   UOp u = red.src(0);
+  // Collapsing one range of several regroups a float sum; like reduce_unparented, that
+  // is exact only if no partial sum over the whole nest can round.
+  if (red.dtype().is_float() && red.num_src() > 2) {
+    __int128 total = 1;
+    for (size_t i = 1; i < red.num_src(); ++i) {
+      if (red.src(i).op() != Op::Range) return UOp();
+      total *= std::max<int64_t>(1, st.analysis.vmax(red.src(i).src(0)));
+      if (total > (__int128{1} << 40)) return UOp();
+    }
+    if (!exact_multiple(rc, u, static_cast<int64_t>(total))) return UOp();
+  }
   for (size_t i = 1; i < red.num_src(); ++i) {
     UOp r = red.src(i);
     if (r.op() != Op::Range) return UOp();
