@@ -232,7 +232,8 @@ class Builder {
     UOp valid;
     if (b.lo < 0 || b.hi >= p_.max_buffer_size) {
       const int64_t n = b.hi < 0 ? e_.between(1, 8) : b.hi >= p_.max_buffer_size ? p_.max_buffer_size : b.hi + 1;
-      switch (e_.below(3)) {
+      const auto& w = p_.address_fix;
+      switch (e_.pick({w.gate, w.wrap, w.clamp})) {
         case 0:  // gate: accesses outside [0, n) do not happen
           if (b.lo < 0) valid = lt(I(-1), idx);
           if (b.hi >= n) valid = band(valid, lt(idx, I(n)));
@@ -252,7 +253,7 @@ class Builder {
   UOp load_at(int k, UOp idx, const Scope& s) {
     UOp at = address(k, idx, s);
     const DType dt = at.dtype();
-    if (at.src(1).op() == Op::Where && e_.chance(0.5)) return mk(Op::Load, dt, {at, constant(dt)});
+    if (at.src(1).op() == Op::Where && e_.chance(p_.p_load_alt)) return mk(Op::Load, dt, {at, constant(dt)});
     return mk(Op::Load, dt, {at});
   }
 
@@ -273,7 +274,7 @@ class Builder {
       if (bnd(r.src(0)).lo >= 2) ok.push_back(r);
     if (ok.empty()) return UOp();
     UOp valid;
-    const size_t n = ok.size() >= 2 && e_.chance(0.25) ? 2 : 1;
+    const size_t n = ok.size() >= 2 && e_.chance(p_.p_two_guards) ? 2 : 1;
     for (size_t i = 0; i < n; ++i) {
       UOp r = ok[e_.below(ok.size())];
       const int64_t g = e_.between(1, bnd(r.src(0)).lo - 1);
@@ -371,11 +372,11 @@ class Builder {
   UOp constant(DType dt) {
     if (dt.is_bool()) return ctx_.const_bool(e_.chance(0.5));
     if (dt.is_float()) {
-      if (p_.inexact_floats && e_.chance(0.1)) {
+      if (p_.inexact_floats && e_.chance(p_.p_inexact_const)) {
         constexpr double odd[] = {0.1, 1.0 / 3, 1e30, -1e30, 65519.0, 1e-8};
         const double special[] = {std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(),
                                   std::numeric_limits<double>::quiet_NaN()};
-        if (e_.chance(0.3)) return cfloat(dt, special[e_.below(3)]);
+        if (e_.chance(p_.p_special_const)) return cfloat(dt, special[e_.below(3)]);
         return cfloat(dt, odd[e_.below(std::size(odd))]);
       }
       if (e_.chance(p_.p_float_negative_zero)) return cfloat(dt, -0.0);
@@ -394,7 +395,7 @@ class Builder {
   UOp range_leaf(const Scope& s) {
     if (s.ranges.empty()) return I(e_.between(0, 3));
     UOp r;
-    if (s.focus && e_.chance(0.6)) r = s.focus;
+    if (s.focus && e_.chance(p_.p_focus_range)) r = s.focus;
     else if (s.flat && s.ranges.size() >= 2 && e_.chance(p_.p_value_uses_flat)) return s.flat;
     else r = s.ranges[e_.below(s.ranges.size())];
     if (!e_.chance(p_.p_range_mod)) return r;
@@ -408,7 +409,8 @@ class Builder {
       c = divisors[e_.below(divisors.size())];
     }
     constexpr Op ops[] = {Op::FloorMod, Op::Cmod, Op::FloorDiv};
-    return alu(ops[e_.pick({3, 1, 1.5})], {r, I(c)});
+    const auto& w = p_.range_ops;
+    return alu(ops[e_.pick({w.floormod, w.cmod, w.floordiv})], {r, I(c)});
   }
 
   /// An index expression (addresses, cuts): ranges, constants, small VARs, loaded
@@ -418,15 +420,16 @@ class Builder {
     if (!leafy && e_.chance(p_.p_dynamic_index)) {
       if (UOp d = loaded_index(s, depth, 0, e_.between(1, 15))) return d;
     }
-    switch (e_.pick({s.ranges.empty() ? 0.0 : 5.0, 1, leafy ? 0.0 : 2.5, 0.3, leafy ? 0.0 : 0.3})) {
+    const auto& w = p_.index;
+    switch (e_.pick({s.ranges.empty() ? 0.0 : w.range, w.constant, leafy ? 0.0 : w.compound, w.var, leafy ? 0.0 : w.cast_value})) {
       case 0: return range_leaf(s);
       case 1: return I(e_.between(0, 7));
       case 2: {
         UOp a = index_expr(s, depth + 1);
-        UOp b = e_.chance(0.5) ? I(e_.between(-3, 4)) : index_expr(s, depth + 1);
+        UOp b = e_.chance(w.p_const_operand) ? I(e_.between(-3, 4)) : index_expr(s, depth + 1);
         constexpr Op ops[] = {Op::Add, Op::Sub, Op::Mul, Op::Max, Op::Min, Op::FloorDiv, Op::FloorMod, Op::Cmod};
-        Op op = ops[e_.pick({3, 1, 1, 0.5, 0.5, 0.4, 0.4, 0.2})];
-        if (op == Op::Mul && e_.chance(0.5)) b = I(e_.between(2, 4));
+        Op op = ops[e_.pick({w.add, w.sub, w.mul, w.max, w.min, w.floordiv, w.floormod, w.cmod})];
+        if (op == Op::Mul && e_.chance(w.p_const_operand)) b = I(e_.between(2, 4));
         if (op == Op::FloorDiv || op == Op::FloorMod || op == Op::Cmod) b = I(e_.between(2, 6));
         UOp u = alu(op, {a, b});
         return tame(u) ? u : a;
@@ -461,7 +464,8 @@ class Builder {
   /// address, a gather's index); null when no input buffer is left.
   UOp loaded_index(const Scope& s, int depth, int64_t lo, int64_t hi) {
     constexpr DType types[] = {dtypes::Int32, dtypes::Int64, dtypes::Int16, dtypes::UInt8, dtypes::UInt32};
-    DType dt = types[e_.pick({4, 1, 0.5, 0.5, 0.5})];
+    const auto& w = p_.index_buffers;
+    DType dt = types[e_.pick({w.int32, w.int64, w.int16, w.uint8, w.uint32})];
     if (dt.kind() == DTypeKind::Unsigned && lo < 0) dt = dtypes::Int32;
     const int k = new_input(dt, true, lo, hi);
     if (k < 0) return UOp();
@@ -523,7 +527,9 @@ class Builder {
   UOp unary(DType dt, const Scope& s, int depth) {
     const bool fl = dt.is_float(), in = dt.is_int();
     const bool bitcast_ok = !dt.is_bool() && (fl ? p_.inexact_floats : true);
-    switch (e_.pick({fl || in ? 2.0 : 0.0, 3, bitcast_ok ? 0.5 : 0.0, fl ? 1.0 : 0.0, fl && p_.inexact_floats ? 1.5 : 0.0})) {
+    const auto& w = p_.unary;
+    switch (e_.pick({fl || in ? w.neg : 0.0, w.cast, bitcast_ok ? w.bitcast : 0.0, fl ? w.trunc : 0.0,
+                     fl && p_.inexact_floats ? w.transcendental : 0.0})) {
       case 0: return mk(Op::Neg, dt, {value(dt, s, depth + 1)});
       case 1: return cast_from_other(dt, s, depth);
       case 2: {  // BITCAST from the other type of this size
@@ -564,7 +570,8 @@ class Builder {
   /// dt from a value of another dtype (or an index expression); floats reach integer
   /// types through a NaN guard and a clamp (a float -> int CAST out of range is UB).
   UOp cast_from_other(DType dt, const Scope& s, int depth) {
-    if (e_.chance(0.3)) return dt.is_bool() ? lt(index_expr(s, depth + 1), I(e_.between(0, 6))) : cast(dt, index_expr(s, depth + 1));
+    if (e_.chance(p_.p_cast_from_index))
+      return dt.is_bool() ? lt(index_expr(s, depth + 1), I(e_.between(0, 6))) : cast(dt, index_expr(s, depth + 1));
     const DType from = pick_other_dtype(dt);
     UOp x = value(from, s, depth + 1);
     if (from.is_float() && dt.is_int()) {
@@ -578,10 +585,11 @@ class Builder {
 
   /// A divisor of dt that is never 0.
   UOp divisor(DType dt, const Scope& s, int depth) {
-    switch (e_.pick({3, 1.5, 1, 1})) {
+    const auto& w = p_.divisors;
+    switch (e_.pick({w.constant, w.max_const, w.or_one, w.square_plus_one})) {
       case 0: {
         int64_t c = e_.between(1, 7);
-        if (dt.kind() != DTypeKind::Unsigned && e_.chance(0.3)) c = -c;
+        if (dt.kind() != DTypeKind::Unsigned && e_.chance(w.p_negative)) c = -c;
         return cint(dt, c);
       }
       case 1: return alu(Op::Max, {value(dt, s, depth + 1), cint(dt, e_.between(1, 4))});
@@ -596,26 +604,28 @@ class Builder {
   UOp binary(DType dt, const Scope& s, int depth) {
     auto sub = [&](DType t) { return value(t, s, depth + 1); };
     if (dt.is_bool()) {
-      switch (e_.pick({2, 1.5, 2})) {
+      const auto& w = p_.bool_ops;
+      constexpr Op cmps[] = {Op::CmpLt, Op::CmpNe, Op::CmpEq};
+      switch (e_.pick({w.logic, w.index_compare, w.value_compare})) {
         case 0: {
           constexpr Op ops[] = {Op::And, Op::Or, Op::Xor};
           return alu(ops[e_.below(3)], {sub(dt), sub(dt)});
         }
         case 1: {  // an index comparison (a RANGE < x guard when the left side is a range)
-          UOp a = index_expr(s, depth + 1), b = e_.chance(0.5) ? I(e_.between(0, 8)) : index_expr(s, depth + 1);
-          constexpr Op ops[] = {Op::CmpLt, Op::CmpNe, Op::CmpEq};
-          return alu(ops[e_.pick({3, 1, 1})], {a, b});
+          UOp a = index_expr(s, depth + 1);
+          UOp b = e_.chance(p_.index.p_const_operand) ? I(e_.between(0, 8)) : index_expr(s, depth + 1);
+          return alu(cmps[e_.pick({w.lt, w.ne, w.eq})], {a, b});
         }
         default: {
-          const DType t = e_.chance(0.5) ? pick_dtype() : pick_other_dtype(dtypes::Bool);
-          constexpr Op ops[] = {Op::CmpLt, Op::CmpNe, Op::CmpEq};
-          return alu(ops[e_.pick({3, 1, 1})], {sub(t), sub(t)});
+          const DType t = pick_dtype();
+          return alu(cmps[e_.pick({w.lt, w.ne, w.eq})], {sub(t), sub(t)});
         }
       }
     }
     if (dt.is_float()) {
       constexpr Op ops[] = {Op::Add, Op::Sub, Op::Mul, Op::Max, Op::Min};
-      const Op op = ops[e_.pick({3, 2, 1.5, 1, 1})];
+      const auto& w = p_.float_ops;
+      const Op op = ops[e_.pick({w.add, w.sub, w.mul, w.max, w.min})];
       if (op == Op::Mul && !p_.inexact_floats) {  // exact: scale by a small power of two or 3
         constexpr double k[] = {2, 0.5, -1, 3, 0.25, -2};
         return alu(Op::Mul, {sub(dt), cfloat(dt, k[e_.below(std::size(k))])});
@@ -625,7 +635,9 @@ class Builder {
     // sized integers: everything wraps; divisors and shift amounts are made safe
     constexpr Op ops[] = {Op::Add, Op::Sub, Op::Mul, Op::Cdiv, Op::Cmod, Op::FloorDiv, Op::FloorMod,
                           Op::Max, Op::Min, Op::And, Op::Or,  Op::Xor,      Op::Shl,      Op::Shr};
-    const Op op = ops[e_.pick({3, 2, 2, 0.5, 0.5, 0.5, 0.5, 1, 1, 0.5, 0.5, 0.5, 0.4, 0.4})];
+    const auto& w = p_.int_ops;
+    const Op op = ops[e_.pick({w.add, w.sub, w.mul, w.cdiv, w.cmod, w.floordiv, w.floormod, w.max, w.min, w.and_, w.or_,
+                               w.xor_, w.shl, w.shr})];
     UOp a = sub(dt);
     switch (op) {
       case Op::Cdiv:
@@ -634,7 +646,8 @@ class Builder {
       case Op::FloorMod: return alu(op, {a, divisor(dt, s, depth)});
       case Op::Shl:
       case Op::Shr: {
-        UOp amount = e_.chance(0.6) ? cint(dt, e_.between(0, dt.bits() - 1)) : alu(Op::And, {sub(dt), cint(dt, dt.bits() - 1)});
+        UOp amount = e_.chance(p_.p_shift_const) ? cint(dt, e_.between(0, dt.bits() - 1))
+                                                 : alu(Op::And, {sub(dt), cint(dt, dt.bits() - 1)});
         return alu(op, {a, amount});
       }
       default: return alu(op, {a, sub(dt)});
@@ -655,12 +668,12 @@ class Builder {
       UOp r2 = range(range_end(op == Op::Mul ? std::min<int64_t>(end_budget(in), 2) : end_budget(in)), AxisType::Reduce);
       rs.push_back(r2);
       in = inner(in, r2);
-      in.focus = e_.chance(0.5) ? r : r2;
+      in.focus = e_.chance(0.5) ? r : r2;  // either range, uniformly
     }
     UOp v;
     if (end_budget(in) >= 1 && e_.chance(p_.p_nested_reduce)) {
       v = reduce(dt, in, depth + 1);
-      if (e_.chance(0.5)) v = alu(e_.chance(0.7) ? Op::Add : Op::Sub, {v, value(dt, in, depth + 1)});
+      if (e_.chance(p_.p_nested_reduce_combined)) v = alu(e_.chance(0.5) ? Op::Add : Op::Sub, {v, value(dt, in, depth + 1)});
     } else {
       v = value(dt, in, depth + 1);
     }
@@ -686,7 +699,7 @@ class Builder {
   UOp arange(DType dt, const Scope& s, int depth) {
     UOp n = range_end(end_budget(s));
     UOp r = range(n, AxisType::Reduce);
-    if (e_.chance(0.5)) return mk(Op::Reduce, dt, {cast(dt, r), r}, ReduceArg{Op::Add});
+    if (!e_.chance(p_.p_arange_rangeify)) return mk(Op::Reduce, dt, {cast(dt, r), r}, ReduceArg{Op::Add});
     UOp x = s.ranges.empty() ? I(0) : s.ranges[e_.below(s.ranges.size())];
     const int64_t k = std::max<int64_t>(0, bnd(n).hi - 1);
     UOp c = bnot(lt(alu(Op::Add, {x, r}), I(k)));
@@ -700,13 +713,14 @@ class Builder {
     UOp n = range_end(end_budget(s));
     const int64_t nmax = bnd(n).hi;
     UOp r = range(n, AxisType::Reduce);
-    UOp v = e_.chance(0.4) ? constant(dt) : value(dt, s, depth + 1);
+    UOp v = e_.chance(p_.p_bound_const_value) ? constant(dt) : value(dt, s, depth + 1);
     auto cut = [&]() -> UOp {
-      switch (e_.pick({2, s.ranges.empty() ? 0.0 : 1.5, 1, 1})) {
+      const auto& w = p_.cuts;
+      switch (e_.pick({w.var, s.ranges.empty() ? 0.0 : w.outer_range, w.loaded, w.constant})) {
         case 0: return var(dtypes::Index, -e_.between(0, 2), nmax + e_.between(0, 3));
         case 1: {
           UOp i = s.ranges[e_.below(s.ranges.size())];
-          return e_.chance(0.5) ? alu(Op::Add, {i, I(1)}) : i;
+          return e_.chance(0.5) ? alu(Op::Add, {i, I(1)}) : i;  // cumulative sums use i + 1
         }
         case 2: {
           if (UOp l = loaded_index(s, depth, -2, nmax + 2)) return l;
@@ -716,7 +730,8 @@ class Builder {
       }
     };
     UOp w;
-    switch (e_.pick({3, 1.5, 1.5})) {
+    const auto& forms = p_.bound_forms;
+    switch (e_.pick({forms.upper, forms.lower, forms.two_sided})) {
       case 0: w = where(lt(r, cut()), v, zero(dt)); break;
       case 1: w = where(lt(r, cut()), zero(dt), v); break;
       default: {
@@ -737,7 +752,7 @@ class Builder {
     UOp idx = alu(Op::Add, {i, r});
     if (const int64_t pad = e_.between(0, 2); pad > 0) idx = alu(Op::Sub, {idx, I(pad)});
     UOp v = load_at(k, idx, inner(s, r));
-    if (e_.chance(0.3)) v = alu(Op::Mul, {v, dt.is_float() ? cfloat(dt, 2) : cint(dt, e_.between(-2, 3))});
+    if (e_.chance(p_.p_window_scale)) v = alu(Op::Mul, {v, dt.is_float() ? cfloat(dt, 2) : cint(dt, e_.between(-2, 3))});
     return mk(Op::Reduce, dt, {v, r}, ReduceArg{Op::Add});
   }
 
@@ -752,14 +767,14 @@ class Builder {
     if (!idx) idx = var(dtypes::Index, outside ? -2 : 0, outside ? nmax + 1 : nmax - 1);
     Scope in = inner(s, r);
     UOp e;
-    if (e_.chance(0.5)) {
+    if (e_.chance(p_.p_gather_load_term)) {
       const int k = data_input(dt);
       e = k >= 0 ? load_at(k, r, in) : cast(dt, r);
-      if (e_.chance(0.3)) e = alu(Op::Add, {e, value(dt, in, depth + 1)});
+      if (e_.chance(p_.p_gather_extra_term)) e = alu(Op::Add, {e, value(dt, in, depth + 1)});
     } else {
       e = value(dt, in, depth + 1);
     }
-    UOp rr = e_.chance(0.2) ? alu(Op::Add, {r, I(e_.between(1, 2))}) : r;  // (r + k) != idx: lift_add_ne
+    UOp rr = e_.chance(p_.p_gather_offset) ? alu(Op::Add, {r, I(e_.between(1, 2))}) : r;  // (r + k) != idx: lift_add_ne
     UOp ne = e_.chance(0.5) ? alu(Op::CmpNe, {idx, rr}) : alu(Op::CmpNe, {rr, idx});
     return mk(Op::Reduce, dt, {where(ne, zero(dt), e), r}, ReduceArg{Op::Add});
   }

@@ -1,9 +1,11 @@
 /** \file GenPolicy: every probability and limit of the kernel generator, in one struct (YARPGen style).
  *
- * A probability p is the chance that a choice point takes the named shape; the choice
- * points are described in gen/generator.h. Weights are relative (need not sum to 1; a
- * weight of 0 switches the option off). The defaults aim at small kernels (tens of
- * nodes, hundreds of loop iterations) biased to what the simplifier's rules target.
+ * A probability p_x is the chance that one choice point takes the named shape (the
+ * choice points are described in gen/generator.h). Weights are relative: they need not
+ * sum to 1, and a weight of 0 switches the option off. Choices among equivalent
+ * spellings (operand order, which of !b's three spellings) are uniform and not knobs.
+ * The defaults aim at small kernels (median ~35 nodes, at most a few thousand loop
+ * iterations) biased to what the simplifier's rules rewrite.
  */
 #pragma once
 
@@ -38,27 +40,108 @@ struct DTypeWeights {
   }
 };
 
-/// Relative weight of each REDUCE op.
-struct ReduceOpWeights {
-  double add = 6, mul = 1, max = 1.5, min = 1.5;
-};
-
-/// Relative weight of each way to fill an expression position (after the pattern
-/// families of GenPolicy had their chance).
+/// How an ordinary value position is filled (after the rule families had their chance).
 struct ExprWeights {
   double leaf = 4;    ///< a CONST, LOAD, VAR or range-derived value
-  double unary = 1;   ///< NEG, TRUNC, CAST/BITCAST from another dtype, transcendental (inexact floats)
-  double binary = 4;  ///< the dtype's binary ALU ops (divisors and shift amounts made safe)
+  double unary = 1;   ///< see UnaryWeights
+  double binary = 4;  ///< the dtype's binary ops (IntOpWeights, FloatOpWeights, BoolOpWeights)
   double where = 1;   ///< WHERE(cond, a, b)
-  double reduce = 1;  ///< a generic REDUCE over fresh ranges (see also the families below)
+  double reduce = 1;  ///< a generic REDUCE over fresh ranges
 };
 
-/// Relative weight of each kind of leaf.
+/// Which leaf.
 struct LeafWeights {
   double constant = 3;  ///< a small CONST
   double load = 3;      ///< a LOAD from an input buffer
-  double range = 3;     ///< an open range (or the store nest's flat index), cast to the dtype
+  double range = 3;     ///< an open range (or the store nest's flat index), cast to the dtype (bool: r < c)
   double var = 0.5;     ///< a VAR (integer dtypes)
+};
+
+struct UnaryWeights {
+  double neg = 2;             ///< NEG (integers and floats)
+  double cast = 3;            ///< CAST from another dtype (a float reaching an integer is NaN-guarded and clamped)
+  double bitcast = 0.5;       ///< BITCAST from the other type of the size (to a float: inexact_floats only)
+  double trunc = 1;           ///< TRUNC (floats)
+  double transcendental = 1.5;///< RECIPROCAL, SQRT, EXP2, LOG2, SIN (inexact_floats only)
+};
+
+/// Binary ops of sized integers (all defined: they wrap; divisors and shift amounts made safe).
+struct IntOpWeights {
+  double add = 3, sub = 2, mul = 2;
+  double cdiv = 0.5, cmod = 0.5, floordiv = 0.5, floormod = 0.5;
+  double max = 1, min = 1;
+  double and_ = 0.5, or_ = 0.5, xor_ = 0.5;
+  double shl = 0.4, shr = 0.4;
+};
+
+/// Binary ops of floats (MUL by a small constant unless inexact_floats).
+struct FloatOpWeights {
+  double add = 3, sub = 2, mul = 1.5, max = 1, min = 1;
+};
+
+/// Bool values from two operands.
+struct BoolOpWeights {
+  double logic = 2;          ///< AND, OR, XOR of two bools
+  double index_compare = 1.5;///< an index expression against a CONST or another (r < c is a gate clause)
+  double value_compare = 2;  ///< CMPLT/CMPNE/CMPEQ of two values of some dtype
+  double lt = 3, ne = 1, eq = 1;  ///< which comparison
+};
+
+/// Index expressions (addresses, cuts): how a position is filled, and with which op.
+struct IndexWeights {
+  double range = 5;       ///< an open range (RangeOpWeights may wrap it in % c or // c)
+  double constant = 1;    ///< a CONST in [0, 7]
+  double compound = 2.5;  ///< op(index, index or CONST), kept only if far from overflow
+  double var = 0.3;       ///< an index VAR in [0, k]
+  double cast_value = 0.3;///< an integer value clamped to [-64, 64] and cast
+  double add = 3, sub = 1, mul = 1, max = 0.5, min = 0.5, floordiv = 0.4, floormod = 0.4, cmod = 0.2;
+  double p_const_operand = 0.5;  ///< the second operand of a compound is a CONST
+};
+
+/// RANGE % c and RANGE // c (mark_range_mod matches FLOORMOD and CMOD).
+struct RangeOpWeights {
+  double floormod = 3, cmod = 1, floordiv = 1.5;
+};
+
+/// Divisors of integer divisions, all nonzero.
+struct DivisorWeights {
+  double constant = 3;       ///< a CONST in +-[1, 7]
+  double max_const = 1.5;    ///< MAX(x, c) with c in [1, 4]
+  double or_one = 1;         ///< x | 1
+  double square_plus_one = 1;///< x*x + 1 (x*x is never -1 modulo 2^bits)
+  double p_negative = 0.3;   ///< a signed CONST divisor is negative
+};
+
+/// How an address that may leave [0, max_buffer_size) is made safe.
+struct AddressFixWeights {
+  double gate = 1;   ///< WHERE(-1 < i & i < n, i, INVALID)
+  double wrap = 1;   ///< i % n (FLOORMOD)
+  double clamp = 1;  ///< MIN(MAX(i, 0), n - 1)
+};
+
+/// The element type of index buffers (gathers, dynamic addresses).
+struct IndexBufferWeights {
+  double int32 = 4, int64 = 1, int16 = 0.5, uint8 = 0.5, uint32 = 0.5;
+};
+
+/// The cut of a bound sum: sum_r where(r < cut, v, 0).
+struct CutWeights {
+  double var = 2;          ///< an index VAR, possibly below 0 or above the end
+  double outer_range = 1.5;///< an enclosing range, maybe + 1 (a cumulative sum)
+  double loaded = 1;       ///< a loaded index (values around [0, N))
+  double constant = 1;     ///< a CONST in [-1, N + 1]
+};
+
+/// The shape of a bound sum.
+struct BoundFormWeights {
+  double upper = 3;      ///< where(r < U, v, 0)
+  double lower = 1.5;    ///< where(r < L, 0, v)
+  double two_sided = 1.5;///< where(!(r < L) & (r < U), v, 0)
+};
+
+/// Relative weight of each REDUCE op.
+struct ReduceOpWeights {
+  double add = 6, mul = 1, max = 1.5, min = 1.5;
 };
 
 struct GenPolicy {
@@ -72,17 +155,31 @@ struct GenPolicy {
   int64_t max_mul_reduce_end = 4;   ///< largest end of a REDUCE MUL range (products stay small)
   int64_t max_iterations = 1024;    ///< largest product of trip counts of one loop nest (oracle time)
   int64_t max_store_iterations = 256;  ///< ... of a store nest (the rest is for REDUCEs inside it)
-  int64_t max_buffer_size = 1024;   ///< largest buffer; wider addresses are wrapped or gated
+  int64_t max_buffer_size = 1024;   ///< largest buffer; wider addresses are gated, wrapped or clamped
   int64_t max_index_magnitude = int64_t{1} << 40;  ///< index values stay far from int64 overflow
 
   // ---- dtypes and values
   DTypeWeights dtypes;              ///< element types of outputs, inputs and expressions
-  double p_other_dtype = 0.15;      ///< an operand is computed in another dtype and cast
-  bool inexact_floats = false;      ///< allow float ops/constants whose results round (x*y, 1/x, sqrt, sin, 0.1, inf, nan)
+  bool inexact_floats = false;      ///< allow float ops/constants whose results round (x*y, 1/x, sqrt, sin, 0.1, inf, nan, bitcasts to float)
+  double p_inexact_const = 0.1;     ///< (inexact_floats) a float CONST is 0.1, 1/3, 1e30, 65519, 1e-8 ...
+  double p_special_const = 0.3;     ///< ... and of those, inf, -inf or nan
   double p_float_negative_zero = 0.02;  ///< a float CONST is -0 (exact, but a sign edge)
   double p_int_edge_const = 0.05;   ///< an integer CONST is its dtype's min or max (sized ints wrap)
-  double p_input_bounds = 0.3;      ///< an integer input buffer declares vmin/vmax (and maybe multiple_of)
+  double p_input_bounds = 0.3;      ///< an integer input buffer declares vmin/vmax (one of four presets, maybe multiple_of 4)
   double p_reuse_input = 0.6;       ///< a LOAD reads an existing input buffer of its dtype rather than a new one
+  double p_load_alt = 0.5;          ///< a gated LOAD gives an alternative value (else 0)
+  double p_cast_from_index = 0.3;   ///< a CAST's operand is an index expression (else a value of another dtype)
+  double p_shift_const = 0.6;       ///< a shift amount is a CONST in [0, bits) (else x & (bits - 1))
+  ExprWeights exprs;                ///< how an ordinary value position is filled
+  LeafWeights leaves;               ///< which leaf
+  UnaryWeights unary;               ///< which unary op
+  IntOpWeights int_ops;             ///< binary ops of sized integers
+  FloatOpWeights float_ops;         ///< binary ops of floats
+  BoolOpWeights bool_ops;           ///< bool values from two operands
+  IndexWeights index;               ///< index expressions
+  DivisorWeights divisors;          ///< nonzero divisors
+  AddressFixWeights address_fix;    ///< addresses that may leave the buffer
+  IndexBufferWeights index_buffers; ///< element types of index buffers
 
   // ---- loops and stores
   double p_store_in_loop = 0.9;     ///< an output is stored inside loops (else one scalar STORE)
@@ -95,6 +192,7 @@ struct GenPolicy {
   double p_warp_axis = 0.03;        ///< a store range is a WARP axis (never split)
   double p_horner_index = 0.3;      ///< the store index is (i*Nj + j)*Nk + k rather than i*(Nj*Nk) + (j*Nk + k)
   double p_value_uses_flat = 0.5;   ///< a range leaf in a stored value is the flat index i*N + j (merge keeps it)
+  double p_focus_range = 0.6;       ///< a range leaf inside a REDUCE is the range that REDUCE opened
 
   // ---- range ends
   double p_var_end = 0.25;          ///< a range end is an index VAR (else a CONST)
@@ -104,25 +202,34 @@ struct GenPolicy {
   double p_const_end_zero = 0.02;   ///< a CONST end is 0 (a loop that never runs)
   double p_const_end_one = 0.04;    ///< a CONST end is 1 (range_one folds it)
 
-  // ---- rule families (each is the chance that an expression position takes the shape)
-  double p_range_mod = 0.2;         ///< an index leaf is RANGE % c or RANGE // c (split_range)
-  double p_mod_divisible = 0.6;     ///< ... with c dividing the range's CONST end (else any c in 2..5)
-  double p_gate_store = 0.25;       ///< a store index is WHERE(r < g, idx, INVALID) with g below r's end (shrink_range)
-  double p_gate_load = 0.15;        ///< a load index is gated the same way (alt value maybe given)
-  double p_second_use = 0.6;        ///< after a gated store, another output stores over the same ranges...
-  double p_second_use_ungated = 0.5;///< ... ungated (else under a different guard)
-  double p_arange = 0.06;           ///< sum_r cast(r), or the rangeify form sum_r where(!(x + r < K), 1, 0) - 1
-  double p_bound_sum = 0.08;        ///< sum_r where(r < cut, v, 0) (upper, lower and two-sided bounds)
-  double p_window_sum = 0.06;       ///< sum_r in[i + r - pad], padded edges gated
+  // ---- rule families (each is the chance that a value position takes the shape)
   double p_gather = 0.07;           ///< sum_r where(idx != r, 0, e(r)) with idx a loaded value (gather_ne)
   double p_gather_index_outside = 0.5; ///< the gather's index buffer holds values outside [0, N)
+  double p_gather_load_term = 0.5;  ///< the gathered term e(r) is a load at r (else any value over r)
+  double p_gather_extra_term = 0.3; ///< ... plus another value
+  double p_gather_offset = 0.2;     ///< the compare is (r + k) != idx (lift_add_ne)
+  double p_bound_sum = 0.08;        ///< sum_r where(r < cut, v, 0) and its lower and two-sided forms
+  double p_bound_const_value = 0.4; ///< the bound sum's v is a CONST (else a value free of r)
+  CutWeights cuts;                  ///< the bound sum's cuts
+  BoundFormWeights bound_forms;     ///< upper, lower, two-sided
+  double p_arange = 0.06;           ///< sum_r cast(r), or the rangeify form sum_r where(!(x + r < K), 1, 0) - 1
+  double p_arange_rangeify = 0.5;   ///< ... the rangeify form
+  double p_window_sum = 0.06;       ///< sum_r in[i + r - pad], padded edges made safe
+  double p_window_scale = 0.3;      ///< the window's term is scaled by a CONST
   double p_unparented = 0.08;       ///< REDUCE over a range its value does not use (reduce_unparented)
-  double p_nested_reduce = 0.3;     ///< a REDUCE's value starts with another REDUCE
+  double p_nested_reduce = 0.3;     ///< a generic REDUCE's value starts with another REDUCE
+  double p_nested_reduce_combined = 0.5; ///< ... combined with another value (+ or -)
   double p_reduce_two_ranges = 0.3; ///< a REDUCE closes two ranges (REDUCE merge candidates)
-  double p_dynamic_index = 0.1;     ///< a load address is itself loaded (index buffer with vmin/vmax)
+  double p_range_mod = 0.2;         ///< a range leaf is RANGE % c or RANGE // c (split_range)
+  double p_mod_divisible = 0.6;     ///< ... with c dividing the range's CONST end (else any c in 2..5)
+  RangeOpWeights range_ops;         ///< %, CMOD or //
+  double p_gate_store = 0.25;       ///< a store index is WHERE(r < g, idx, INVALID) with g below r's end (shrink_range)
+  double p_gate_load = 0.15;        ///< a load index is gated the same way
+  double p_two_guards = 0.25;       ///< a gate has two RANGE < CONST clauses
+  double p_second_use = 0.6;        ///< after a gated store, another output stores over the same ranges...
+  double p_second_use_ungated = 0.5;///< ... ungated (else under a different guard)
+  double p_dynamic_index = 0.1;     ///< an index position is a loaded index (index buffer with vmin/vmax)
   ReduceOpWeights reduce_ops;       ///< REDUCE ops of the generic and unparented reduces
-  ExprWeights exprs;                ///< how an ordinary expression position is filled
-  LeafWeights leaves;               ///< which leaf
 
   // ---- undefined behaviour: evaluate, repair locally
   int check_seeds = 1;              ///< input seeds 0..k-1 (with the header's VAR values) the oracle checks the graph on; 0: no check
