@@ -25,15 +25,15 @@ double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::
 
 // The corpus entry: the reduced original graph, with what a replay checks (its oracle
 // outputs, and that the faithful simplifier's rewrite agrees) and how it was found.
-ir::Kernel corpus_entry(const ir::Kernel& k, const NewFinding& f, const CampaignOptions& o) {
+ir::Kernel corpus_entry(const ir::Kernel& k, const NewFinding& f, const CampaignOptions& o, const check::CheckOptions& co) {
   ir::Kernel out = k;
   out.header.name = "finding-" + content_hash(k).substr(0, 8);
-  out.header.seed = o.check.base_seed;
+  out.header.seed = co.base_seed;
   out.header.expect = ir::Expect::Ok;
   out.header.expect_given = true;
   out.header.outputs.clear();
   // VARs the check derived from the seed are pinned, so the replay runs what was found.
-  oracle::Inputs in = oracle::make_inputs(k.root, o.check.base_seed, o.check.vars);
+  oracle::Inputs in = oracle::make_inputs(k.root, co.base_seed, co.vars);
   out.header.vars.assign(in.vars.begin(), in.vars.end());
   if (auto run = oracle::run(k.root, in); run.ok() && run->status == oracle::RunStatus::Ok)
     for (const auto& [slot, buf] : run->outputs) {
@@ -68,12 +68,15 @@ CampaignResult run_campaign(const CampaignOptions& o, const GraphSource& source,
     const uint64_t gs = graph_seed(o.seed, i);
     ir::Context ctx;
     ir::Kernel k = source(ctx, gs);
-    check::CheckResult r = check::check_kernel(ctx, k, o.check);
+    // The kernel's own @var values (the generator vouches for them) unless fixed by the options.
+    check::CheckOptions co = o.check;
+    for (const auto& [name, v] : k.header.vars) co.vars.emplace(name, v);
+    check::CheckResult r = check::check_kernel(ctx, k, co);
     ++p.graphs;
     for (const auto& [name, n] : r.simplified.hits) p.rule_hits[name] += n;
     if (r.kind != check::FindingKind::None) {
       ++p.findings;
-      check::Signature sig = check::signature_of(ctx, k, o.check, r);
+      check::Signature sig = check::signature_of(ctx, k, co, r);
       if (p.by_signature[sig.text()]++ == 0) {
         NewFinding f;
         f.signature = sig;
@@ -82,10 +85,10 @@ CampaignResult run_campaign(const CampaignOptions& o, const GraphSource& source,
         f.seconds = since(start);
         f.details = r.details;
         f.nodes_found = ir::toposort(k.root).size();
-        ir::Kernel small = shrink ? shrink(ctx, k, o.check, r.kind) : k;
+        ir::Kernel small = shrink ? shrink(ctx, k, co, r.kind) : k;
         f.nodes_reduced = ir::toposort(small.root).size();
         if (!o.corpus_dir.empty()) {
-          auto path = write_case(o.corpus_dir, corpus_entry(small, f, o));
+          auto path = write_case(o.corpus_dir, corpus_entry(small, f, o, co));
           if (path.ok()) f.path = *path;
           else f.write_error = path.error().message;
         }

@@ -1,11 +1,18 @@
 // The kernel generator (see generator.h for the contract). A Builder makes one kernel:
 // outputs first (each a store nest and a value expression), then the input buffers are
 // sized to the addresses used, then the oracle checks the kernel and repairs it locally.
+//
+// Determinism across compilers: the order in which a function's arguments are evaluated
+// is unspecified, so no call here has two arguments that draw entropy or count toward
+// the size budget (braced lists are evaluated left to right and may); such calls go to
+// named locals first. Node helpers (mk, alu, I, ...) draw nothing and count nothing.
 #include "gen/generator.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <map>
 #include <optional>
-#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -27,6 +34,70 @@ constexpr DType kBufferTypes[] = {dtypes::Bool,   dtypes::Int8,   dtypes::Int16,
                                   dtypes::UInt64, dtypes::Float16, dtypes::Float32, dtypes::Float64};
 constexpr int64_t kIndexLeafBound = 64;  ///< integers become indexes clamped to [-64, 64]
 constexpr int64_t kFloatClamp = 100;     ///< floats reach integer casts clamped to [-100, 100]
+
+/// Every node under `root`, sources before users (in creation order, which is
+/// topological). Cheaper than ir::toposort for the generator's whole-graph passes: a flat
+/// open-addressing visited set instead of node-allocating hash sets.
+std::vector<UOp> nodes_of(UOp root) {
+  std::vector<const Node*> slots(64, nullptr);
+  size_t used = 0;
+  auto insert = [&](const Node* n) {
+    if (2 * (used + 1) > slots.size()) {  // grow, keeping the load factor at most 1/2
+      std::vector<const Node*> old(slots.size() * 2, nullptr);
+      old.swap(slots);
+      for (const Node* o : old)
+        if (o)
+          for (size_t i = (reinterpret_cast<uintptr_t>(o) >> 4) & (slots.size() - 1);; i = (i + 1) & (slots.size() - 1))
+            if (!slots[i]) {
+              slots[i] = o;
+              break;
+            }
+    }
+    for (size_t i = (reinterpret_cast<uintptr_t>(n) >> 4) & (slots.size() - 1);; i = (i + 1) & (slots.size() - 1)) {
+      if (slots[i] == n) return false;
+      if (!slots[i]) {
+        slots[i] = n;
+        ++used;
+        return true;
+      }
+    }
+  };
+  std::vector<UOp> out, stack{root};
+  insert(root.node());
+  while (!stack.empty()) {
+    UOp u = stack.back();
+    stack.pop_back();
+    out.push_back(u);
+    for (UOp s : u.src())
+      if (insert(s.node())) stack.push_back(s);
+  }
+  std::sort(out.begin(), out.end(), [](UOp a, UOp b) { return a.id() < b.id(); });
+  return out;
+}
+
+/// `root` with the nodes `from[i]` replaced by `to[i]` (a few replacements, no rules).
+UOp replace(Context& ctx, UOp root, const std::vector<UOp>& from, const std::vector<UOp>& to) {
+  const std::vector<UOp> topo = nodes_of(root);
+  std::vector<UOp> now(topo.size());
+  auto find = [&](UOp u) {  // topo is sorted by id
+    return static_cast<size_t>(std::lower_bound(topo.begin(), topo.end(), u, [](UOp a, UOp b) { return a.id() < b.id(); }) - topo.begin());
+  };
+  for (size_t i = 0; i < topo.size(); ++i) {
+    UOp u = topo[i];
+    if (auto it = std::find(from.begin(), from.end(), u); it != from.end()) {
+      now[i] = to[static_cast<size_t>(it - from.begin())];
+      continue;
+    }
+    std::vector<UOp> src;
+    bool changed = false;
+    for (UOp s : u.src()) {
+      src.push_back(now[find(s)]);
+      changed |= src.back() != s;
+    }
+    now[i] = changed ? ctx.make(u.op(), u.dtype(), std::move(src), u.arg()) : u;
+  }
+  return now.back();
+}
 
 /// The open loops at an expression position.
 struct Scope {
@@ -64,14 +135,15 @@ class Builder {
     }
     UOp root = mk(Op::Sink, dtypes::Void, effects_);
     // Size every input buffer to the largest address its loads use.
-    std::unordered_map<UOp, UOp, UOpHash> sized;
+    std::vector<UOp> from, to;
     for (const Input& in : inputs_) {
       ParamArg a = in.placeholder.arg<ParamArg>();
       a.size = std::max<int64_t>(1, in.need);
-      sized.emplace(in.placeholder, ctx_.make(Op::Param, in.placeholder.dtype(), {}, a));
+      from.push_back(in.placeholder);
+      to.push_back(ctx_.make(Op::Param, in.placeholder.dtype(), {}, a));
     }
     Kernel k;
-    k.root = substitute(ctx_, root, sized);
+    k.root = replace(ctx_, root, from, to);
     k.header.vars = vars_;
     return k;
   }
@@ -84,26 +156,11 @@ class Builder {
 
   // ---------------------------------------------------------------- node helpers
 
-  UOp mk(Op op, DType dt, std::vector<UOp> src = {}, Arg arg = {}) {
-    ++made_;
-    return ctx_.make(op, dt, std::move(src), std::move(arg));
-  }
-  UOp alu(Op op, std::vector<UOp> src) {
-    ++made_;
-    return ctx_.alu(op, std::move(src));
-  }
-  UOp I(int64_t v) {
-    ++made_;
-    return ctx_.const_int(dtypes::Index, v);
-  }
-  UOp cint(DType dt, int64_t v) {
-    ++made_;
-    return ctx_.const_int(dt, v);
-  }
-  UOp cfloat(DType dt, double v) {
-    ++made_;
-    return ctx_.const_float(dt, v);
-  }
+  UOp mk(Op op, DType dt, std::vector<UOp> src = {}, Arg arg = {}) { return ctx_.make(op, dt, std::move(src), std::move(arg)); }
+  UOp alu(Op op, std::vector<UOp> src) { return ctx_.alu(op, std::move(src)); }
+  UOp I(int64_t v) { return ctx_.const_int(dtypes::Index, v); }
+  UOp cint(DType dt, int64_t v) { return ctx_.const_int(dt, v); }
+  UOp cfloat(DType dt, double v) { return ctx_.const_float(dt, v); }
   UOp zero(DType dt) { return dt.is_float() ? cfloat(dt, 0.0) : cint(dt, 0); }
   UOp cast(DType dt, UOp x) { return x.dtype() == dt ? x : mk(Op::Cast, dt, {x}); }
   UOp where(UOp c, UOp a, UOp b) { return alu(Op::Where, {c, a, b}); }
@@ -118,7 +175,10 @@ class Builder {
     }
   }
 
-  bool budget_left() const { return made_ < p_.max_nodes; }
+  /// The size budget counts expression positions (value() and index_expr() calls), not
+  /// nodes: positions are only filled in sequenced code (they draw entropy), while node
+  /// helpers also run inside argument lists, whose evaluation order is unspecified.
+  bool budget_left() const { return positions_ < p_.max_positions; }
   Interval bnd(UOp u) { return an_.bounds(u); }
   /// An index value that stays far from overflow.
   bool tame(UOp u) {
@@ -144,9 +204,11 @@ class Builder {
 
   // ---------------------------------------------------------------- leaves: VARs, ranges, buffers
 
-  UOp var(DType dt, int64_t lo, int64_t hi, std::optional<int64_t> mult = std::nullopt) {
+  /// A VAR in [lo, hi]; its header value is drawn, or `fixed`.
+  UOp var(DType dt, int64_t lo, int64_t hi, std::optional<int64_t> mult = std::nullopt,
+          std::optional<int64_t> fixed = std::nullopt) {
     VarArg v{fmt::format("v{}", next_var_++), lo, hi, mult};
-    int64_t value = e_.between(lo, hi);
+    int64_t value = fixed ? *fixed : e_.between(lo, hi);
     if (mult) value = std::clamp(value / *mult * *mult, lo, hi);  // lo, hi are multiples
     vars_.emplace_back(v.name, value);
     return mk(Op::Var, dt, {}, std::move(v));
@@ -416,6 +478,7 @@ class Builder {
   /// An index expression (addresses, cuts): ranges, constants, small VARs, loaded
   /// indexes, and +, -, *, max, min, //, % of them, all within max_index_magnitude.
   UOp index_expr(const Scope& s, int depth) {
+    ++positions_;
     const bool leafy = depth >= p_.max_expr_depth || !budget_left();
     if (!leafy && e_.chance(p_.p_dynamic_index)) {
       if (UOp d = loaded_index(s, depth, 0, e_.between(1, 15))) return d;
@@ -491,13 +554,15 @@ class Builder {
       }
       default: {
         if (dt.kind() == DTypeKind::Unsigned) return var(dt, 0, e_.between(0, 16));
-        return var(dt, -e_.between(0, 8), e_.between(0, 8));
+        const int64_t lo = -e_.between(0, 8);
+        return var(dt, lo, e_.between(0, 8));
       }
     }
   }
 
   /// Any value of dt over the scope's ranges.
   UOp value(DType dt, const Scope& s, int depth) {
+    ++positions_;
     if (depth >= p_.max_expr_depth || !budget_left()) return leaf(dt, s, depth);
     if (!dt.is_bool() && end_budget(s) >= 1)
       if (UOp u = family(dt, s, depth)) return u;
@@ -508,7 +573,8 @@ class Builder {
       case 2: return binary(dt, s, depth);
       case 3: {
         UOp c = value(dtypes::Bool, s, depth + 1);
-        return where(c, value(dt, s, depth + 1), value(dt, s, depth + 1));
+        UOp a = value(dt, s, depth + 1);
+        return where(c, a, value(dt, s, depth + 1));
       }
       default: return reduce(dt, s, depth);
     }
@@ -521,6 +587,9 @@ class Builder {
     if (e_.chance(p_.p_arange)) return arange(dt, s, depth);
     if (e_.chance(p_.p_window_sum)) return window_sum(dt, s, depth);
     if (e_.chance(p_.p_unparented)) return unparented(dt, s, depth);
+    if (dt.is_int() && end_budget(s) >= 2 && static_cast<int>(s.ranges.size()) + 2 <= p_.max_loop_nest &&
+        e_.chance(p_.p_shielded_fault))
+      return shielded_fault(dt, s, depth);
     return UOp();
   }
 
@@ -541,7 +610,8 @@ class Builder {
       case 3: return mk(Op::Trunc, dt, {value(dt, s, depth + 1)});
       default: {
         constexpr Op ops[] = {Op::Reciprocal, Op::Sqrt, Op::Exp2, Op::Log2, Op::Sin};
-        return mk(ops[e_.below(5)], dt, {value(dt, s, depth + 1)});
+        const Op op = ops[e_.below(5)];
+        return mk(op, dt, {value(dt, s, depth + 1)});
       }
     }
   }
@@ -570,8 +640,10 @@ class Builder {
   /// dt from a value of another dtype (or an index expression); floats reach integer
   /// types through a NaN guard and a clamp (a float -> int CAST out of range is UB).
   UOp cast_from_other(DType dt, const Scope& s, int depth) {
-    if (e_.chance(p_.p_cast_from_index))
-      return dt.is_bool() ? lt(index_expr(s, depth + 1), I(e_.between(0, 6))) : cast(dt, index_expr(s, depth + 1));
+    if (e_.chance(p_.p_cast_from_index)) {
+      UOp i = index_expr(s, depth + 1);
+      return dt.is_bool() ? lt(i, I(e_.between(0, 6))) : cast(dt, i);
+    }
     const DType from = pick_other_dtype(dt);
     UOp x = value(from, s, depth + 1);
     if (from.is_float() && dt.is_int()) {
@@ -586,7 +658,7 @@ class Builder {
   /// A divisor of dt that is never 0.
   UOp divisor(DType dt, const Scope& s, int depth) {
     const auto& w = p_.divisors;
-    switch (e_.pick({w.constant, w.max_const, w.or_one, w.square_plus_one})) {
+    switch (e_.pick({w.constant, w.max_const, w.or_one, w.square_plus_one, s.ranges.empty() ? 0.0 : w.zero_at_an_iteration})) {
       case 0: {
         int64_t c = e_.between(1, 7);
         if (dt.kind() != DTypeKind::Unsigned && e_.chance(w.p_negative)) c = -c;
@@ -594,9 +666,13 @@ class Builder {
       }
       case 1: return alu(Op::Max, {value(dt, s, depth + 1), cint(dt, e_.between(1, 4))});
       case 2: return alu(Op::Or, {value(dt, s, depth + 1), cint(dt, 1)});
-      default: {  // x*x + 1: x*x is never -1 modulo 2^bits
+      case 3: {  // x*x + 1: x*x is never -1 modulo 2^bits
         UOp x = value(dt, s, depth + 1);
         return alu(Op::Add, {alu(Op::Mul, {x, x}), cint(dt, 1)});
+      }
+      default: {  // cast(r) - c: zero when r == c; defined only while that iteration never runs
+        UOp r = s.focus && e_.chance(p_.p_focus_range) ? s.focus : s.ranges[e_.below(s.ranges.size())];
+        return alu(Op::Sub, {cast(dt, r), cint(dt, e_.between(0, 3))});
       }
     }
   }
@@ -609,7 +685,8 @@ class Builder {
       switch (e_.pick({w.logic, w.index_compare, w.value_compare})) {
         case 0: {
           constexpr Op ops[] = {Op::And, Op::Or, Op::Xor};
-          return alu(ops[e_.below(3)], {sub(dt), sub(dt)});
+          const Op op = ops[e_.below(3)];
+          return alu(op, {sub(dt), sub(dt)});
         }
         case 1: {  // an index comparison (a RANGE < x guard when the left side is a range)
           UOp a = index_expr(s, depth + 1);
@@ -618,7 +695,8 @@ class Builder {
         }
         default: {
           const DType t = pick_dtype();
-          return alu(cmps[e_.pick({w.lt, w.ne, w.eq})], {sub(t), sub(t)});
+          const Op op = cmps[e_.pick({w.lt, w.ne, w.eq})];
+          return alu(op, {sub(t), sub(t)});
         }
       }
     }
@@ -673,7 +751,10 @@ class Builder {
     UOp v;
     if (end_budget(in) >= 1 && e_.chance(p_.p_nested_reduce)) {
       v = reduce(dt, in, depth + 1);
-      if (e_.chance(p_.p_nested_reduce_combined)) v = alu(e_.chance(0.5) ? Op::Add : Op::Sub, {v, value(dt, in, depth + 1)});
+      if (e_.chance(p_.p_nested_reduce_combined)) {
+        const Op op = e_.chance(0.5) ? Op::Add : Op::Sub;
+        v = alu(op, {v, value(dt, in, depth + 1)});
+      }
     } else {
       v = value(dt, in, depth + 1);
     }
@@ -717,7 +798,10 @@ class Builder {
     auto cut = [&]() -> UOp {
       const auto& w = p_.cuts;
       switch (e_.pick({w.var, s.ranges.empty() ? 0.0 : w.outer_range, w.loaded, w.constant})) {
-        case 0: return var(dtypes::Index, -e_.between(0, 2), nmax + e_.between(0, 3));
+        case 0: {
+          const int64_t lo = -e_.between(0, 2);
+          return var(dtypes::Index, lo, nmax + e_.between(0, 3));
+        }
         case 1: {
           UOp i = s.ranges[e_.below(s.ranges.size())];
           return e_.chance(0.5) ? alu(Op::Add, {i, I(1)}) : i;  // cumulative sums use i + 1
@@ -730,12 +814,23 @@ class Builder {
       }
     };
     UOp w;
+    UOp x = r;  // (r + y) < c and (r * y) < c: the lifts move y across, if its sign allows
+    if (e_.chance(p_.p_bound_lift)) {
+      UOp y;
+      if (e_.chance(0.5)) {
+        const int64_t lo = -e_.between(0, 2);
+        y = var(dtypes::Index, lo, e_.between(1, 3));
+      } else {
+        y = I(e_.between(-2, 3));
+      }
+      x = e_.chance(0.5) ? alu(Op::Add, {r, y}) : alu(Op::Mul, {r, y});
+    }
     const auto& forms = p_.bound_forms;
     switch (e_.pick({forms.upper, forms.lower, forms.two_sided})) {
-      case 0: w = where(lt(r, cut()), v, zero(dt)); break;
-      case 1: w = where(lt(r, cut()), zero(dt), v); break;
+      case 0: w = where(lt(x, cut()), v, zero(dt)); break;
+      case 1: w = where(lt(x, cut()), zero(dt), v); break;
       default: {
-        UOp lo = bnot(lt(r, cut())), hi = lt(r, cut());
+        UOp lo = bnot(lt(x, cut())), hi = lt(r, cut());
         w = where(e_.chance(0.5) ? alu(Op::And, {lo, hi}) : alu(Op::And, {hi, lo}), v, zero(dt));
         break;
       }
@@ -754,6 +849,21 @@ class Builder {
     UOp v = load_at(k, idx, inner(s, r));
     if (e_.chance(p_.p_window_scale)) v = alu(Op::Mul, {v, dt.is_float() ? cfloat(dt, 2) : cint(dt, e_.between(-2, 3))});
     return mk(Op::Reduce, dt, {v, r}, ReduceArg{Op::Add});
+  }
+
+  /// sum_{r < n, r2 < m} f(r) + x / (cast(r2) - c) with n a VAR whose header value is 0:
+  /// the division faults at r2 = c, but no iteration runs, so the kernel is defined for
+  /// the header's values. A rewrite that hoists or splits the term out of the r loop
+  /// introduces the fault (zero-trip hoisting; collapse keeping a range).
+  UOp shielded_fault(DType dt, const Scope& s, int depth) {
+    const int64_t nmax = e_.between(1, std::max<int64_t>(1, end_budget(s) / 2));
+    UOp r = range(var(dtypes::Index, 0, nmax, std::nullopt, 0), AxisType::Reduce);
+    Scope in = inner(s, r);
+    UOp r2 = range(I(e_.between(2, std::max<int64_t>(2, std::min<int64_t>(end_budget(in), 6)))), AxisType::Reduce);
+    UOp f = e_.chance(0.5) ? alu(Op::Mul, {cast(dt, r), cast(dt, r)}) : value(dt, in, depth + 1);
+    UOp x = value(dt, s, depth + 1);
+    UOp g = alu(Op::Cdiv, {x, alu(Op::Sub, {cast(dt, r2), cint(dt, e_.between(0, 1))})});
+    return mk(Op::Reduce, dt, {alu(Op::Add, {f, g}), r, r2}, ReduceArg{Op::Add});
   }
 
   /// sum_r where(idx != r, 0, e(r)): a gather written as a sum, idx a loaded index
@@ -783,7 +893,7 @@ class Builder {
   const GenPolicy& p_;
   Entropy& e_;
   Analysis an_;
-  int made_ = 0;
+  int positions_ = 0;
   int next_axis_ = 0, next_slot_ = 0, next_var_ = 0;
   std::vector<UOp> effects_;
   std::vector<UOp> store_ranges_;
@@ -843,7 +953,7 @@ bool repair(Context& ctx, Kernel& k, const oracle::UbReport& ub, GenStats& stats
   } else {
     return false;
   }
-  UOp root = substitute(ctx, k.root, {{n, rep}});
+  UOp root = replace(ctx, k.root, {n}, {rep});
   if (!verify(root).empty()) return false;
   stats.repair_log.push_back(fmt::format("{}: {} -> {}", describe(n), ub.what, op_name(rep.op())));
   ++stats.repairs;
@@ -856,7 +966,7 @@ void drop_effect(Context& ctx, Kernel& k, UOp node, GenStats& stats) {
   std::vector<UOp> effects(k.root.src().begin(), k.root.src().end());
   size_t victim = effects.size() - 1;
   for (size_t i = 0; i < effects.size(); ++i) {
-    auto topo = toposort(effects[i]);
+    auto topo = nodes_of(effects[i]);
     if (std::find(topo.begin(), topo.end(), node) != topo.end()) {
       victim = i;
       break;
@@ -868,14 +978,12 @@ void drop_effect(Context& ctx, Kernel& k, UOp node, GenStats& stats) {
   k.root = ctx.make(Op::Sink, dtypes::Void, std::move(effects));
 }
 
-/// Header @var lines for exactly the VARs left in the graph, in graph order.
-void prune_vars(Kernel& k) {
+/// Header @var lines for exactly the VARs left in the graph, in the order of the header.
+void prune_vars(Kernel& k, const std::vector<UOp>& nodes) {
   std::vector<std::pair<std::string, int64_t>> kept;
-  for (UOp u : toposort(k.root)) {
-    if (u.op() != Op::Var) continue;
-    for (const auto& v : k.header.vars)
-      if (v.first == u.arg<VarArg>().name) kept.push_back(v);
-  }
+  for (const auto& v : k.header.vars)
+    if (std::any_of(nodes.begin(), nodes.end(), [&](UOp u) { return u.op() == Op::Var && u.arg<VarArg>().name == v.first; }))
+      kept.push_back(v);
   k.header.vars = std::move(kept);
 }
 
@@ -888,8 +996,9 @@ void check_and_repair(Context& ctx, Kernel& k, const GenPolicy& policy, GenStats
     if (round < policy.max_repairs && repair(ctx, k, *ub, stats)) continue;
     drop_effect(ctx, k, ub->node, stats);
   }
-  prune_vars(k);
-  stats.nodes = static_cast<int>(toposort(k.root).size());
+  const std::vector<UOp> nodes = nodes_of(k.root);
+  prune_vars(k, nodes);
+  stats.nodes = static_cast<int>(nodes.size());
 }
 
 GenResult generate(Context& ctx, const GenPolicy& policy, Entropy& entropy) {

@@ -11,20 +11,33 @@
  * reduces) placed at expression positions with their probabilities.
  *
  * Free of undefined behaviour (SEMANTICS.md) by construction, for every input the
- * filler can produce and every VAR value within its bounds:
+ * filler can produce and every VAR value within its bounds, except for two shapes that
+ * test demand-driven evaluation and are defined only where their fault is never reached
+ * (GenPolicy::p_shielded_fault: a fault behind a loop whose header VAR end is 0;
+ * DivisorWeights::zero_at_an_iteration: cast(r) - c, zero at r = c); with both off,
+ * every VAR value is safe:
  *  - load addresses are index expressions whose interval (ir::Analysis) fits the buffer;
  *    input buffers are sized afterwards to the largest address used, and an address that
- *    may be negative or too wide is gated (WHERE(0 <= i < n, i, INVALID)) or wrapped (i % n);
- *  - divisors are nonzero constants, max(x, c > 0) or x | 1; shift amounts are constants
- *    in [0, bits) or x & (bits - 1);
+ *    may be negative or too wide is gated (WHERE(-1 < i & i < n, i, INVALID)), wrapped
+ *    (i % n) or clamped; loaded indexes come from buffers with vmin/vmax;
+ *  - divisors are nonzero constants, max(x, c > 0), x | 1 or x*x + 1 (sized integers:
+ *    x*x is never -1 modulo 2^bits); shift amounts are constants in [0, bits) or
+ *    x & (bits - 1);
  *  - index arithmetic is kept to |value| <= max_index_magnitude by the interval analysis
  *    (an operation that could leave it is not built); sized integers may wrap (defined);
- *  - a float reaches an integer CAST or BITCAST only through a NaN guard and a clamp.
- * Then it is checked: the oracle runs the kernel for the header's VAR values and input
- * seeds 0..check_seeds-1; a node it reports as undefined is replaced locally (a LOAD or
+ *  - a float reaches an integer CAST or BITCAST only through a NaN guard (and a clamp to
+ *    [-100, 100] for a CAST).
+ * Floats are exact by construction unless inexact_floats: constants k/8 in [-8, 8] (and
+ * the inputs), +, -, max, min, trunc, casts, and products with 2, 1/2, 1/4, 3, -1, -2 only,
+ * so values are dyadic rationals of few bits; float16 sums can still round (11-bit
+ * significand), which the simplifier must respect too.
+ * Then it is checked (check_and_repair): the oracle runs the kernel for the header's VAR
+ * values and input seeds 0..check_seeds-1 (0: no check); a node it reports as undefined is replaced locally (a LOAD or
  * STORE gets a bounds gate, any other node a constant of its dtype) and the check is
  * repeated, up to max_repairs times; an effect that still has UB is dropped. Stats say
- * how often that was needed (by construction it should be never).
+ * how often that was needed (only the zero-at-an-iteration divisors need it: about 0.4%
+ * of graphs at the default policy). Callers should run the kernel with its header's VAR
+ * values: the check vouches for those.
  *
  * Deterministic: the same policy and entropy give the same kernel (the same printed
  * text), on any machine and whatever nodes the Context already holds.
@@ -42,7 +55,7 @@
 namespace uopfuzz::gen {
 
 /// The generator's version, written to each kernel's header (@generator).
-inline constexpr const char* kGeneratorVersion = "uopfuzz-gen-1";
+inline constexpr const char* kGeneratorVersion = "uopfuzz-gen-2";
 
 struct GenStats {
   int oracle_runs = 0;      ///< check runs of the oracle (all rounds)

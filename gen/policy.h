@@ -109,6 +109,8 @@ struct DivisorWeights {
   double max_const = 1.5;    ///< MAX(x, c) with c in [1, 4]
   double or_one = 1;         ///< x | 1
   double square_plus_one = 1;///< x*x + 1 (x*x is never -1 modulo 2^bits)
+  double zero_at_an_iteration = 0.2; ///< cast(r) - c: zero at r = c, so defined only where that iteration
+                                     ///< never runs (a zero-trip loop around it); the oracle check repairs the rest
   double p_negative = 0.3;   ///< a signed CONST divisor is negative
 };
 
@@ -146,7 +148,7 @@ struct ReduceOpWeights {
 
 struct GenPolicy {
   // ---- size limits
-  int max_nodes = 72;               ///< soft budget of nodes built: past it, positions become leaves
+  int max_positions = 40;           ///< soft size budget: expression positions filled (~1 node each); past it, positions become leaves
   int max_expr_depth = 4;           ///< depth of a value expression tree
   int max_loop_nest = 4;            ///< ranges open at once (store loops plus REDUCE loops; stores use at most one less)
   int max_outputs = 3;              ///< output buffers; each is written by one STORE effect
@@ -210,6 +212,7 @@ struct GenPolicy {
   double p_gather_offset = 0.2;     ///< the compare is (r + k) != idx (lift_add_ne)
   double p_bound_sum = 0.08;        ///< sum_r where(r < cut, v, 0) and its lower and two-sided forms
   double p_bound_const_value = 0.4; ///< the bound sum's v is a CONST (else a value free of r)
+  double p_bound_lift = 0.25;       ///< the bound compares r + y or r * y (y of either sign) instead of r (lift_add_lt, lift_mul_lt)
   CutWeights cuts;                  ///< the bound sum's cuts
   BoundFormWeights bound_forms;     ///< upper, lower, two-sided
   double p_arange = 0.06;           ///< sum_r cast(r), or the rangeify form sum_r where(!(x + r < K), 1, 0) - 1
@@ -220,6 +223,8 @@ struct GenPolicy {
   double p_nested_reduce = 0.3;     ///< a generic REDUCE's value starts with another REDUCE
   double p_nested_reduce_combined = 0.5; ///< ... combined with another value (+ or -)
   double p_reduce_two_ranges = 0.3; ///< a REDUCE closes two ranges (REDUCE merge candidates)
+  double p_shielded_fault = 0.03;   ///< sum_{r<n, r2} f(r) + x / (cast(r2) - c) with n = 0 in the header: a fault
+                                    ///< no iteration reaches (integers; UB-free for the header's VAR values only)
   double p_range_mod = 0.2;         ///< a range leaf is RANGE % c or RANGE // c (split_range)
   double p_mod_divisible = 0.6;     ///< ... with c dividing the range's CONST end (else any c in 2..5)
   RangeOpWeights range_ops;         ///< %, CMOD or //
