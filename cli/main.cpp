@@ -431,6 +431,71 @@ int cmd_fuzz(const FuzzFlags& f, const std::string& command_line) {
   return r.new_findings.empty() ? kExitOk : kExitFinding;
 }
 
+/// For each planted bug, a campaign with it switched on: the harness must find every bug
+/// that changes results. A finding counts only if the faithful simplifier passes the same
+/// minimized case (otherwise it is a real bug, not the planted one).
+int cmd_selftest(double seconds_per_bug, uint64_t seed, const std::string& json_path) {
+  gen::GenPolicy policy;
+  fuzz::GraphSource source = [&](Context& ctx, uint64_t gs) { return gen::generate(ctx, policy, gs).kernel; };
+  fuzz::Shrinker shrink = [](Context& ctx, const Kernel& k, const check::CheckOptions& c, check::FindingKind kind) {
+    reduce::ReduceOptions ro;
+    ro.max_seconds = 10;
+    return reduce::reduce(ctx, k, reduce::keeps_finding(c, kind), ro).kernel;
+  };
+  fmt::print("{:<28} {:<7} {:>9} {:>8} {:>6}  {}\n", "bug", "found", "time (s)", "graphs", "nodes", "signature");
+  json rows = json::array();
+  int missed = 0;
+  std::vector<double> times;
+  for (const auto& b : simplifier::all_bugs()) {
+    if (b.kind == simplifier::BugKind::Latency) {
+      fmt::print("{:<28} {:<7} {:>9} {:>8} {:>6}  {}\n", b.name, "-", "-", "-", "-", "latency only: left to the latency detector");
+      rows.push_back({{"bug", b.name}, {"kind", "latency"}, {"found", nullptr}});
+      continue;
+    }
+    fuzz::CampaignOptions co;
+    co.seconds = seconds_per_bug;
+    co.seed = seed;
+    co.check.simplify.bugs.enable(b.bug);
+    co.check.seeds = 2;
+    co.check.max_steps = 10'000'000;
+    co.stop_at_first_finding = true;
+    fuzz::CampaignResult r = fuzz::run_campaign(co, source, shrink);
+    bool found = false;
+    const fuzz::NewFinding* f = r.new_findings.empty() ? nullptr : &r.new_findings.front();
+    if (f) {  // the planted bug, not a real one: the faithful simplifier passes the case
+      Context ctx;
+      auto k = parse_kernel(ctx, f->reduced_text);
+      check::CheckOptions faithful;
+      if (k.ok()) faithful.vars.insert(k->kernel.header.vars.begin(), k->kernel.header.vars.end());
+      found = k.ok() && check::check_kernel(ctx, k->kernel, faithful).kind == check::FindingKind::None;
+    }
+    if (found) times.push_back(f->seconds);
+    else ++missed;
+    fmt::print("{:<28} {:<7} {:>9} {:>8} {:>6}  {}\n", b.name, found ? "yes" : f ? "OTHER" : "NO",
+               f ? fmt::format("{:.2f}", f->seconds) : "-", f ? f->graph_index + 1 : r.totals.graphs,
+               f ? std::to_string(f->nodes_reduced) : "-", f ? f->signature.text() : "");
+    json row = {{"bug", b.name}, {"kind", "result"}, {"found", found}, {"graphs", f ? f->graph_index + 1 : r.totals.graphs}};
+    if (f) {
+      row["seconds"] = f->seconds;
+      row["nodes_found"] = f->nodes_found;
+      row["nodes_reduced"] = f->nodes_reduced;
+      row["signature"] = f->signature.text();
+      row["case"] = f->reduced_text;
+    }
+    rows.push_back(row);
+  }
+  std::sort(times.begin(), times.end());
+  const double median = times.empty() ? 0 : times[times.size() / 2];
+  fmt::print("selftest: {} found, {} missed; median time to find {:.2f}s\n", times.size(), missed, median);
+  if (!json_path.empty()) {
+    std::ofstream out(json_path);
+    out << json{{"seed", seed}, {"seconds_per_bug", seconds_per_bug}, {"bugs", rows}, {"missed", missed},
+                {"median_seconds", median}}.dump(2)
+        << "\n";
+  }
+  return missed ? kExitFinding : kExitOk;
+}
+
 /// Runs every .uop file under the given files/directories against its header's
 /// expectations; one line per case, then a summary. Exit 1 if any case fails.
 int cmd_replay(const std::vector<std::string>& paths) {
@@ -516,6 +581,14 @@ int main(int argc, char** argv) {
   fuzzc->add_flag("--no-reduce", fz.no_reduce, "keep findings as found (no minimization)");
   add_simplify_flags(fuzzc, fz.simp);
 
+  double st_seconds = 10;
+  uint64_t st_seed = 1;
+  std::string st_json;
+  auto* selftest = app.add_subcommand("selftest", "Run a campaign per planted bug; fail if any result-changing bug is missed");
+  selftest->add_option("--time-per-bug", st_seconds, "seconds each campaign may take")->capture_default_str();
+  selftest->add_option("--seed", st_seed, "campaign seed")->capture_default_str();
+  selftest->add_option("--json", st_json, "write the table as JSON to this file");
+
   std::vector<std::string> replay_paths;
   auto* replay = app.add_subcommand("replay", "Run every .uop case in the given files/directories against its expectations");
   replay->add_option("PATHS", replay_paths, "files or directories (searched recursively for *.uop)")->required();
@@ -535,6 +608,7 @@ int main(int argc, char** argv) {
   if (*parse) return cmd_parse(parse_file);
   if (*run) return cmd_run(rf);
   if (*replay) return cmd_replay(replay_paths);
+  if (*selftest) return cmd_selftest(st_seconds, st_seed, st_json);
   if (*fuzzc) {
     std::string cmdline = "uopfuzz";
     for (int i = 1; i < argc; ++i) cmdline += std::string(" ") + argv[i];

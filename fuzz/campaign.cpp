@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "fuzz/corpus.h"
+#include "ir/printer.h"
 #include "ir/graph.h"
 #include "oracle/interpreter.h"
 
@@ -87,12 +88,14 @@ CampaignResult run_campaign(const CampaignOptions& o, const GraphSource& source,
         f.nodes_found = ir::toposort(k.root).size();
         ir::Kernel small = shrink ? shrink(ctx, k, co, r.kind) : k;
         f.nodes_reduced = ir::toposort(small.root).size();
+        f.reduced_text = ir::print_kernel(small);
         if (!o.corpus_dir.empty()) {
           auto path = write_case(o.corpus_dir, corpus_entry(small, f, o, co));
           if (path.ok()) f.path = *path;
           else f.write_error = path.error().message;
         }
         res.new_findings.push_back(std::move(f));
+        if (o.stop_at_first_finding) break;
       }
     }
     if (o.on_progress && std::chrono::duration<double>(Clock::now() - last_report).count() >= 0.5) {

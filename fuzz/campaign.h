@@ -30,6 +30,7 @@ struct CampaignOptions {
   check::CheckOptions check;   ///< simplifier switches (planted bugs), input seeds
   std::string corpus_dir;      ///< where new findings go ("" : not written)
   std::string found_by;        ///< recorded in each case's header (e.g. the command)
+  bool stop_at_first_finding = false;  ///< end the campaign once one new signature is kept
   /// Called about twice a second, and once at the end.
   std::function<void(const struct CampaignProgress&)> on_progress;
 };
@@ -41,6 +42,7 @@ struct NewFinding {
   double seconds = 0;          ///< time into the campaign when it was found
   size_t nodes_found = 0, nodes_reduced = 0;
   std::string details;         ///< the check's one-line description
+  std::string reduced_text;    ///< the minimized case as .uop text
   std::string path;            ///< corpus file ("" when not written)
   std::string write_error;     ///< why it could not be written, if so
 };

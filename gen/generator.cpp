@@ -859,6 +859,16 @@ class Builder {
     const int64_t nmax = e_.between(1, std::max<int64_t>(1, end_budget(s) / 2));
     UOp r = range(var(dtypes::Index, 0, nmax, std::nullopt, 0), AxisType::Reduce);
     Scope in = inner(s, r);
+    if (dt.is_int() && !dt.is_index() && e_.chance(0.5)) {
+      // sum_{r<n} where(r < k, x / d, 0) with n = d = 0 in the header: a bound-rule shape
+      // whose closed form would evaluate x / 0 (the zero-trip gate of reduce_collapse).
+      // Each draw in its own statement: argument evaluation order differs between compilers.
+      UOp d = var(dt, 0, 3, std::nullopt, 0);
+      UOp k = I(e_.between(1, 4));
+      UOp x = value(dt, s, depth + 1);
+      UOp g = where(alu(Op::CmpLt, {r, k}), alu(Op::Cdiv, {x, d}), zero(dt));
+      return mk(Op::Reduce, dt, {g, r}, ReduceArg{Op::Add});
+    }
     UOp r2 = range(I(e_.between(2, std::max<int64_t>(2, std::min<int64_t>(end_budget(in), 6)))), AxisType::Reduce);
     UOp f = e_.chance(0.5) ? alu(Op::Mul, {cast(dt, r), cast(dt, r)}) : value(dt, in, depth + 1);
     UOp x = value(dt, s, depth + 1);

@@ -61,6 +61,30 @@ bool contains(UOp root, UOp what) { return any_node(root, [what](UOp n) { return
 bool no_range(UOp u) { return !has_range(u); }
 bool no_load(UOp u) { return !has_load(u); }
 
+// Can evaluating u be undefined (SEMANTICS.md)? Conservative: division, modulo, shifts,
+// bitcasts, float-to-int casts, loads, and index arithmetic whose bounds may overflow.
+// Removing a loop that may run zero times evaluates its body's range-free parts where
+// the original evaluated nothing, so that is only done for bodies that cannot fault.
+bool may_fault(RewriteCtx& rc, UOp u) {
+  return any_node(u, [&](UOp n) {
+    switch (n.op()) {
+      case Op::Cdiv: case Op::Cmod: case Op::FloorDiv: case Op::FloorMod:
+      case Op::Shl: case Op::Shr: case Op::Bitcast:
+        return true;
+      case Op::Load: {  // faults only out of bounds
+        UOp buf = n.src(0).src(0), idx = n.src(0).src(1);
+        if (idx.op() == Op::Where && idx.src(2).op() == Op::Invalid) idx = idx.src(1);
+        Interval b = state(rc).analysis.bounds(idx);
+        return buf.op() != Op::Param || b.lo < 0 || b.hi >= buf.arg<ParamArg>().size;
+      }
+      case Op::Cast: return n.src(0).dtype().is_float() && !n.dtype().is_float() && !n.dtype().is_bool();
+      case Op::Add: case Op::Sub: case Op::Mul: case Op::Neg:
+        return n.dtype().is_index() && state(rc).analysis.bounds(n) == dtype_interval(n.dtype());
+      default: return false;
+    }
+  });
+}
+
 bool in_set(const RangeSet& s, UOp r) { return std::find(s.begin(), s.end(), r) != s.end(); }
 
 bool is_add_reduce(UOp red) { return red.op() == Op::Reduce && red.arg<ReduceArg>().op == Op::Add; }
@@ -308,7 +332,7 @@ UOp reduce_unparented(RewriteCtx& rc, const Bindings& b) {
   // A range that may run zero times goes only when every range goes: then the value is
   // evaluated outside the loops anyway, and ADD (count max(end, 0)) and MUL (x^0 = 1) are
   // exact. MAX/MIN of zero iterations is the identity, never the value: those stay.
-  const bool all_go = keep.empty() && (mode == Op::Add || mode == Op::Mul);
+  const bool all_go = keep.empty() && (mode == Op::Add || mode == Op::Mul) && !may_fault(rc, x);
   if (!all_go) {
     keep.insert(keep.end(), zero_trip.begin(), zero_trip.end());
     zero_trip.clear();
@@ -394,6 +418,9 @@ UOp collapse(RewriteCtx& rc, UOp red, const RuleSet& inner) {
   for (size_t i = 1; i < red.num_src(); ++i) {
     UOp r = red.src(i);
     if (r.op() != Op::Range) return UOp();
+    // A closed form evaluates the body's range-free parts even when the loop runs zero
+    // times: only for bodies that cannot fault (a fuzzer found sum_{r<0} 0/0).
+    if (st.analysis.vmin(r.src(0)) < 1 && may_fault(rc, u) && !st.bugs.has(Bug::CollapseZeroTrip)) return UOp();
     UOp sub = ctx.make(Op::Reduce, red.dtype(), {u, r}, red.arg());
     std::vector<UOp> topo = toposort(sub);
     auto open = open_ranges(topo);
@@ -441,8 +468,8 @@ UOp collapse(RewriteCtx& rc, UOp red, const RuleSet& inner) {
     if (!res.converged) return UOp();
     add_hits(st, res);
     UOp out = substitute(ctx, res.root, from_tmp);
-    // Gate: the collapse must remove r (a planted bug accepts a partial result).
-    if (!st.bugs.has(Bug::CollapseKeepsRange) && contains(out, r)) return UOp();
+    // Gate: the collapse must remove r.
+    if (contains(out, r)) return UOp();
     // A range of one folded to a constant leaves a REDUCE over a non-RANGE: not ours to keep.
     if (any_node(out, [](UOp n) {
           if (n.op() != Op::Reduce) return false;

@@ -23,7 +23,7 @@ inline const std::map<std::string, std::string>& bug_examples() {
       {"unparented-mul-multiplies", "unparented_mul"},
       {"bound-off-by-one", "window_sum"},
       {"gather-no-bounds-check", "gather_oob"},
-      {"collapse-keeps-range", "collapse_keeps_range"},
+      {"collapse-zero-trip", "collapse_zero_trip"},
       {"lift-mul-nonpositive", "lift_mul_negative"},
       // latency-only: results must stay right
       {"merge-more-divmod", "adjacent_ranges"},

@@ -1096,7 +1096,16 @@ class InstanceGen {
             return dt.is_float() ? load(in_f32(), r) : mul(cast(dt, r), exact_const(dt));
         }
       };
-      switch (below(9)) {
+      switch (below(10)) {
+        case 9: {  // sum_{r<n} where(r < k, 12 / d, 0), n and d may be 0: a zero-trip loop
+                   // over a faulting body must not get a closed form (collapse-zero-trip)
+          UOp rz = range(var(0, 3), ir::AxisType::Reduce);
+          UOp k = I(between(1, 3));
+          UOp d = cast(ir::dtypes::Int32, var(0, 2));
+          UOp q = alu(Op::Cdiv, C(ir::dtypes::Int32, 12), d);
+          UOp red = reduce(Op::Add, where(lt(rz, k), q, C(ir::dtypes::Int32, 0)), {rz});
+          return dt == ir::dtypes::Int32 ? red : cast(dt, red);
+        }
         case 8: {  // sum over r (may run zero times), r2 of f(r) + 12 / (r2 - k): f has no
                    // closed form, so the collapse must give up rather than run the division
           UOp rz = range(var(0, 3), ir::AxisType::Reduce);
