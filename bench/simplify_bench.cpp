@@ -14,16 +14,6 @@
 namespace uopfuzz {
 namespace {
 
-ir::UOp copy_into(ir::Context& to, ir::UOp root) {
-  std::unordered_map<ir::UOp, ir::UOp, ir::UOpHash> map;
-  for (ir::UOp u : ir::toposort(root)) {
-    std::vector<ir::UOp> src;
-    for (ir::UOp s : u.src()) src.push_back(map.at(s));
-    map.emplace(u, to.make(u.op(), u.dtype(), std::move(src), u.arg()));
-  }
-  return map.at(root);
-}
-
 void BM_Simplify_Example(benchmark::State& state, std::string path, bool optimize) {
   std::ifstream f(path);
   std::stringstream ss;
@@ -38,7 +28,7 @@ void BM_Simplify_Example(benchmark::State& state, std::string path, bool optimiz
   o.optimize = optimize;
   for (auto _ : state) {
     ir::Context ctx;
-    auto r = simplifier::simplify(ctx, copy_into(ctx, parsed->kernel.root), o);
+    auto r = simplifier::simplify(ctx, ir::copy_graph(ctx, parsed->kernel.root), o);
     benchmark::DoNotOptimize(r.root);
   }
 }

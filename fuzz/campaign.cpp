@@ -7,15 +7,13 @@
 #include "fuzz/corpus.h"
 #include "ir/printer.h"
 #include "ir/graph.h"
+#include "ir/hash.h"
 #include "oracle/interpreter.h"
 
 namespace uopfuzz::fuzz {
 
 uint64_t graph_seed(uint64_t campaign_seed, uint64_t index) {
-  uint64_t z = campaign_seed * 0x9e3779b97f4a7c15ull + index + 1;  // splitmix64 of (seed, i)
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
+  return ir::mix64(campaign_seed * 0x9e3779b97f4a7c15ull + index + 1);  // splitmix64 of (seed, i)
 }
 
 namespace {

@@ -9,14 +9,13 @@
 
 #include <fmt/format.h>
 
+#include "ir/hash.h"
 #include "ir/printer.h"
 
 namespace uopfuzz::fuzz {
 
 std::string content_hash(const ir::Kernel& kernel) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (unsigned char c : ir::print_graph(kernel.root)) h = (h ^ c) * 0x100000001b3ull;
-  return fmt::format("{:016x}", h);
+  return fmt::format("{:016x}", ir::fnv1a(ir::print_graph(kernel.root)));
 }
 
 namespace {

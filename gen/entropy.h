@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <span>
+#include "ir/hash.h"
 
 namespace uopfuzz::gen {
 
@@ -71,12 +72,7 @@ class SeedEntropy final : public Entropy {
   }
 
  private:
-  uint64_t next() {
-    uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
+  uint64_t next() { return ir::splitmix64(state_); }
   uint64_t state_;
 };
 

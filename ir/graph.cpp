@@ -30,6 +30,18 @@ std::vector<UOp> toposort(UOp root) {
   return order;
 }
 
+UOp copy_graph(Context& to, UOp root) {
+  if (!root) return root;
+  std::unordered_map<UOp, UOp, UOpHash> copy;
+  for (UOp u : toposort(root)) {
+    std::vector<UOp> src;
+    src.reserve(u.num_src());
+    for (UOp s : u.src()) src.push_back(copy.at(s));
+    copy.emplace(u, to.make(u.op(), u.dtype(), std::move(src), u.arg()));
+  }
+  return copy.at(root);
+}
+
 std::unordered_map<UOp, RangeSet, UOpHash> open_ranges(const std::vector<UOp>& topo) {
   std::unordered_map<UOp, RangeSet, UOpHash> open;
   open.reserve(topo.size());

@@ -12,6 +12,10 @@ namespace uopfuzz::ir {
 /// of one node, earlier sources come first. Iterative: deep graphs do not overflow the stack.
 std::vector<UOp> toposort(UOp root);
 
+/// The graph under `root` rebuilt node by node in `to` (sources first), e.g. to run a
+/// kernel in a fresh Context: node ids then match a fresh parse of its printed form.
+UOp copy_graph(Context& to, UOp root);
+
 /// For each node, the RANGE nodes it depends on that are not closed below it: a RANGE
 /// is open in itself; REDUCE and END close their ranges. Sorted by node id.
 using RangeSet = std::vector<UOp>;

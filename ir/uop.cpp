@@ -1,5 +1,7 @@
 #include "ir/uop.h"
 
+#include "ir/hash.h"
+
 #include <functional>
 
 namespace uopfuzz::ir {
@@ -15,13 +17,7 @@ size_t hash_opt(const std::optional<int64_t>& o) { return o ? std::hash<int64_t>
 // splitmix64's finalizer. Sources are hashed by address, and node addresses differ only
 // in a few middle bits; without a full avalanche the table's low index bits cluster and
 // linear probing goes quadratic (100k ADD nodes took seconds).
-inline size_t avalanche(size_t h) {
-  h ^= h >> 30;
-  h *= 0xbf58476d1ce4e5b9ull;
-  h ^= h >> 27;
-  h *= 0x94d049bb133111ebull;
-  return h ^ (h >> 31);
-}
+inline size_t avalanche(size_t h) { return mix64(h); }
 
 size_t hash_node(Op op, DType dt, const std::vector<UOp>& src, const Arg& arg) {
   size_t h = mix(static_cast<size_t>(op), static_cast<size_t>(dt.scalar()) | (size_t{dt.quant()} << 8));

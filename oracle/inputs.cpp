@@ -1,17 +1,14 @@
 #include <algorithm>
 
 #include "ir/graph.h"
+#include "ir/hash.h"
 #include "oracle/interpreter.h"
 
 namespace uopfuzz::oracle {
 namespace {
 
-uint64_t splitmix64(uint64_t& state) {
-  uint64_t z = (state += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
+using ir::fnv1a;
+using ir::splitmix64;
 
 /// Uniform in [lo, hi] (inclusive), rounded down to a multiple of `mult` inside the range.
 int64_t pick(uint64_t& state, int64_t lo, int64_t hi, std::optional<int64_t> mult) {
@@ -25,12 +22,6 @@ int64_t pick(uint64_t& state, int64_t lo, int64_t hi, std::optional<int64_t> mul
     if (down + m <= hi) return down + m;  // no multiple below: take the next one up if it fits
   }
   return v;
-}
-
-uint64_t fnv1a(const std::string& s) {  // a hash that is the same on every platform
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (unsigned char ch : s) h = (h ^ ch) * 0x100000001b3ull;
-  return h;
 }
 
 }  // namespace

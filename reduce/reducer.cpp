@@ -70,16 +70,7 @@ size_t node_count(UOp root) {
   return toposort(root).size();
 }
 
-Kernel clone_kernel(Context& to, const Kernel& k) {
-  std::unordered_map<UOp, UOp, UOpHash> copy;
-  for (UOp u : toposort(k.root)) {
-    std::vector<UOp> src;
-    src.reserve(u.num_src());
-    for (UOp s : u.src()) src.push_back(copy.at(s));
-    copy.emplace(u, to.make(u.op(), u.dtype(), std::move(src), u.arg()));
-  }
-  return Kernel{k.header, k.root ? copy.at(k.root) : UOp()};
-}
+Kernel clone_kernel(Context& to, const Kernel& k) { return Kernel{k.header, copy_graph(to, k.root)}; }
 
 ReduceResult reduce(Context& ctx, const Kernel& start, const Interesting& still_interesting,
                     const ReduceOptions& options) {

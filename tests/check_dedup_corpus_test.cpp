@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "bug_examples.h"
 #include "check/dedup.h"
 #include "fuzz/corpus.h"
 #include "ir/parser.h"
@@ -14,10 +15,7 @@ namespace uopfuzz {
 namespace {
 
 ir::Kernel load_example(ir::Context& ctx, const std::string& name) {
-  std::ifstream f(std::string(UOPFUZZ_SOURCE_DIR) + "/corpus/examples/" + name + ".uop");
-  std::stringstream ss;
-  ss << f.rdbuf();
-  auto p = ir::parse_kernel(ctx, ss.str());
+  auto p = ir::parse_kernel(ctx, test_support::read_example(name));
   EXPECT_TRUE(p.ok()) << name;
   return p->kernel;
 }

@@ -11,6 +11,8 @@
 
 #include <gtest/gtest.h>
 
+#include "bug_examples.h"
+
 #include "ir/graph.h"
 #include "ir/parser.h"
 #include "ir/printer.h"
@@ -26,11 +28,9 @@ using namespace ir;
 using Vars = std::map<std::string, int64_t>;
 
 std::string read_example(const std::string& name) {
-  std::ifstream f(std::string(UOPFUZZ_SOURCE_DIR) + "/corpus/examples/" + name + ".uop");
-  EXPECT_TRUE(f.good()) << "missing example " << name;
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
+  std::string text = test_support::read_example(name);
+  EXPECT_FALSE(text.empty()) << "missing example " << name;
+  return text;
 }
 
 int count_op(UOp root, Op op) {

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "bug_examples.h"
 #include "simplifier_test_util.h"
 
 namespace uopfuzz::simplifier {
@@ -13,12 +14,7 @@ namespace {
 using namespace ir;
 using namespace testing;
 
-Kernel example(Context& ctx, const std::string& name) {
-  std::ifstream f(std::string(UOPFUZZ_SOURCE_DIR) + "/corpus/examples/" + name + ".uop");
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return parse_or_die(ctx, ss.str());
-}
+Kernel example(Context& ctx, const std::string& name) { return parse_or_die(ctx, test_support::read_example(name)); }
 
 // The value the kernel's single STORE writes, if it is a constant.
 UOp stored_const(UOp root) {
