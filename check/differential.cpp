@@ -18,6 +18,8 @@ std::string_view finding_kind_name(FindingKind k) {
     case FindingKind::VerifierFailure: return "verifier-failure";
     case FindingKind::NonConvergence: return "non-convergence";
     case FindingKind::RewriteError: return "rewrite-error";
+    case FindingKind::Crash: return "crash";
+    case FindingKind::Timeout: return "timeout";
   }
   return "?";
 }

@@ -23,6 +23,9 @@ enum class FindingKind : uint8_t {
   VerifierFailure,  ///< the rewrite does not pass ir::verify
   NonConvergence,   ///< a stage hit its rewrite cap
   RewriteError,     ///< the rewrite cannot even be run (e.g. a VAR it invented)
+  // Only a campaign's isolation (fuzz/isolate.h) sees these: check_kernel itself dies.
+  Crash,            ///< the check's process died of a signal (or a sanitizer's report)
+  Timeout,          ///< the check ran past the per-graph time limit (a hang)
 };
 std::string_view finding_kind_name(FindingKind k);
 

@@ -14,6 +14,7 @@
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "ir/graph.h"
@@ -23,6 +24,7 @@
 #include "oracle/interpreter.h"
 #include "check/differential.h"
 #include "fuzz/campaign.h"
+#include "fuzz/isolate.h"
 #include "gen/generator.h"
 #include "reduce/predicates.h"
 #include "reduce/reducer.h"
@@ -350,16 +352,36 @@ struct FuzzFlags {
   std::optional<std::string> corpus;
   std::string json_path;
   bool no_reduce = false;
+  int jobs = 1;
+  double graph_timeout = 10;
+  bool no_isolation = false;
+  std::vector<std::string> backends{"oracle"};
   SimplifyFlags simp;
 };
+
+// The backends a campaign can check on. Only the oracle exists so far.
+bool valid_backends(const std::vector<std::string>& names) {
+  static const std::vector<std::string> known = {"oracle"};
+  for (const std::string& n : names)
+    if (std::find(known.begin(), known.end(), n) == known.end()) {
+      fmt::print(stderr, "error: unknown backend '{}' (available: {})\n", n, fmt::join(known, ", "));
+      return false;
+    }
+  return !names.empty();
+}
 
 int cmd_fuzz(const FuzzFlags& f, const std::string& command_line) {
   auto opts = simplify_options(f.simp);
   if (!opts) return kExitBadInput;
-  if (f.seconds <= 0 || f.check_seeds < 1) {
-    fmt::print(stderr, "error: --time must be positive and --seeds at least 1\n");
+  if (f.seconds <= 0 || f.check_seeds < 1 || f.jobs < 1 || f.graph_timeout <= 0) {
+    fmt::print(stderr, "error: --time and --timeout must be positive, --seeds and --jobs at least 1\n");
     return kExitBadInput;
   }
+  if (f.no_isolation && f.jobs > 1) {
+    fmt::print(stderr, "error: --jobs needs isolation (drop --no-isolation)\n");
+    return kExitBadInput;
+  }
+  if (!valid_backends(f.backends)) return kExitBadInput;
   fuzz::CampaignOptions co;
   co.seconds = f.seconds;
   co.seed = f.seed;
@@ -371,6 +393,9 @@ int cmd_fuzz(const FuzzFlags& f, const std::string& command_line) {
   // corpus. With a planted bug they are expected, and kept only where asked.
   co.corpus_dir = f.corpus.value_or(opts->bugs.any() ? "" : "corpus/findings");
   co.found_by = command_line;
+  co.isolate = !f.no_isolation;
+  co.jobs = f.jobs;
+  co.graph_timeout_s = f.graph_timeout;
   const bool tty = ::isatty(STDOUT_FILENO);
   double last_line = -10;
   co.on_progress = [&](const fuzz::CampaignProgress& p) {
@@ -388,19 +413,14 @@ int cmd_fuzz(const FuzzFlags& f, const std::string& command_line) {
   };
   gen::GenPolicy policy;
   fuzz::GraphSource source = [&](Context& ctx, uint64_t gs) { return gen::generate(ctx, policy, gs).kernel; };
-  fuzz::Shrinker shrink;
-  if (!f.no_reduce)
-    shrink = [](Context& ctx, const Kernel& k, const check::CheckOptions& c, check::FindingKind kind) {
-      reduce::ReduceOptions ro;
-      ro.max_seconds = 10;
-      return reduce::reduce(ctx, k, reduce::keeps_finding(c, kind), ro).kernel;
-    };
+  fuzz::Shrinker shrink = f.no_reduce ? fuzz::Shrinker() : fuzz::reducer_shrinker(10);
   fuzz::CampaignResult r = fuzz::run_campaign(co, source, shrink);
   if (tty) fmt::print("\n");
 
   const auto& t = r.totals;
-  fmt::print("fuzz: {} graphs in {:.1f}s ({:.0f}/s), seed {}, {} rules hit, {} findings, {} new signature(s)\n", t.graphs,
-             t.seconds, t.graphs / std::max(t.seconds, 1e-9), f.seed, t.rule_hits.size(), t.findings, r.new_findings.size());
+  fmt::print("fuzz: {} graphs in {:.1f}s ({:.0f}/s, {} job(s)), seed {}, {} rules hit, {} findings, {} new signature(s){}\n",
+             t.graphs, t.seconds, t.graphs / std::max(t.seconds, 1e-9), t.jobs, f.seed, t.rule_hits.size(), t.findings,
+             r.new_findings.size(), t.workers_lost ? fmt::format(", {} worker(s) lost to crashes or hangs", t.workers_lost) : "");
   for (const auto& nf : r.new_findings)
     fmt::print("  NEW {}: graph {} (seed {:#x}) after {:.2f}s, {} -> {} nodes{}\n    {}\n", nf.signature.text(), nf.graph_index,
                nf.graph_seed, nf.seconds, nf.nodes_found, nf.nodes_reduced,
@@ -412,6 +432,9 @@ int cmd_fuzz(const FuzzFlags& f, const std::string& command_line) {
     j["seconds"] = t.seconds;
     j["graphs"] = t.graphs;
     j["graphs_per_second"] = t.graphs / std::max(t.seconds, 1e-9);
+    j["jobs"] = t.jobs;
+    j["backends"] = f.backends;
+    j["workers_lost"] = t.workers_lost;
     j["findings"] = t.findings;
     j["by_signature"] = t.by_signature;
     j["rule_hits"] = t.rule_hits;
@@ -419,7 +442,7 @@ int cmd_fuzz(const FuzzFlags& f, const std::string& command_line) {
     for (const auto& nf : r.new_findings)
       nfs.push_back({{"signature", nf.signature.text()}, {"graph_index", nf.graph_index}, {"graph_seed", nf.graph_seed},
                      {"seconds", nf.seconds}, {"nodes_found", nf.nodes_found}, {"nodes_reduced", nf.nodes_reduced},
-                     {"path", nf.path}, {"details", nf.details}});
+                     {"path", nf.path}, {"write_error", nf.write_error}, {"details", nf.details}});
     j["new_findings"] = nfs;
     std::ofstream out(f.json_path);
     out << j.dump(2) << "\n";
@@ -437,11 +460,7 @@ int cmd_fuzz(const FuzzFlags& f, const std::string& command_line) {
 int cmd_selftest(double seconds_per_bug, uint64_t seed, const std::string& json_path) {
   gen::GenPolicy policy;
   fuzz::GraphSource source = [&](Context& ctx, uint64_t gs) { return gen::generate(ctx, policy, gs).kernel; };
-  fuzz::Shrinker shrink = [](Context& ctx, const Kernel& k, const check::CheckOptions& c, check::FindingKind kind) {
-    reduce::ReduceOptions ro;
-    ro.max_seconds = 10;
-    return reduce::reduce(ctx, k, reduce::keeps_finding(c, kind), ro).kernel;
-  };
+  fuzz::Shrinker shrink = fuzz::reducer_shrinker(10);
   fmt::print("{:<28} {:<7} {:>9} {:>8} {:>6}  {}\n", "bug", "found", "time (s)", "graphs", "nodes", "signature");
   json rows = json::array();
   int missed = 0;
@@ -459,15 +478,25 @@ int cmd_selftest(double seconds_per_bug, uint64_t seed, const std::string& json_
     co.check.seeds = 2;
     co.check.max_steps = 10'000'000;
     co.stop_at_first_finding = true;
+    // Isolated, so that the bugs that crash or hang the simplifier are found too.
+    co.isolate = true;
+    co.graph_timeout_s = 2;
+    co.triage_timeout_s = 0.5;
     fuzz::CampaignResult r = fuzz::run_campaign(co, source, shrink);
     bool found = false;
     const fuzz::NewFinding* f = r.new_findings.empty() ? nullptr : &r.new_findings.front();
-    if (f) {  // the planted bug, not a real one: the faithful simplifier passes the case
-      Context ctx;
-      auto k = parse_kernel(ctx, f->reduced_text);
-      check::CheckOptions faithful;
-      if (k.ok()) faithful.vars.insert(k->kernel.header.vars.begin(), k->kernel.header.vars.end());
-      found = k.ok() && check::check_kernel(ctx, k->kernel, faithful).kind == check::FindingKind::None;
+    if (f && !f->reduced_text.empty()) {  // the planted bug, not a real one: the faithful simplifier passes the case
+      fuzz::ChildOutcome faithful = fuzz::run_isolated(
+          [&] {
+            Context ctx;
+            auto k = parse_kernel(ctx, f->reduced_text);
+            if (!k.ok()) return std::string("unparsable");
+            check::CheckOptions opts;
+            opts.vars.insert(k->kernel.header.vars.begin(), k->kernel.header.vars.end());
+            return std::string(check::finding_kind_name(check::check_kernel(ctx, k->kernel, opts).kind));
+          },
+          10);
+      found = faithful.status == fuzz::ChildOutcome::Status::Returned && faithful.output == "none";
     }
     if (found) times.push_back(f->seconds);
     else ++missed;
@@ -579,6 +608,14 @@ int main(int argc, char** argv) {
   fuzzc->add_option("--corpus", fz.corpus, "directory for new findings (default: corpus/findings; none with --inject-bug)");
   fuzzc->add_option("--json", fz.json_path, "write a JSON summary to this file");
   fuzzc->add_flag("--no-reduce", fz.no_reduce, "keep findings as found (no minimization)");
+  fuzzc->add_option("--jobs,-j", fz.jobs, "worker processes (graph i goes to worker i mod N)")->capture_default_str();
+  fuzzc->add_option("--timeout", fz.graph_timeout, "seconds one graph may take before it counts as a hang")
+      ->capture_default_str();
+  fuzzc->add_option("--backends", fz.backends, "backends each graph is checked on (available: oracle)")
+      ->delimiter(',')
+      ->capture_default_str();
+  fuzzc->add_flag("--no-isolation", fz.no_isolation,
+                  "check in this process (for a debugger): a crash or hang then ends the campaign");
   add_simplify_flags(fuzzc, fz.simp);
 
   double st_seconds = 10;

@@ -4,6 +4,13 @@
  * finding is signed by rule bisection, and the first case of each signature is reduced
  * and written to the corpus (atomically) before the campaign goes on. The same seed
  * gives the same sequence of graphs on any machine.
+ *
+ * With `isolate`, graphs are checked in forked worker processes (`jobs` of them; worker
+ * w takes graphs w, w+jobs, w+2*jobs, ...). A worker that dies or runs past
+ * `graph_timeout_s` on one graph is replaced by a new one that goes on after that graph,
+ * and the graph becomes a finding of kind crash or timeout, signed by the rule that was
+ * running (fuzz/isolate.h) and reduced in a separate triage process whose every attempt
+ * runs in its own child. Only the parent writes the corpus, so one signature is one file.
  */
 #pragma once
 
@@ -15,13 +22,20 @@
 
 #include "check/dedup.h"
 #include "ir/kernel.h"
+#include "reduce/reducer.h"
 
 namespace uopfuzz::fuzz {
 
-/// Builds the kernel for one graph seed (the generator, or a test's stand-in).
+/// Builds the kernel for one graph seed (the generator, or a test's stand-in). It must
+/// be a function of the seed alone: isolated workers call it in separate processes.
 using GraphSource = std::function<ir::Kernel(ir::Context&, uint64_t graph_seed)>;
-/// Shrinks a finding's kernel while `still` holds (the reducer, or none).
-using Shrinker = std::function<ir::Kernel(ir::Context&, const ir::Kernel&, const check::CheckOptions&, check::FindingKind)>;
+/// Shrinks a finding's kernel while `still` holds (the reducer, or none). The campaign
+/// supplies the predicate: keeps_finding for the check's kinds, an isolated re-run for
+/// crashes and hangs.
+using Shrinker = std::function<ir::Kernel(ir::Context&, const ir::Kernel&, const reduce::Interesting& still)>;
+
+/// The usual shrinker: reduce::reduce with a time budget.
+Shrinker reducer_shrinker(double max_seconds = 10);
 
 struct CampaignOptions {
   double seconds = 60;         ///< wall-clock budget
@@ -31,6 +45,10 @@ struct CampaignOptions {
   std::string corpus_dir;      ///< where new findings go ("" : not written)
   std::string found_by;        ///< recorded in each case's header (e.g. the command)
   bool stop_at_first_finding = false;  ///< end the campaign once one new signature is kept
+  bool isolate = false;        ///< check in forked workers: crashes and hangs become findings
+  int jobs = 1;                ///< worker processes (isolate only)
+  double graph_timeout_s = 10; ///< isolate: seconds one graph may take before it is a hang
+  double triage_timeout_s = 1; ///< isolate: limit for each re-run while reducing a crash or hang
   /// Called about twice a second, and once at the end.
   std::function<void(const struct CampaignProgress&)> on_progress;
 };
@@ -42,7 +60,8 @@ struct NewFinding {
   double seconds = 0;          ///< time into the campaign when it was found
   size_t nodes_found = 0, nodes_reduced = 0;
   std::string details;         ///< the check's one-line description
-  std::string reduced_text;    ///< the minimized case as .uop text
+  std::string reduced_text;    ///< the minimized case as .uop text ("" when none could be made)
+  std::string corpus_text;     ///< the corpus entry: reduced_text with its replay header
   std::string path;            ///< corpus file ("" when not written)
   std::string write_error;     ///< why it could not be written, if so
 };
@@ -51,6 +70,8 @@ struct CampaignProgress {
   double seconds = 0;
   uint64_t graphs = 0;
   uint64_t findings = 0;       ///< all findings, duplicates included
+  uint64_t workers_lost = 0;   ///< isolate: workers that crashed or hung (each one a finding)
+  int jobs = 1;
   std::map<std::string, uint64_t> by_signature;
   std::map<std::string, uint64_t> rule_hits;
 };

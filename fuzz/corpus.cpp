@@ -1,9 +1,11 @@
 #include "fuzz/corpus.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 
@@ -61,6 +63,25 @@ Result<std::string> write_case(const std::string& dir, const ir::Kernel& kernel)
     ::close(dfd);
   }
   return path;
+}
+
+int remove_stale_temporaries(const std::string& dir) {
+  int removed = 0;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.size() < 6 || name[0] != '.' || !name.ends_with(".tmp")) continue;
+    // ".<hash>.uop.<pid>.tmp": the writer's pid sits between the last two dots.
+    const std::string stem = name.substr(0, name.size() - 4);
+    const size_t dot = stem.rfind('.');
+    if (dot == std::string::npos) continue;
+    const int pid = std::atoi(stem.c_str() + dot + 1);
+    if (pid <= 0 || (::kill(pid, 0) != 0 && errno == ESRCH)) {
+      std::error_code rm;
+      removed += std::filesystem::remove(e.path(), rm) ? 1 : 0;
+    }
+  }
+  return removed;
 }
 
 }  // namespace uopfuzz::fuzz

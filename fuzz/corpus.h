@@ -21,4 +21,9 @@ std::string content_hash(const ir::Kernel& kernel);
 /// path, or an error (unwritable directory, a header that would not round-trip).
 Result<std::string> write_case(const std::string& dir, const ir::Kernel& kernel);
 
+/// Removes the temporaries (".NAME.PID.tmp") that write_case left in DIR when its process
+/// was killed mid-write, those of processes that no longer run. Returns how many it
+/// removed. A campaign calls it before it starts; replays never see them (not .uop).
+int remove_stale_temporaries(const std::string& dir);
+
 }  // namespace uopfuzz::fuzz

@@ -1,5 +1,7 @@
 #include "ir/rewrite.h"
 
+#include <exception>
+
 #include "ir/graph.h"
 
 namespace uopfuzz::ir {
@@ -40,6 +42,27 @@ std::vector<std::string> RuleSet::names() const {
 
 namespace {
 
+thread_local const char* t_current_rule = nullptr;
+
+// Sets the breadcrumb for one rule attempt and restores the outer one afterwards, except
+// while an exception thrown in the rule unwinds the stack: then it keeps naming the rule
+// that threw, for whoever turns the exception into a crash report.
+class RuleBreadcrumb {
+ public:
+  explicit RuleBreadcrumb(const std::string& name) : outer_(t_current_rule), exceptions_(std::uncaught_exceptions()) {
+    t_current_rule = name.c_str();
+  }
+  ~RuleBreadcrumb() {
+    if (std::uncaught_exceptions() == exceptions_) t_current_rule = outer_;
+  }
+  RuleBreadcrumb(const RuleBreadcrumb&) = delete;
+  RuleBreadcrumb& operator=(const RuleBreadcrumb&) = delete;
+
+ private:
+  const char* outer_;
+  int exceptions_;
+};
+
 class Rewriter {
  public:
   Rewriter(Context& ctx, const RuleSet& rules, const RewriteOptions& o)
@@ -75,6 +98,7 @@ class Rewriter {
     for (uint32_t i : rules_.candidates(n.op())) {
       const Rule& rule = rules_.rules()[i];
       if (opts_.disabled && opts_.disabled->count(rule.name)) continue;
+      RuleBreadcrumb crumb(rule.name);
       Bindings b;
       RewriteCtx rc{ctx_, n, opts_.state};
       UOp out;
@@ -114,6 +138,8 @@ class Rewriter {
 };
 
 }  // namespace
+
+const char* current_rule() { return t_current_rule; }
 
 RewriteResult graph_rewrite(Context& ctx, UOp root, const RuleSet& rules, const RewriteOptions& options) {
   return Rewriter(ctx, rules, options).run(root);

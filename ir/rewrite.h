@@ -73,6 +73,12 @@ struct RewriteResult {
 
 RewriteResult graph_rewrite(Context& ctx, UOp root, const RuleSet& rules, const RewriteOptions& options = {});
 
+/// The name of the rule this thread is trying right now (matching or rewriting), or
+/// nullptr outside every rule. A breadcrumb, as LLVM's pretty stack trace names the pass
+/// that was running: a crash or hang handler reads it to say which rule the fault is in.
+/// Nested rewrites (a rule that runs its own graph_rewrite) leave the innermost name.
+const char* current_rule();
+
 /// Replaces nodes by others everywhere under `root` (no rules): the substitution the
 /// range rules use. Keys absent from the graph are ignored.
 UOp substitute(Context& ctx, UOp root, const std::unordered_map<UOp, UOp, UOpHash>& with);

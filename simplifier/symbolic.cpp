@@ -82,7 +82,8 @@ UOp fold_reduce(RewriteCtx& rc, const Bindings& b) {
   int64_t trips = 1;
   for (size_t i = 1; i < red.num_src(); ++i) {
     UOp r = red.src(i);
-    if (r.op() != Op::Range || !r.src(0).is_const()) return UOp();
+    // planted: no check that the end is a CONST (ival then throws on any other node)
+    if (r.op() != Op::Range || (!r.src(0).is_const() && !state(rc).bugs.has(Bug::FoldReduceUncheckedEnd))) return UOp();
     int64_t n = std::max<int64_t>(0, ival(r.src(0)));
     trips *= std::max<int64_t>(n, 1);
     if (trips > kMaxFoldTrips) return UOp();
@@ -98,8 +99,9 @@ UOp fold_reduce(RewriteCtx& rc, const Bindings& b) {
   std::unordered_map<UOp, Value, UOpHash> val;
   std::vector<int64_t> idx(ranges.size(), 0);
   Value acc = reduce_identity(op, red.dtype());
-  for (UOp r : ranges)
-    if (ival(r.src(0)) <= 0) return rc.ctx.const_value(red.dtype(), acc);  // no iterations
+  if (!state(rc).bugs.has(Bug::FoldReduceEmptyLoop))  // planted: no early exit, the odometer below never wraps
+    for (UOp r : ranges)
+      if (ival(r.src(0)) <= 0) return rc.ctx.const_value(red.dtype(), acc);  // no iterations
   while (true) {
     for (size_t k = 0; k < ranges.size(); ++k) val[ranges[k]] = Value::of_int(idx[k]);
     for (UOp n : topo) {
