@@ -1,7 +1,7 @@
 # uopfuzz top-level Makefile: every target first makes sure the Debian packages are
 # there (scripts/install-deps.sh is quiet when nothing is missing), then configures
 # and builds through the CMake presets.
-.PHONY: all deps release debug asan test fuzz bench clean format
+.PHONY: all deps release debug asan libfuzzer test fuzz bench clean format
 
 
 all: release
@@ -22,6 +22,11 @@ asan: deps
 	@cmake --preset asan >/dev/null
 	@cmake --build --preset asan --target uopfuzz
 
+# The libFuzzer targets (clang, ASan + UBSan): build-libfuzzer/fuzz/targets/fuzz_{parse,simplify}.
+libfuzzer: deps
+	@cmake --preset libfuzzer >/dev/null
+	@cmake --build --preset libfuzzer
+
 test: release asan
 	@ctest --preset release
 
@@ -41,4 +46,4 @@ format:
 	@git ls-files '*.h' '*.cpp' | xargs clang-format -i
 
 clean:
-	rm -rf build build-debug build-asan
+	rm -rf build build-debug build-asan build-libfuzzer
