@@ -258,8 +258,8 @@ std::optional<simplifier::SimplifyOptions> simplify_options(const SimplifyFlags&
 
 int cmd_list_bugs() {
   for (const auto& b : simplifier::all_bugs())
-    fmt::print("{:<28} {:<8} {}\n{:<38}noticed by: {}\n", b.name, b.kind == simplifier::BugKind::Latency ? "latency" : "result",
-               b.what, "", b.noticed_by);
+    fmt::print("{:<28} {:<8} {}\n{:<38}noticed by: {}\n", b.name, simplifier::bug_kind_name(b.kind), b.what, "",
+               b.noticed_by);
   return kExitOk;
 }
 
@@ -468,7 +468,7 @@ int cmd_selftest(double seconds_per_bug, uint64_t seed, const std::string& json_
   for (const auto& b : simplifier::all_bugs()) {
     if (b.kind == simplifier::BugKind::Latency) {
       fmt::print("{:<28} {:<7} {:>9} {:>8} {:>6}  {}\n", b.name, "-", "-", "-", "-", "latency only: left to the latency detector");
-      rows.push_back({{"bug", b.name}, {"kind", "latency"}, {"found", nullptr}});
+      rows.push_back({{"bug", b.name}, {"kind", simplifier::bug_kind_name(b.kind)}, {"found", nullptr}});
       continue;
     }
     fuzz::CampaignOptions co;
@@ -503,7 +503,7 @@ int cmd_selftest(double seconds_per_bug, uint64_t seed, const std::string& json_
     fmt::print("{:<28} {:<7} {:>9} {:>8} {:>6}  {}\n", b.name, found ? "yes" : f ? "OTHER" : "NO",
                f ? fmt::format("{:.2f}", f->seconds) : "-", f ? f->graph_index + 1 : r.totals.graphs,
                f ? std::to_string(f->nodes_reduced) : "-", f ? f->signature.text() : "");
-    json row = {{"bug", b.name}, {"kind", "result"}, {"found", found}, {"graphs", f ? f->graph_index + 1 : r.totals.graphs}};
+    json row = {{"bug", b.name}, {"kind", simplifier::bug_kind_name(b.kind)}, {"found", found}, {"graphs", f ? f->graph_index + 1 : r.totals.graphs}};
     if (f) {
       row["seconds"] = f->seconds;
       row["nodes_found"] = f->nodes_found;

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -132,6 +133,7 @@ ChildOutcome run_isolated(const std::function<std::string()>& fn, double timeout
   }
   if (pid == 0) {  // the child: run, hand back the result, leave without running atexit hooks
     ::close(fds[0]);
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // a hung child never outlives whoever waits for it
     silence_output();
     install_breadcrumb_handlers(slot);
     // An exception must not leave the child: up the stack is the parent's code (a test

@@ -11,6 +11,15 @@ const std::vector<BugInfo>& all_bugs() {
   return all;
 }
 
+std::string_view bug_kind_name(BugKind k) {
+  switch (k) {
+    case BugKind::Result: return "result";
+    case BugKind::Latency: return "latency";
+    case BugKind::Crash: return "crash";
+  }
+  return "?";
+}
+
 std::optional<Bug> parse_bug(std::string_view name) {
   for (const auto& b : all_bugs())
     if (b.name == name) return b.bug;

@@ -15,7 +15,10 @@ enum class Bug : uint8_t {
   kCount
 };
 
-enum class BugKind : uint8_t { Result, Latency };
+/// Result: outputs change (or UB / a verifier failure appears). Latency: results stay
+/// right, the rewrite is slower. Crash: the simplifier crashes or hangs, which only a
+/// campaign's process isolation (fuzz/isolate.h) can observe.
+enum class BugKind : uint8_t { Result, Latency, Crash };
 
 struct BugInfo {
   Bug bug;
@@ -24,6 +27,7 @@ struct BugInfo {
 };
 
 const std::vector<BugInfo>& all_bugs();
+std::string_view bug_kind_name(BugKind k);  ///< "result", "latency", "crash"
 std::optional<Bug> parse_bug(std::string_view name);
 
 /// The bugs switched on for a simplify run (none by default: the faithful simplifier).

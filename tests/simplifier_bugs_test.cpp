@@ -1,11 +1,13 @@
 // Every planted bug that changes results is caught by the differential check on a
 // corpus example it affects, while the faithful simplifier passes the same example.
-// Latency-only bugs keep results right (the latency detector's business).
+// Latency-only bugs keep results right (the latency detector's business); crash bugs
+// make the check die or hang, which is observed from a child process.
 #include <string>
 
 #include <gtest/gtest.h>
 
 #include "check/differential.h"
+#include "fuzz/isolate.h"
 #include "ir/parser.h"
 #include "tests/bug_examples.h"
 
@@ -41,6 +43,13 @@ TEST(PlantedBugs, ResultBugsAreFoundAndTheFaithfulSimplifierPasses) {
     SCOPED_TRACE(std::string(b.name) + " on " + it->second);
     auto faithful = run_check(it->second, BugSet());
     EXPECT_EQ(faithful.kind, check::FindingKind::None) << faithful.details;
+    if (b.kind == BugKind::Crash) {  // in a child: with the bug the check dies or hangs
+      fuzz::ChildOutcome out = fuzz::run_isolated(
+          [&] { return std::string(check::finding_kind_name(run_check(it->second, BugSet().enable(b.bug)).kind)); }, 1.0);
+      EXPECT_NE(out.status, fuzz::ChildOutcome::Status::Returned) << b.name << " did not crash or hang: " << out.output;
+      EXPECT_NE(out.rule, "") << "the breadcrumb names no rule";
+      continue;
+    }
     auto buggy = run_check(it->second, BugSet().enable(b.bug));
     if (b.kind == BugKind::Result) {
       EXPECT_NE(buggy.kind, check::FindingKind::None) << "the check misses " << b.name;
