@@ -792,6 +792,24 @@ void propose_MoveAddress(Context& ctx, const Kernel& k, Candidates& out) {
   }
 }
 
+// A VAR an @var line pins becomes a VAR of a fresh name (same bounds) that no line
+// names: the check then fills it per seed, like any VAR the header does not pin.
+void propose_UnpinVar(Context& ctx, const Kernel& k, Candidates& out) {
+  std::vector<UOp> topo = toposort(k.root);
+  const std::string name = fresh_var_name(k, topo);
+  for (UOp u : topo) {
+    if (u.op() != Op::Var) continue;
+    VarArg a = u.arg<VarArg>();
+    auto line = std::find_if(k.header.vars.begin(), k.header.vars.end(), [&](const auto& v) { return v.first == a.name; });
+    if (line == k.header.vars.end() || a.min == a.max) continue;
+    Kernel c{k.header, UOp()};
+    c.header.vars.erase(c.header.vars.begin() + (line - k.header.vars.begin()));
+    a.name = name;
+    c.root = replace(ctx, k.root, u, ctx.make(Op::Var, u.dtype(), {}, a));
+    out.push_back(std::move(c));
+  }
+}
+
 // Give a buffer fewer elements: just enough for its accesses (by the interval analysis),
 // half, one less, 1.
 void propose_BufferSize(Context& ctx, const Kernel& k, Candidates& out) {

@@ -4,6 +4,7 @@
 // interesting.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <unordered_map>
@@ -43,10 +44,11 @@ check::CheckOptions options_for(const ir::Kernel& k, simplifier::Bug bug) {
 // The issue's target is 10 nodes. Some bugs' rules only fire on shapes that need more
 // nodes than that in this IR (node count = toposort of the root: SINK, STOREs, INDEXes,
 // PARAMs and CONSTs included). For those the limit is the size of the smallest shape
-// that shows the bug, listed beside it; the reducer reaches exactly that size on the
-// example (and tests/reduce_test.cpp's MinimalShapes checks each shape by hand). Every
-// kernel needs SINK, STORE, INDEX and PARAM (4); an INDEX's index can always be a node
-// the computation already has (a range end, a VAR), so it is never counted again.
+// that shows the bug with the example's finding kind, listed beside it; the reducer
+// reaches exactly that size on the example, and MinimalShapesShowTheirBugAtTheListedSize
+// checks each shape (written by hand below). Every kernel needs SINK, STORE, INDEX and
+// PARAM (4); an INDEX's index can always be a node the computation already has (a range
+// end, a VAR), so it is never counted again.
 size_t node_limit(const std::string& bug) {
   static const std::map<std::string, size_t> limits = {
       // The example's finding is an out-of-bounds store (ub-introduced): the fused range
@@ -71,8 +73,8 @@ size_t node_limit(const std::string& bug) {
       // merge by max before the bug): 4 + END, RANGE, end, INVALID, and per gate INDEX,
       // WHERE, CMPLT, guard: 14; the second INDEX is a second store (STORE + END, one
       // buffer) or a LOAD (LOAD + input PARAM), and the lost stores (g1 <= r < g2) must
-      // write something nonzero: the comparison r < g2 itself, true there, stored in a
-      // bool buffer (a LOAD's alt or a separate value costs one more): 17.
+      // write something nonzero: the comparison r < g2 itself, true there, stored to a
+      // bool buffer or given as the alt of a bool LOAD: 17.
       {"shrink-smallest-guard", 17},
       // REDUCE(WHERE(r < U, v, 0), r): 4 + REDUCE, WHERE, CMPLT, RANGE, end, U, v, 0 = 12;
       // U != end (r < end folds), one of them not a constant (fold_reduce evaluates an
@@ -82,8 +84,9 @@ size_t node_limit(const std::string& bug) {
       // CMPNE, RANGE, n (a VAR: an all-constant reduction folds), 0, e != 0 = 11.
       {"gather-no-bounds-check", 11},
       // REDUCE(WHERE(r * y < c, v, 0), r): 4 + REDUCE, WHERE, CMPLT, MUL, RANGE, end, y, v,
-      // 0 = 13, with c the end or y; y != end (a y <= 0 end runs no iteration), and a VAR
-      // among them (an all-constant reduction folds).
+      // 0 = 13, with c the end or y; for a mismatch y != end (a y <= 0 end runs no
+      // iteration), and a VAR among them (an all-constant reduction folds). (With y = end
+      // = 0 the lifted bound divides by zero: 12 nodes, ub-introduced.)
       {"lift-mul-nonpositive", 13},
       // Below the target: what the reducer reaches on the example, so a regression shows.
       {"unparented-max-multiplies", 8},  // out[0] = REDUCE MAX of a VAR over a range
@@ -138,11 +141,18 @@ TEST(ReducePlantedBugs, EveryResultBugShrinksKeepingItsFinding) {
 }
 
 // The smallest shapes node_limit lists for the bugs whose limit is above 10, written by
-// hand: each shows its bug (and only with the bug), has exactly the listed node count,
-// and the reducer finds nothing smaller from it.
-const std::map<std::string, std::string>& minimal_shapes() {
-  static const std::map<std::string, std::string> shapes = {
-      {"merge-wrong-end", R"(%0 = PARAM slot=0 size=6 out : int32
+// hand (plus two smaller ones of another finding kind): each shows its bug with the
+// given kind (and only with the bug), and the reducer finds nothing smaller from it.
+struct Shape {
+  std::string bug;
+  check::FindingKind kind;
+  std::string text;
+};
+
+const std::vector<Shape>& minimal_shapes() {
+  using K = check::FindingKind;
+  static const std::vector<Shape> shapes = {
+      {"merge-wrong-end", K::UbIntroduced, R"(%0 = PARAM slot=0 size=6 out : int32
 %1 = CONST 2 : index
 %2 = RANGE %1 axis=0 LOOP : index
 %3 = CONST 3 : index
@@ -155,7 +165,7 @@ const std::map<std::string, std::string>& minimal_shapes() {
 %10 = END %9 %2 %5 : void
 %11 = SINK %10 : void
 )"},
-      {"shrink-despite-ungated", R"(%0 = PARAM slot=0 size=2 out : int32
+      {"shrink-despite-ungated", K::Mismatch, R"(%0 = PARAM slot=0 size=2 out : int32
 %1 = CONST 2 : index
 %2 = RANGE %1 axis=0 LOOP : index
 %3 = INDEX %0 %2 : int32
@@ -171,7 +181,7 @@ const std::map<std::string, std::string>& minimal_shapes() {
 %13 = END %12 %2 : void
 %14 = SINK %13 : void
 )"},
-      {"shrink-reduce-range", R"(%0 = PARAM slot=0 size=3 out : int32
+      {"shrink-reduce-range", K::Mismatch, R"(%0 = PARAM slot=0 size=3 out : int32
 %1 = CONST 2 : index
 %2 = INDEX %0 %1 : int32
 %3 = PARAM slot=1 size=3 in : int32
@@ -186,7 +196,7 @@ const std::map<std::string, std::string>& minimal_shapes() {
 %12 = STORE %2 %11 : void
 %13 = SINK %12 : void
 )"},
-      {"shrink-smallest-guard", R"(%0 = PARAM slot=0 size=4 out : bool
+      {"shrink-smallest-guard", K::Mismatch, R"(%0 = PARAM slot=0 size=4 out : bool
 %1 = CONST 3 : index
 %2 = RANGE %1 axis=0 LOOP : index
 %3 = CONST 2 : index
@@ -204,7 +214,7 @@ const std::map<std::string, std::string>& minimal_shapes() {
 %15 = END %14 %2 : void
 %16 = SINK %9 %15 : void
 )"},
-      {"bound-off-by-one", R"(%0 = PARAM slot=0 size=17 out : int32
+      {"bound-off-by-one", K::Mismatch, R"(%0 = PARAM slot=0 size=17 out : int32
 %1 = VAR name=u min=0 max=16 : index
 %2 = INDEX %0 %1 : int32
 %3 = CONST 8 : index
@@ -217,7 +227,7 @@ const std::map<std::string, std::string>& minimal_shapes() {
 %10 = STORE %2 %9 : void
 %11 = SINK %10 : void
 )"},
-      {"gather-no-bounds-check", R"(%0 = PARAM slot=0 size=13 out : int32
+      {"gather-no-bounds-check", K::Mismatch, R"(%0 = PARAM slot=0 size=13 out : int32
 %1 = VAR name=n min=0 max=12 : index
 %2 = INDEX %0 %1 : int32
 %3 = RANGE %1 axis=0 REDUCE : index
@@ -229,7 +239,7 @@ const std::map<std::string, std::string>& minimal_shapes() {
 %9 = STORE %2 %8 : void
 %10 = SINK %9 : void
 )"},
-      {"lift-mul-nonpositive", R"(%0 = PARAM slot=0 size=3 out : int32
+      {"lift-mul-nonpositive", K::Mismatch, R"(%0 = PARAM slot=0 size=3 out : int32
 %1 = CONST 2 : index
 %2 = INDEX %0 %1 : int32
 %3 = RANGE %1 axis=0 REDUCE : index
@@ -243,31 +253,78 @@ const std::map<std::string, std::string>& minimal_shapes() {
 %11 = STORE %2 %10 : void
 %12 = SINK %11 : void
 )"},
+      // Smaller shapes of another finding kind than the example's (the campaigns find both):
+      // a mismatch of merge-wrong-end with r1 running once (its end a VAR bounded to
+      // [1, 1]: the fused end 1*1 loses r0's second iteration): 10 nodes.
+      {"merge-wrong-end", K::Mismatch, R"(%0 = PARAM slot=0 size=2 out : int32
+%1 = CONST 2 : index
+%2 = RANGE %1 axis=0 LOOP : index
+%3 = INDEX %0 %2 : int32
+%4 = CONST 1 : int32
+%5 = STORE %3 %4 : void
+%6 = VAR name=one min=1 max=1 : index
+%7 = RANGE %6 axis=1 LOOP : index
+%8 = END %5 %2 %7 : void
+%9 = SINK %8 : void
+)"},
+      // lift-mul-nonpositive with y, the end, c and the output index one VAR y in [0, 2],
+      // pinned to 0 by the seed: the lifted bound divides by y = 0 (ub-introduced): 12.
+      {"lift-mul-nonpositive", K::UbIntroduced, R"(@var y=0
+%0 = PARAM slot=0 size=3 out : float32
+%1 = VAR name=y min=0 max=2 : index
+%2 = INDEX %0 %1 : float32
+%3 = RANGE %1 axis=0 REDUCE : index
+%4 = MUL %3 %1 : index
+%5 = CMPLT %4 %1 : bool
+%6 = CONST 1 : float32
+%7 = CONST 0 : float32
+%8 = WHERE %5 %6 %7 : float32
+%9 = REDUCE %8 %3 op=ADD : float32
+%10 = STORE %2 %9 : void
+%11 = SINK %10 : void
+)"},
   };
   return shapes;
 }
 
 TEST(ReducePlantedBugs, MinimalShapesShowTheirBugAtTheListedSize) {
+  // Every bug whose example's limit is above 10 has its shape of the example's kind, at
+  // exactly that size.
   for (const auto& b : simplifier::all_bugs()) {
     const std::string name(b.name);
     if (b.kind != simplifier::BugKind::Result || node_limit(name) <= 10) continue;
-    SCOPED_TRACE(name);
-    auto shape = minimal_shapes().find(name);
-    ASSERT_NE(shape, minimal_shapes().end());
+    const std::string example = test_support::read_example(test_support::bug_examples().at(name));
     ir::Context ctx;
-    ir::Kernel k = parse(ctx, shape->second);
+    ir::Kernel ek = parse(ctx, example);
+    const check::FindingKind kind = check::check_kernel(ctx, ek, options_for(ek, b.bug)).kind;
+    bool found = false;
+    for (const Shape& sh : minimal_shapes()) {
+      if (sh.bug != name || sh.kind != kind) continue;
+      found = true;
+      ir::Kernel k = parse(ctx, sh.text);
+      EXPECT_EQ(node_count(k.root), node_limit(name)) << name;
+    }
+    EXPECT_TRUE(found) << name;
+  }
+  for (const Shape& sh : minimal_shapes()) {
+    SCOPED_TRACE(sh.bug + " " + std::string(check::finding_kind_name(sh.kind)));
+    auto bug = std::find_if(simplifier::all_bugs().begin(), simplifier::all_bugs().end(),
+                            [&](const auto& b) { return b.name == sh.bug; });
+    ASSERT_NE(bug, simplifier::all_bugs().end());
+    ir::Context ctx;
+    ir::Kernel k = parse(ctx, sh.text);
     ASSERT_TRUE(k.root);
-    EXPECT_EQ(node_count(k.root), node_limit(name));
-    check::CheckOptions opts = options_for(k, b.bug);
-    check::FindingKind kind = check::check_kernel(ctx, k, opts).kind;
-    EXPECT_NE(kind, check::FindingKind::None);
+    const size_t nodes = node_count(k.root);
+    EXPECT_LE(nodes, node_limit(sh.bug));
+    check::CheckOptions opts = options_for(k, bug->bug);
+    EXPECT_EQ(check::check_kernel(ctx, k, opts).kind, sh.kind);
     EXPECT_TRUE(original_is_defined(k, opts));
     check::CheckOptions faithful = opts;
     faithful.simplify.bugs = {};
     EXPECT_EQ(check::check_kernel(ctx, k, faithful).kind, check::FindingKind::None);
-    ReduceResult r = reduce(ctx, k, keeps_finding(opts, kind));
+    ReduceResult r = reduce(ctx, k, keeps_finding(opts, sh.kind));
     EXPECT_TRUE(r.fixed_point);
-    EXPECT_EQ(r.final_nodes, node_limit(name)) << ir::print_kernel(r.kernel);
+    EXPECT_EQ(r.final_nodes, nodes) << ir::print_kernel(r.kernel);
   }
 }
 
@@ -446,6 +503,16 @@ TEST(ReducePasses, EachPassMakesProgressAndKeepsTheGraphVerified) {
         EXPECT_EQ(outputs, 1u);
         break;
       }
+      case Pass::UnpinVar:  // n=3 no longer pinned: a VAR of a fresh name, no @var line
+        for (ir::UOp u : topo)
+          if (u.op() == Op::Var) {
+            EXPECT_NE(u.arg<ir::VarArg>().name, "n");
+            EXPECT_EQ(u.arg<ir::VarArg>().min, 1);
+            EXPECT_EQ(u.arg<ir::VarArg>().max, 4);
+          }
+        ASSERT_EQ(r.kernel.header.vars.size(), 1u);
+        EXPECT_EQ(r.kernel.header.vars[0].first, "gone");
+        break;
       case Pass::VarBounds:  // n=3 stays inside; the VAR named gone is not in the graph
         for (ir::UOp u : topo)
           if (u.op() == Op::Var) {
