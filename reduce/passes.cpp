@@ -9,8 +9,10 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "ir/analysis.h"
 #include "ir/graph.h"
 #include "ir/rewrite.h"
+#include "ir/scalar_eval.h"
 #include "reduce/reducer.h"
 
 namespace uopfuzz::reduce {
@@ -154,6 +156,55 @@ void propose_DropRange(Context& ctx, const Kernel& k, Candidates& out) {
   for (auto it = topo.rbegin(); it != topo.rend(); ++it)
     if (it->op() == Op::Range)
       push_root(out, k, remove_range(ctx, k.root, *it, ctx.const_int(dtypes::Index, 0)));
+}
+
+std::string fresh_var_name(const Kernel& k, const std::vector<UOp>& topo);
+
+/// The graph under `root` with RANGE `r` run once: its end becomes `one` (a VAR that can
+/// only be 1), the ENDs and REDUCEs that close it close that range instead, and its value
+/// uses go: with `drop_users`, a binary ALU node using it (once) becomes its other operand;
+/// any other use becomes 0.
+UOp run_once(Context& ctx, UOp root, UOp r, UOp one, bool drop_users) {
+  UOp nr = ctx.make(Op::Range, r.dtype(), {one}, r.arg());
+  std::unordered_map<UOp, UOp, UOpHash> done{{r, ctx.const_int(dtypes::Index, 0)}};
+  for (UOp u : toposort(root)) {
+    if (done.count(u)) continue;
+    if (drop_users && op_in(u.op(), Alu) && u.num_src() == 2 && (u.src(0) == r) != (u.src(1) == r)) {
+      UOp other = u.src(0) == r ? u.src(1) : u.src(0);
+      if (other.dtype() == u.dtype()) {
+        done.emplace(u, done.at(other));
+        continue;
+      }
+    }
+    const bool closer = u.op() == Op::End || u.op() == Op::Reduce;
+    std::vector<UOp> src;
+    bool changed = false;
+    for (size_t i = 0; i < u.num_src(); ++i) {
+      UOp s = u.src(i);
+      UOp n = closer && i > 0 && s == r ? nr : done.at(s);
+      changed |= n != s;
+      src.push_back(n);
+    }
+    done.emplace(u, changed ? ctx.make(u.op(), u.dtype(), std::move(src), u.arg()) : u);
+  }
+  return done.at(root);
+}
+
+// A RANGE that its END or REDUCE closes runs once, at 0, without being dropped from the
+// range list: its end becomes a fresh VAR bounded to [1, 1] (a RANGE of the constant 1
+// would be folded away by the simplifier's first stage, and the range list with it).
+void propose_RunOnce(Context& ctx, const Kernel& k, Candidates& out) {
+  std::vector<UOp> topo = toposort(k.root);
+  std::unordered_set<UOp, UOpHash> closed;
+  for (UOp u : topo)
+    if (u.op() == Op::End || u.op() == Op::Reduce)
+      for (size_t i = 1; i < u.num_src(); ++i) closed.insert(u.src(i));
+  const std::string name = fresh_var_name(k, topo);
+  UOp one = ctx.make(Op::Var, dtypes::Index, {}, VarArg{name, 1, 1, std::nullopt});
+  for (auto it = topo.rbegin(); it != topo.rend(); ++it) {
+    if (it->op() != Op::Range || !closed.count(*it) || it->src(0) == one) continue;
+    for (bool drop_users : {true, false}) push_root(out, k, run_once(ctx, k.root, *it, one, drop_users));
+  }
 }
 
 void propose_DropEndRange(Context& ctx, const Kernel& k, Candidates& out) {
@@ -332,6 +383,461 @@ void propose_SimplifyHeader(Context& ctx, const Kernel& k, Candidates& out) {
   c.header.outputs.clear();
   std::erase_if(c.header.vars, [&](const auto& v) { return !names.count(v.first); });
   if (!(c.header == k.header)) out.push_back(std::move(c));
+}
+
+// ---- helpers for the passes that reuse nodes or move accesses
+
+/// Does `u` depend on `what` (or is it)? A replacement by a node that depends on the
+/// replaced one would make the graph refer to itself.
+bool depends_on(UOp u, UOp what) {
+  for (UOp x : toposort(u))
+    if (x == what) return true;
+  return false;
+}
+
+/// The nodes of `topo` (a toposort) that depend on `what` or are it, in one sweep.
+std::unordered_set<UOp, UOpHash> dependents(const std::vector<UOp>& topo, UOp what) {
+  std::unordered_set<UOp, UOpHash> out{what};
+  for (UOp u : topo)
+    for (UOp s : u.src())
+      if (out.count(s)) {
+        out.insert(u);
+        break;
+      }
+  return out;
+}
+
+/// Largest buffer a candidate may grow to (elements): enough for every index the
+/// reducer builds from small constants, VARs and ranges.
+constexpr int64_t kMaxGrownSize = int64_t{1} << 16;
+
+/// `k` with every PARAM grown to hold the indexes its INDEXes can take (by the interval
+/// analysis), where that is a small size; @output lines of grown outputs are dropped
+/// (they describe the old size). An edit that moves an access (a reused index, a
+/// merged buffer, a loop instead of a reduction) would otherwise only ever go out of
+/// bounds: the buffer size is not part of the reducer's Size, so growing it is free.
+Kernel fit_buffers(Context& ctx, Kernel k) {
+  Analysis an;
+  std::unordered_map<UOp, int64_t, UOpHash> need;
+  std::vector<UOp> order;
+  for (UOp u : toposort(k.root)) {
+    if (u.op() != Op::Index || u.src(0).op() != Op::Param) continue;
+    UOp buf = u.src(0), idx = u.src(1);
+    if (idx.op() == Op::Where && idx.src(2).op() == Op::Invalid) idx = idx.src(1);
+    if (!idx.dtype().is_index()) continue;
+    Interval b = an.bounds(idx);
+    if (b.lo < 0 || b.hi < buf.arg<ParamArg>().size || b.hi >= kMaxGrownSize) continue;
+    auto [it, fresh] = need.emplace(buf, b.hi + 1);
+    if (fresh) order.push_back(buf);
+    else it->second = std::max(it->second, b.hi + 1);
+  }
+  if (need.empty()) return k;
+  std::unordered_map<UOp, UOp, UOpHash> with;
+  for (UOp buf : order) {
+    ParamArg a = buf.arg<ParamArg>();
+    a.size = need.at(buf);
+    with.emplace(buf, ctx.make(Op::Param, buf.dtype(), {}, a));
+    std::erase_if(k.header.outputs, [&](const ExpectedOutput& o) { return o.slot == a.slot; });
+  }
+  k.root = substitute(ctx, k.root, with);
+  return k;
+}
+
+void push_fitted(Context& ctx, Candidates& out, const Kernel& k, UOp root) {
+  if (!root || root == k.root) return;
+  out.push_back(fit_buffers(ctx, Kernel{k.header, root}));
+}
+
+/// Nodes that may stand in for another, simplest first (leaves, then ranges, then
+/// computed values), each once, in graph order within a kind.
+std::vector<UOp> stand_ins(const std::vector<UOp>& topo) {
+  std::vector<UOp> out;
+  for (int kind = 0; kind < 3; ++kind)
+    for (UOp u : topo) {
+      if (!can_replace(u)) continue;
+      const int k = u.op() == Op::Const || u.op() == Op::Var ? 0 : u.op() == Op::Range ? 1 : 2;
+      if (k == kind) out.push_back(u);
+    }
+  return out;
+}
+
+// Replace every use of a CONST, VAR or computed value by another node already in the
+// graph, of the same dtype, that does not depend on it (buffers grown to fit).
+void propose_ReuseNode(Context& ctx, const Kernel& k, Candidates& out) {
+  std::vector<UOp> topo = toposort(k.root);
+  std::vector<UOp> with = stand_ins(topo);
+  for (auto it = topo.rbegin(); it != topo.rend(); ++it) {
+    UOp u = *it;
+    if (!is_value(u) && u.op() != Op::Const && u.op() != Op::Var) continue;
+    const auto users = dependents(topo, u);
+    for (UOp s : with) {
+      if (s.dtype() != u.dtype() || users.count(s)) continue;
+      push_fitted(ctx, out, k, replace(ctx, k.root, u, s));
+    }
+  }
+}
+
+/// A VAR name used by no VAR of the graph and no @var line: x0, x1, ...
+std::string fresh_var_name(const Kernel& k, const std::vector<UOp>& topo) {
+  std::unordered_set<std::string> used;
+  for (UOp u : topo)
+    if (u.op() == Op::Var) used.insert(u.arg<VarArg>().name);
+  for (const auto& v : k.header.vars) used.insert(v.first);
+  for (int i = 0;; ++i)
+    if (std::string n = "x" + std::to_string(i); !used.count(n)) return n;
+}
+
+// Replace a computed integer value by a fresh VAR with the value's bounds (a bool or
+// float value by a CAST of one, a RANGE by a VAR over its values): an input the check
+// fills per seed instead of the computation (the VAR can then become a constant).
+void propose_ExprToVar(Context& ctx, const Kernel& k, Candidates& out) {
+  std::vector<UOp> topo = toposort(k.root);
+  const std::string name = fresh_var_name(k, topo);
+  Analysis an;
+  for (auto it = topo.rbegin(); it != topo.rend(); ++it) {
+    UOp u = *it;
+    if (!is_value(u)) continue;
+    const DType dt = u.dtype();
+    if (!dt.is_int()) {  // a bool or float value: a cast of a VAR over 0..1 or -8..8
+      if (!dt.is_bool() && !dt.is_float()) continue;
+      VarArg a{name, dt.is_bool() ? 0 : -8, dt.is_bool() ? 1 : 8, std::nullopt};
+      push_root(out, k, replace(ctx, k.root, u, ctx.make(Op::Cast, dt, {ctx.make(Op::Var, dtypes::Index, {}, a)})));
+      continue;
+    }
+    Interval b = an.bounds(u);
+    // A VAR spanning (nearly) the whole dtype would be filled with huge values.
+    if (static_cast<double>(b.hi) - static_cast<double>(b.lo) > double(int64_t{1} << 32)) continue;
+    push_root(out, k, replace(ctx, k.root, u, ctx.make(Op::Var, dt, {}, VarArg{name, b.lo, b.hi, std::nullopt})));
+  }
+  // A RANGE becomes a VAR over its values (out of every END and REDUCE that closes it).
+  for (auto it = topo.rbegin(); it != topo.rend(); ++it) {
+    if (it->op() != Op::Range) continue;
+    const int64_t hi = an.vmax(it->src(0));
+    if (hi < 1 || hi > kMaxGrownSize) continue;
+    push_root(out, k, remove_range(ctx, k.root, *it, ctx.make(Op::Var, dtypes::Index, {}, VarArg{name, 0, hi - 1, std::nullopt})));
+  }
+}
+
+// Narrow a VAR's bounds (toward a single value, preferring 0); the @var value stays inside.
+void propose_VarBounds(Context& ctx, const Kernel& k, Candidates& out) {
+  std::map<std::string, int64_t> header_vars(k.header.vars.begin(), k.header.vars.end());
+  for (UOp u : toposort(k.root)) {
+    if (u.op() != Op::Var) continue;
+    const VarArg& v = u.arg<VarArg>();
+    std::optional<int64_t> pinned;
+    if (auto h = header_vars.find(v.name); h != header_vars.end()) pinned = h->second;
+    std::vector<std::pair<int64_t, int64_t>> bounds;
+    auto add = [&](int64_t lo, int64_t hi) {
+      if (lo > hi || (lo == v.min && hi == v.max) || lo < v.min || hi > v.max) return;
+      if (pinned && (*pinned < lo || *pinned > hi)) return;
+      if (std::find(bounds.begin(), bounds.end(), std::make_pair(lo, hi)) == bounds.end()) bounds.emplace_back(lo, hi);
+    };
+    // Midpoints without overflow.
+    const int64_t mid = static_cast<int64_t>((static_cast<__int128>(v.min) + v.max) / 2);
+    if (v.min < 0 && v.max >= 0) add(0, v.max);
+    if (v.max > 0 && v.min <= 0) add(v.min, 0);
+    add(mid, v.max);
+    add(v.min, mid);
+    if (v.min < v.max) {
+      add(v.min + 1, v.max);
+      add(v.min, v.max - 1);
+    }
+    for (auto [lo, hi] : bounds) {
+      VarArg a = v;
+      a.min = lo, a.max = hi;
+      push_root(out, k, replace(ctx, k.root, u, ctx.make(Op::Var, u.dtype(), {}, a)));
+    }
+  }
+}
+
+/// `v` converted to `dt`: a CONST folded (null when the conversion is undefined),
+/// anything else cast.
+UOp converted(Context& ctx, UOp v, DType dt) {
+  if (v.dtype() == dt) return v;
+  if (!v.is_const()) return ctx.make(Op::Cast, dt, {v});
+  Value out, args[1] = {v.const_value()};
+  if (eval_alu(Op::Cast, v.dtype(), dt, args, out) != EvalError::None) return UOp();
+  return ctx.const_value(dt, out);
+}
+
+/// The graph under `root` with output buffer `b`'s stores going to output `a` instead,
+/// their values converted to a's dtype (null when a constant cannot be).
+UOp merge_output(Context& ctx, UOp root, UOp a, UOp b) {
+  if (a.dtype() == b.dtype()) return replace(ctx, root, b, a);
+  std::unordered_map<UOp, UOp, UOpHash> with;
+  for (UOp st : toposort(root)) {
+    if (st.op() != Op::Store || st.src(0).src(0) != b) continue;
+    UOp ix = st.src(0), v = converted(ctx, st.src(1), a.dtype());
+    if (!v) return UOp();
+    UOp nix = ctx.make(Op::Index, a.dtype(), {a, ix.src(1)}, ix.arg());
+    with.emplace(st, ctx.make(Op::Store, st.dtype(), {nix, v}, st.arg()));
+  }
+  return substitute(ctx, root, with);
+}
+
+// Make two output buffers one (the second's stores go to the first, their values
+// converted to its dtype), also moving one access's index to another node of the graph
+// so the two buffers' stores can stay apart (buffers grown to fit).
+void propose_MergeOutputs(Context& ctx, const Kernel& k, Candidates& out) {
+  std::vector<UOp> topo = toposort(k.root);
+  std::vector<UOp> outs, indexes;
+  for (UOp u : topo) {
+    if (u.op() == Op::Param && u.arg<ParamArg>().output) outs.push_back(u);
+    if (u.op() == Op::Index) indexes.push_back(u);
+  }
+  std::vector<UOp> with;
+  for (UOp s : stand_ins(topo))
+    if (s.dtype().is_index()) with.push_back(s);
+  for (int same = 1; same >= 0; --same)  // buffers of one dtype first
+    for (UOp a : outs)
+      for (UOp b : outs) {
+        if (a == b || (a.dtype() == b.dtype()) != static_cast<bool>(same)) continue;
+        push_fitted(ctx, out, k, merge_output(ctx, k.root, a, b));
+        for (UOp n : indexes) {
+          if (n.src(0) != a && n.src(0) != b) continue;
+          UOp idx = n.src(1);
+          const bool gated = idx.op() == Op::Where && idx.src(2).op() == Op::Invalid;
+          UOp at = gated ? idx.src(1) : idx;
+          for (UOp y : with) {
+            if (y == at) continue;
+            UOp ni = gated ? ctx.make(Op::Where, idx.dtype(), {idx.src(0), y, idx.src(2)}) : y;
+            UOp moved = replace(ctx, k.root, n, ctx.make(Op::Index, n.dtype(), {n.src(0), ni}, n.arg()));
+            push_fitted(ctx, out, k, merge_output(ctx, moved, a, b));
+          }
+        }
+      }
+}
+
+/// A LOAD whose index is gated.
+bool gated_load(UOp l) {
+  if (l.op() != Op::Load) return false;
+  UOp idx = l.src(0).src(1);
+  return idx.op() == Op::Where && idx.src(2).op() == Op::Invalid;
+}
+
+/// The input buffer `buf` as one of dtype `dt` (integer bounds kept where they fit).
+UOp retyped_param(Context& ctx, UOp buf, DType dt) {
+  if (buf.dtype() == dt) return buf;
+  ParamArg a = buf.arg<ParamArg>();
+  auto fits = [&](std::optional<int64_t> v) { return !v || (*v >= dt.int_min() && *v <= dt.int_max()); };
+  if (!dt.is_int() || dt.is_index() || !fits(a.vmin) || !fits(a.vmax)) a.vmin = a.vmax = a.multiple_of = std::nullopt;
+  return ctx.make(Op::Param, dt, {}, a);
+}
+
+// Replace a value by a gated LOAD among its sources that gets an alt value (an existing
+// node of the value's dtype, or 1): what the value made of the masked-out elements, the
+// LOAD's alt gives with fewer nodes. A load of another dtype reads its input buffer
+// retyped to the value's (when that load is the buffer's only access).
+void propose_LoadAlt(Context& ctx, const Kernel& k, Candidates& out) {
+  std::vector<UOp> topo = toposort(k.root);
+  std::vector<UOp> with = stand_ins(topo);
+  std::unordered_map<UOp, int, UOpHash> index_uses;  // INDEXes per PARAM
+  for (UOp u : topo)
+    if (u.op() == Op::Index) ++index_uses[u.src(0)];
+  for (auto it = topo.rbegin(); it != topo.rend(); ++it) {
+    UOp u = *it;
+    const DType dt = u.dtype();
+    if (!is_value(u) || dt.is_index()) continue;
+    std::vector<UOp> alts;
+    const auto users = dependents(topo, u);
+    for (UOp t : with)
+      if (t.dtype() == dt && !users.count(t)) alts.push_back(t);
+    UOp one = dt.is_float() ? ctx.const_float(dt, 1.0) : ctx.const_int(dt, 1);
+    if (std::find(alts.begin(), alts.end(), one) == alts.end()) alts.push_back(one);
+    std::vector<UOp> below = toposort(u);
+    for (auto jt = below.rbegin(); jt != below.rend(); ++jt) {
+      UOp l = *jt;
+      if (l == u || !gated_load(l)) continue;
+      UOp ix = l.src(0), buf = ix.src(0);
+      if (l.dtype() != dt && index_uses[buf] != 1) continue;
+      UOp nix = l.dtype() == dt ? ix : ctx.make(Op::Index, dt, {retyped_param(ctx, buf, dt), ix.src(1)}, ix.arg());
+      for (UOp t : alts)
+        if (t != l && (l.num_src() == 1 || t != l.src(1) || l.dtype() != dt))
+          push_root(out, k, replace(ctx, k.root, u, ctx.make(Op::Load, dt, {nix, t}, l.arg())));
+    }
+  }
+}
+
+// LOAD(idx, alt) -> LOAD(idx), alone and with the op of a REDUCE over the load changed:
+// a masked-out element then reads 0, which a product or a maximum still shows where a
+// sum needed the alt to be nonzero.
+void propose_DropAlt(Context& ctx, const Kernel& k, Candidates& out) {
+  std::vector<UOp> topo = toposort(k.root);
+  for (UOp l : topo) {
+    if (l.op() != Op::Load || l.num_src() != 2) continue;
+    UOp bare = ctx.make(Op::Load, l.dtype(), {l.src(0)}, l.arg());
+    push_root(out, k, replace(ctx, k.root, l, bare));
+    for (UOp red : topo) {
+      if (red.op() != Op::Reduce || !depends_on(red.src(0), l)) continue;
+      for (Op op : {Op::Add, Op::Mul, Op::Max, Op::Min}) {
+        if (op == red.arg<ReduceArg>().op) continue;
+        std::vector<UOp> src(red.src().begin(), red.src().end());
+        src[0] = substitute(ctx, src[0], {{l, bare}});
+        push_root(out, k, replace(ctx, k.root, red, ctx.make(Op::Reduce, red.dtype(), std::move(src), ReduceArg{op})));
+      }
+    }
+  }
+}
+
+// CAST(LOAD(in[i])) -> LOAD(in'[i]) with the input buffer in' of the CAST's dtype (its
+// only access; a constant alt is converted along, another alt cast).
+void propose_CastIntoLoad(Context& ctx, const Kernel& k, Candidates& out) {
+  std::vector<UOp> topo = toposort(k.root);
+  std::unordered_map<UOp, int, UOpHash> index_uses;  // INDEXes per PARAM
+  for (UOp u : topo)
+    if (u.op() == Op::Index) ++index_uses[u.src(0)];
+  for (auto it = topo.rbegin(); it != topo.rend(); ++it) {
+    UOp c = *it;
+    if (c.op() != Op::Cast || c.src(0).op() != Op::Load) continue;
+    const DType dt = c.dtype();
+    if (dt.is_index() || dt.is_void()) continue;
+    UOp l = c.src(0), ix = l.src(0), buf = ix.src(0);
+    if (buf.op() != Op::Param || buf.arg<ParamArg>().output || index_uses[buf] != 1) continue;
+    UOp nbuf = retyped_param(ctx, buf, dt);
+    std::vector<UOp> src{ctx.make(Op::Index, dt, {nbuf, ix.src(1)}, ix.arg())};
+    if (l.num_src() == 2) {
+      UOp alt = converted(ctx, l.src(1), dt);
+      if (!alt) continue;
+      src.push_back(alt);
+    }
+    push_root(out, k, replace(ctx, k.root, c, ctx.make(Op::Load, dt, std::move(src), l.arg())));
+  }
+}
+
+// STORE(buf[i], f(REDUCE(v, r))) -> END(STORE(buf[r], f(v)), r): the reduction's terms
+// stored one per element instead of combined (buffers grown to fit).
+void propose_ReduceToLoop(Context& ctx, const Kernel& k, Candidates& out) {
+  std::vector<UOp> topo = toposort(k.root);
+  for (auto it = topo.rbegin(); it != topo.rend(); ++it) {
+    UOp st = *it;
+    if (st.op() != Op::Store) continue;
+    std::vector<UOp> in_value = toposort(st.src(1));
+    for (auto jt = in_value.rbegin(); jt != in_value.rend(); ++jt) {
+      UOp red = *jt;
+      if (red.op() != Op::Reduce || red.num_src() != 2 || red.src(1).op() != Op::Range) continue;
+      UOp r = red.src(1), ix = st.src(0);
+      UOp v = substitute(ctx, st.src(1), {{red, red.src(0)}});
+      UOp nix = ctx.make(Op::Index, ix.dtype(), {ix.src(0), r}, ix.arg());
+      UOp body = ctx.make(Op::Store, st.dtype(), {nix, v}, st.arg());
+      push_fitted(ctx, out, k, replace(ctx, k.root, st, ctx.make(Op::End, dtypes::Void, {body, r})));
+    }
+  }
+}
+
+// Every STORE to one output buffer stores the same existing node instead, the buffer
+// retyped to that node's dtype: the values the stores computed go, and a node the graph
+// needs anyway (a comparison, a load) is what lands in the output.
+void propose_StoreValue(Context& ctx, const Kernel& k, Candidates& out) {
+  std::vector<UOp> topo = toposort(k.root);
+  std::vector<UOp> with;
+  for (UOp s : stand_ins(topo))
+    if (!s.dtype().is_index() && !s.dtype().is_void()) with.push_back(s);
+  for (UOp p : topo) {
+    if (p.op() != Op::Param || !p.arg<ParamArg>().output) continue;
+    for (UOp t : with) {
+      UOp np = p.dtype() == t.dtype() ? p : ctx.make(Op::Param, t.dtype(), {}, p.arg());
+      std::unordered_map<UOp, UOp, UOpHash> subst;
+      for (UOp st : topo) {
+        if (st.op() != Op::Store || st.src(0).src(0) != p || depends_on(t, st)) continue;
+        UOp ix = st.src(0);
+        UOp nix = np == p ? ix : ctx.make(Op::Index, t.dtype(), {np, ix.src(1)}, ix.arg());
+        subst.emplace(st, ctx.make(Op::Store, st.dtype(), {nix, t}, st.arg()));
+      }
+      if (!subst.empty()) push_root(out, k, substitute(ctx, k.root, subst));
+    }
+  }
+}
+
+// Rebuild an ALU node over other nodes of the graph: each operand becomes any existing
+// node of its dtype that does not depend on the node (two operands can change at once,
+// which one replacement at a time cannot reach when either alone is not smaller).
+void propose_ReOperand(Context& ctx, const Kernel& k, Candidates& out) {
+  std::vector<UOp> topo = toposort(k.root);
+  std::vector<UOp> with = stand_ins(topo);
+  for (auto it = topo.rbegin(); it != topo.rend(); ++it) {
+    UOp u = *it;
+    if (!op_in(u.op(), Alu) || u.num_src() != 2) continue;
+    std::vector<UOp> a, b;
+    const auto users = dependents(topo, u);
+    for (UOp s : with) {
+      if (users.count(s)) continue;
+      if (s.dtype() == u.src(0).dtype()) a.push_back(s);
+      if (s.dtype() == u.src(1).dtype()) b.push_back(s);
+    }
+    for (UOp x : a)
+      for (UOp y : b) {
+        if (x == u.src(0) || y == u.src(1)) continue;  // one operand: reuse-node's edit
+        push_root(out, k, replace(ctx, k.root, u, ctx.make(u.op(), u.dtype(), {x, y}, u.arg())));
+      }
+  }
+}
+
+// Replace a LOAD by its alt (or 0), giving its address to another INDEX of the graph: an
+// access whose address is what matters (out of bounds after the rewrite) no longer needs
+// the load, its input buffer or the other access's index (buffers grown to fit).
+void propose_MoveAddress(Context& ctx, const Kernel& k, Candidates& out) {
+  std::vector<UOp> topo = toposort(k.root);
+  std::vector<UOp> indexes;
+  for (UOp u : topo)
+    if (u.op() == Op::Index) indexes.push_back(u);
+  for (UOp l : topo) {
+    if (l.op() != Op::Load) continue;
+    UOp addr = l.src(0).src(1);
+    UOp c = l.num_src() == 2 ? l.src(1) : ctx.const_int(l.dtype(), 0);
+    for (UOp n : indexes) {
+      if (n == l.src(0) || n.src(1) == addr) continue;
+      UOp moved = replace(ctx, k.root, n, ctx.make(Op::Index, n.dtype(), {n.src(0), addr}, n.arg()));
+      push_fitted(ctx, out, k, replace(ctx, moved, l, c));
+    }
+  }
+}
+
+// A VAR an @var line pins becomes a VAR of a fresh name (same bounds) that no line
+// names: the check then fills it per seed, like any VAR the header does not pin.
+void propose_UnpinVar(Context& ctx, const Kernel& k, Candidates& out) {
+  std::vector<UOp> topo = toposort(k.root);
+  const std::string name = fresh_var_name(k, topo);
+  for (UOp u : topo) {
+    if (u.op() != Op::Var) continue;
+    VarArg a = u.arg<VarArg>();
+    auto line = std::find_if(k.header.vars.begin(), k.header.vars.end(), [&](const auto& v) { return v.first == a.name; });
+    if (line == k.header.vars.end() || a.min == a.max) continue;
+    Kernel c{k.header, UOp()};
+    c.header.vars.erase(c.header.vars.begin() + (line - k.header.vars.begin()));
+    a.name = name;
+    c.root = replace(ctx, k.root, u, ctx.make(Op::Var, u.dtype(), {}, a));
+    out.push_back(std::move(c));
+  }
+}
+
+// Give a buffer fewer elements: just enough for its accesses (by the interval analysis),
+// half, one less, 1.
+void propose_BufferSize(Context& ctx, const Kernel& k, Candidates& out) {
+  std::vector<UOp> topo = toposort(k.root);
+  Analysis an;
+  std::unordered_map<UOp, int64_t, UOpHash> need;
+  for (UOp u : topo) {
+    if (u.op() != Op::Index || u.src(0).op() != Op::Param) continue;
+    UOp idx = u.src(1);
+    if (idx.op() == Op::Where && idx.src(2).op() == Op::Invalid) idx = idx.src(1);
+    Interval b = an.bounds(idx);
+    auto& n = need[u.src(0)];
+    n = std::max(n, b.lo >= 0 && b.hi < kMaxGrownSize ? b.hi + 1 : int64_t{1});
+  }
+  for (UOp p : topo) {
+    if (p.op() != Op::Param) continue;
+    const ParamArg& a = p.arg<ParamArg>();
+    std::vector<int64_t> sizes;
+    for (int64_t s : {need.count(p) ? need.at(p) : int64_t{1}, a.size / 2, a.size - 1, int64_t{1}})
+      if (s >= 1 && s < a.size && std::find(sizes.begin(), sizes.end(), s) == sizes.end()) sizes.push_back(s);
+    for (int64_t s : sizes) {
+      ParamArg b = a;
+      b.size = s;
+      Kernel c{k.header, replace(ctx, k.root, p, ctx.make(Op::Param, p.dtype(), {}, b))};
+      std::erase_if(c.header.outputs, [&](const ExpectedOutput& o) { return o.slot == a.slot; });
+      out.push_back(std::move(c));
+    }
+  }
 }
 
 using ProposeFn = void (*)(Context&, const Kernel&, Candidates&);

@@ -38,11 +38,17 @@ Size size_of(const Kernel& k) {
     ++s.nodes;
     if (!op_in(u.op(), Leaf)) ++s.ops;
     switch (u.op()) {
-      case Op::Var:
+      case Op::Var: {
         ++s.vars;
+        const VarArg& v = u.arg<VarArg>();
+        s.var_spans += static_cast<double>(v.max) - static_cast<double>(v.min);
+        break;
+      }
+      case Op::Reduce:
+        ++s.reduces;
+        s.closings += u.num_src() - 1;
         break;
       case Op::End:
-      case Op::Reduce:
         s.closings += u.num_src() - 1;
         break;
       case Op::Const:
@@ -51,6 +57,7 @@ Size size_of(const Kernel& k) {
         break;
       case Op::Param:
         s.param_slots += u.arg<ParamArg>().slot;
+        s.buffer_elems += static_cast<double>(u.arg<ParamArg>().size);
         break;
       case Op::Range:
         if (u.src(0).is_const())
@@ -108,40 +115,47 @@ ReduceResult reduce(Context& ctx, const Kernel& start, const Interesting& still_
     bool progress = false;
     for (size_t pi = 0; pi < passes.size() && budget_left; ++pi) {
       PassStats& stats = res.passes[pi];
-      // Walk the pass's candidate list; after a kept edit, list again from the new kernel
-      // and go on from the same position (the edits before it were just refused).
-      size_t next = 0;
-      for (bool kept = true; kept && budget_left;) {
-        kept = false;
-        std::vector<Kernel> cands = propose(ctx, cur, passes[pi]);
-        for (; next < cands.size(); ++next) {
-          if (out_of_budget()) {
-            budget_left = false;
-            break;
-          }
-          const Kernel& c = cands[next];
-          ++stats.proposed;
-          Size s = size_of(c);
-          if (!(s < cur_size)) continue;
-          if (!verify(c.root).empty()) continue;
-          std::string key = print_kernel(c);
-          if (rejected.count(key)) {
-            ++res.cache_hits;
-            continue;
-          }
-          ++stats.attempts;
-          ++res.attempts;
-          if (!still_interesting(c)) {
-            rejected.insert(std::move(key));
-            continue;
-          }
-          ++stats.accepted;
-          cur = c;
-          cur_size = s;
-          kept = progress = true;
+      // Walk the pass's candidates that are smaller than the current kernel, fewest
+      // nodes first (stable: the pass's own order breaks ties), and keep the first that
+      // verifies and is still interesting.
+      std::vector<Kernel> cands = propose(ctx, cur, passes[pi]);
+      std::vector<std::pair<Size, size_t>> order;
+      for (size_t i = 0; i < cands.size(); ++i) {
+        ++stats.proposed;
+        Size s = size_of(cands[i]);
+        if (s < cur_size) order.emplace_back(s, i);
+      }
+      std::stable_sort(order.begin(), order.end(),
+                       [](const auto& a, const auto& b) { return a.first.nodes < b.first.nodes; });
+      for (const auto& [s, i] : order) {
+        if (out_of_budget()) {
+          budget_left = false;
           break;
         }
+        const Kernel& c = cands[i];
+        if (!verify(c.root).empty()) continue;
+        std::string key = print_kernel(c);
+        if (rejected.count(key)) {
+          ++res.cache_hits;
+          continue;
+        }
+        ++stats.attempts;
+        ++res.attempts;
+        if (!still_interesting(c)) {
+          rejected.insert(std::move(key));
+          continue;
+        }
+        ++stats.accepted;
+        cur = c;
+        cur_size = s;
+        progress = true;
+        break;
       }
+      // A kept edit: the next round starts again from the first pass, so the passes that
+      // remove the most see the changed kernel before the ones that only shrink values
+      // (a range end or constant shrunk twice in a row can hide the finding from an edit
+      // that would have kept it one step earlier).
+      if (progress) break;
     }
     if (!progress) {
       res.fixed_point = budget_left;

@@ -1,16 +1,17 @@
 /** \file The reducer: shrinks a kernel while a predicate stays true (llvm-reduce style).
  *
  * Passes (reduce/passes.def) each list candidate edits of the current kernel, one edit
- * per candidate. The greedy loop tries them in order and keeps a candidate when
- *   - it passes ir::verify,
- *   - it is strictly smaller than the current kernel by Size (so the loop terminates:
- *     no pass can undo another's edit), and
- *   - the caller's predicate still holds on it.
- * Rounds over all passes repeat until one makes no progress (a fixed point) or the
- * time or attempt budget runs out. Given the same start, predicate and options (and a
- * budget that does not run out), the result is the same: candidates are enumerated in
- * graph order, never in pointer or node-id order, and the predicate sees a kernel, not
- * the Context's history.
+ * per candidate. A round tries the passes in order; within a pass, the candidates that
+ * are strictly smaller than the current kernel by Size (so the loop terminates: no pass
+ * can undo another's edit) are tried fewest nodes first, and the first one that
+ *   - passes ir::verify and
+ *   - still satisfies the caller's predicate
+ * is kept and ends the round: the next round starts again from the first pass, so the
+ * edits that remove the most see every change before the ones that only shrink values.
+ * Rounds repeat until one keeps nothing (a fixed point) or the time or attempt budget
+ * runs out. Given the same start, predicate and options (and a budget that does not run
+ * out), the result is the same: candidates are enumerated in graph order, never in
+ * pointer or node-id order, and the predicate sees a kernel, not the Context's history.
  *
  * The reducer never prints; the result's stats say what happened.
  */
@@ -49,14 +50,17 @@ using Interesting = std::function<bool(const ir::Kernel&)>;
 struct Size {
   size_t nodes = 0;          ///< nodes reachable from the root
   size_t ops = 0;            ///< of those, non-leaf nodes
+  size_t reduces = 0;        ///< of those, REDUCEs (a loop of stores is simpler than a reduction)
   size_t closings = 0;       ///< RANGE operands of ENDs and REDUCEs
   size_t vars = 0;           ///< VAR nodes
   size_t computed_ends = 0;  ///< RANGEs whose end is not a CONST
   double range_ends = 0;     ///< sum of the CONST ends of RANGEs (a negative one counts 0)
   size_t odd_consts = 0;     ///< float CONSTs that are NaN, infinite or not integral
   double consts = 0;         ///< sum of the finite CONSTs' costs
+  double var_spans = 0;      ///< sum over VARs of max - min
   int64_t param_slots = 0;   ///< sum of PARAM slots
   size_t header = 0;         ///< @var and @output lines
+  double buffer_elems = 0;   ///< sum of the PARAM sizes
   friend bool operator==(const Size&, const Size&) = default;
   friend auto operator<=>(const Size&, const Size&) = default;
 };
@@ -76,7 +80,7 @@ ir::Kernel clone_kernel(ir::Context& to, const ir::Kernel& k);
 struct ReduceOptions {
   double max_seconds = 10.0;  ///< wall-clock budget (<= 0: none); checked between attempts
   uint64_t max_attempts = 0;  ///< predicate calls (0: none)
-  int max_rounds = 1000;      ///< rounds over all passes
+  int max_rounds = 10000;     ///< rounds (a round ends at its first kept edit)
   std::vector<Pass> passes;   ///< the passes to run, in order (empty: all_passes())
 };
 
