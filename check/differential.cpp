@@ -45,7 +45,7 @@ CheckResult check_kernel(Context& ctx, const Kernel& kernel, const CheckOptions&
     res.details = "the original does not compile on the oracle: " + original.error().message;
     return res;
   }
-  auto rewrite = oracle::Program::compile(rewritten);
+  auto rewrite = oracle::Program::compile_verified(rewritten);  // verified above
   if (!rewrite) {
     res.kind = FindingKind::RewriteError;
     res.details = "the rewrite does not compile on the oracle: " + rewrite.error().message;

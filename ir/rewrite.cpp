@@ -1,6 +1,7 @@
 #include "ir/rewrite.h"
 
 #include "ir/graph.h"
+#include "ir/node_map.h"
 
 namespace uopfuzz::ir {
 
@@ -48,7 +49,9 @@ class Rewriter {
   RewriteResult run(UOp root) {
     // Visit the original graph in topological order so recursion depth stays small:
     // by the time a node is rewritten, its sources are memoized.
-    for (UOp u : toposort(root)) rewrite(u);
+    const std::vector<UOp> topo = toposort(root);
+    memo_.reserve(2 * topo.size());  // each node, and about as many results
+    for (UOp u : topo) rewrite(u);
     RewriteResult r;
     r.root = rewrite(root);
     r.converged = !capped_;
@@ -60,13 +63,18 @@ class Rewriter {
 
  private:
   UOp rebuild(UOp u) {
+    // Most nodes keep their sources: the new source list is only built (allocated) once
+    // a source has changed.
     std::vector<UOp> src;
-    src.reserve(u.num_src());
     bool changed = false;
-    for (UOp s : u.src()) {
-      UOp n = rewrite(s);
-      changed |= n != s;
-      src.push_back(n);
+    for (size_t i = 0; i < u.num_src(); ++i) {
+      UOp s = u.src(i), n = rewrite(s);
+      if (n != s && !changed) {
+        changed = true;
+        src.reserve(u.num_src());
+        src.assign(u.src().begin(), u.src().begin() + static_cast<std::ptrdiff_t>(i));
+      }
+      if (changed) src.push_back(n);
     }
     return changed ? ctx_.make(u.op(), u.dtype(), std::move(src), u.arg()) : u;
   }
@@ -91,7 +99,7 @@ class Rewriter {
   }
 
   UOp rewrite(UOp u) {
-    if (auto it = memo_.find(u); it != memo_.end()) return it->second;
+    if (const UOp* done = memo_.find(u)) return *done;
     UOp n = rebuild(u);
     while (!capped_) {
       UOp next = try_rules(n);
@@ -108,7 +116,7 @@ class Rewriter {
   const RuleSet& rules_;
   const RewriteOptions& opts_;
   std::vector<uint64_t> hits_;
-  std::unordered_map<UOp, UOp, UOpHash> memo_;
+  NodeMap<UOp> memo_;
   uint64_t count_ = 0;
   bool capped_ = false;
 };
@@ -120,9 +128,11 @@ RewriteResult graph_rewrite(Context& ctx, UOp root, const RuleSet& rules, const 
 }
 
 UOp substitute(Context& ctx, UOp root, const std::unordered_map<UOp, UOp, UOpHash>& with) {
-  std::unordered_map<UOp, UOp, UOpHash> done(with.begin(), with.end());
-  for (UOp u : toposort(root)) {
-    if (done.count(u)) continue;
+  const std::vector<UOp> topo = toposort(root);
+  NodeMap<UOp> done(topo.size() + with.size());
+  for (const auto& [from, to] : with) done[from] = to;
+  for (UOp u : topo) {
+    if (done.contains(u)) continue;
     std::vector<UOp> src;
     bool changed = false;
     for (UOp s : u.src()) {

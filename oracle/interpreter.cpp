@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "ir/graph.h"
+#include "ir/node_map.h"
 #include "ir/scalar_eval.h"
 #include "ir/verify.h"
 
@@ -60,7 +61,7 @@ class Compiler {
     topo_ = toposort(root);
     open_ = open_ranges(topo_);
     // Depth check: the compiler recurses along sources.
-    std::unordered_map<UOp, size_t, UOpHash> depth;
+    NodeMap<size_t> depth(topo_.size());
     for (UOp u : topo_) {
       size_t d = 0;
       for (UOp s : u.src()) d = std::max(d, depth[s] + 1);
@@ -87,9 +88,9 @@ class Compiler {
  private:
   uint32_t new_reg() { return p_.num_regs++; }
   uint32_t node_ref(UOp u) {
-    auto [it, fresh] = node_ref_.emplace(u, static_cast<uint32_t>(p_.nodes.size()));
+    auto [ref, fresh] = node_ref_.emplace(u, static_cast<uint32_t>(p_.nodes.size()));
     if (fresh) p_.nodes.push_back(u);
-    return it->second;
+    return ref;
   }
   uint32_t new_scope(UOp range) {
     Scope s;
@@ -253,9 +254,9 @@ class Compiler {
 
   Program::Impl& p_;
   std::vector<UOp> topo_;
-  std::unordered_map<UOp, RangeSet, UOpHash> open_;
-  std::unordered_map<UOp, uint32_t, UOpHash> node_ref_;
-  std::unordered_map<UOp, uint32_t, UOpHash> buf_index_;
+  NodeMap<RangeSet> open_;
+  NodeMap<uint32_t> node_ref_;
+  NodeMap<uint32_t> buf_index_;
   std::unordered_map<uint64_t, uint32_t> memo_;
   bool unbound_range_ = false;
   size_t root_pure_ = 0;  // count of pure instructions at the head of the root scope
@@ -463,6 +464,11 @@ Result<Program> Program::compile(UOp root) {
   auto errors = verify(root);
   if (!errors.empty())
     return Error{fmt::format("the graph does not verify: [{}] {}", verify_rule_name(errors[0].rule), errors[0].message)};
+  return compile_verified(root);
+}
+
+Result<Program> Program::compile_verified(UOp root) {
+  if (!root) return Error{"no graph"};
   auto impl = std::make_unique<Impl>();
   Compiler c(*impl);
   if (auto e = c.compile(root)) return *e;

@@ -54,6 +54,10 @@ class Program {
  public:
   /// Fails (as a value) on graphs deeper than the oracle's recursion limit or not verified.
   static Result<Program> compile(ir::UOp root);
+  /// compile() for a graph the caller has just run through ir::verify without errors:
+  /// verifying is a good part of compiling a small graph, and a differential check
+  /// verifies the rewrite before it compiles it. An unverified graph is not allowed here.
+  static Result<Program> compile_verified(ir::UOp root);
   /// Fails on inputs that do not fit the kernel: a missing or mis-sized buffer, a
   /// missing VAR, a VAR value outside its bounds.
   Result<RunOutput> run(const Inputs& inputs, const RunOptions& options = {}) const;
