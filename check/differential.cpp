@@ -62,6 +62,11 @@ CheckResult check_kernel(Context& ctx, const Kernel& kernel, const CheckOptions&
       res.details = "the original cannot run: " + a.error().message;
       return res;
     }
+    if (k == 0) {
+      res.original_ran = true;
+      res.original_steps = a->steps;
+      res.original_iterations = a->iterations;
+    }
     if (a->status != oracle::RunStatus::Ok) {
       ++res.seeds_skipped;  // nothing to compare against
       continue;

@@ -22,6 +22,27 @@ using Clock = std::chrono::steady_clock;
 
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
+// The exact median of a stream of counts, kept as a histogram (value -> how often seen):
+// graph sizes and run lengths repeat a lot, so it stays far smaller than the stream.
+class Median {
+ public:
+  void add(uint64_t v) {
+    ++count_[v];
+    ++n_;
+  }
+  /// The lower median (the middle value of an odd count); 0 when empty.
+  uint64_t get() const {
+    uint64_t seen = 0;
+    for (const auto& [v, c] : count_)
+      if ((seen += c) * 2 >= n_) return v;
+    return 0;
+  }
+
+ private:
+  std::map<uint64_t, uint64_t> count_;
+  uint64_t n_ = 0;
+};
+
 // The corpus entry: the reduced original graph, with what a replay checks (its oracle
 // outputs, and that the faithful simplifier's rewrite agrees) and how it was found.
 ir::Kernel corpus_entry(const ir::Kernel& k, const NewFinding& f, const CampaignOptions& o, const check::CheckOptions& co) {
@@ -63,6 +84,14 @@ CampaignResult run_campaign(const CampaignOptions& o, const GraphSource& source,
   CampaignProgress& p = res.totals;
   const auto start = Clock::now();
   auto last_report = start;
+  Median nodes, iterations, steps;
+  auto report = [&] {
+    p.seconds = since(start);
+    p.median_nodes = nodes.get();
+    p.median_iterations = iterations.get();
+    p.median_steps = steps.get();
+    if (o.on_progress) o.on_progress(p);
+  };
   for (uint64_t i = 0; (o.max_graphs == 0 || i < o.max_graphs) && since(start) < o.seconds; ++i) {
     const uint64_t gs = graph_seed(o.seed, i);
     ir::Context ctx;
@@ -72,6 +101,11 @@ CampaignResult run_campaign(const CampaignOptions& o, const GraphSource& source,
     for (const auto& [name, v] : k.header.vars) co.vars.emplace(name, v);
     check::CheckResult r = check::check_kernel(ctx, k, co);
     ++p.graphs;
+    nodes.add(ir::toposort(k.root).size());
+    if (r.original_ran) {
+      iterations.add(r.original_iterations);
+      steps.add(r.original_steps);
+    }
     for (const auto& [name, n] : r.simplified.hits) p.rule_hits[name] += n;
     if (r.kind != check::FindingKind::None) {
       ++p.findings;
@@ -98,12 +132,10 @@ CampaignResult run_campaign(const CampaignOptions& o, const GraphSource& source,
     }
     if (o.on_progress && std::chrono::duration<double>(Clock::now() - last_report).count() >= 0.5) {
       last_report = Clock::now();
-      p.seconds = since(start);
-      o.on_progress(p);
+      report();
     }
   }
-  p.seconds = since(start);
-  if (o.on_progress) o.on_progress(p);
+  report();
   return res;
 }
 

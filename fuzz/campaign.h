@@ -50,6 +50,12 @@ struct NewFinding {
 struct CampaignProgress {
   double seconds = 0;
   uint64_t graphs = 0;
+  /// What a typical checked graph is, to read the throughput by: medians (the lower
+  /// middle value; 0 before any) of the original graph's node count, and of its loop
+  /// iterations and oracle steps on the first input seed (graphs whose check ran it).
+  uint64_t median_nodes = 0;
+  uint64_t median_iterations = 0;
+  uint64_t median_steps = 0;
   uint64_t findings = 0;       ///< all findings, duplicates included
   std::map<std::string, uint64_t> by_signature;
   std::map<std::string, uint64_t> rule_hits;

@@ -3,18 +3,19 @@
  *
  * Why not std::unordered_map: it allocates a block per entry, and these tables are built
  * and dropped several times for every graph a fuzz campaign checks, so malloc and free
- * were a large share of a campaign's time. A NodeMap is two arrays (keys and values) with
- * open addressing and linear probing on the node's own hash, like Context's intern table.
+ * were a large share of a campaign's time. A NodeMap keeps its entries in one vector, in
+ * insertion order, and finds them through an open-addressing index (linear probing on
+ * the node's own hash, like Context's intern table).
  *
  * Like a std::vector, and unlike std::unordered_map, inserting may move the values:
- * references into the map are invalidated by an insertion (reserve() the expected size
- * first where a reference is held across one). There is no erase.
+ * references into the map are invalidated by an insertion (looking up a present node
+ * never inserts). There is no erase.
  */
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <stdexcept>
-#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -24,38 +25,38 @@ namespace uopfuzz::ir {
 
 template <class T>
 class NodeMap {
-  static_assert(!std::is_same_v<T, bool>, "std::vector<bool> has no T&: use uint8_t");
-
  public:
   NodeMap() = default;
   explicit NodeMap(size_t expected) { reserve(expected); }
 
-  size_t size() const { return size_; }
-  bool empty() const { return size_ == 0; }
+  size_t size() const { return entries_.size(); }
+  bool empty() const { return entries_.empty(); }
 
   /// Room for n entries without growing.
   void reserve(size_t n) {
+    entries_.reserve(n);
     size_t want = 16;
     while (want < 2 * n) want *= 2;  // load factor at most 1/2: short probes
-    if (want > keys_.size()) rehash(want);
+    if (want > slots_.size()) rehash(want);
   }
 
   /// The value of u, default-constructed (and inserted) if absent.
-  T& operator[](UOp u) { return values_[insert(u)]; }
+  T& operator[](UOp u) { return entries_[insert(u)].second; }
 
   /// Inserts (u, value) if u is absent; returns the value held and whether it was inserted.
   std::pair<T&, bool> emplace(UOp u, T value) {
-    const size_t before = size_;
-    const size_t i = insert(u);
-    const bool fresh = size_ != before;
-    if (fresh) values_[i] = std::move(value);
-    return {values_[i], fresh};
+    const size_t before = entries_.size();
+    T& held = entries_[insert(u)].second;
+    const bool fresh = entries_.size() != before;
+    if (fresh) held = std::move(value);
+    return {held, fresh};
   }
 
   /// The value of u, or nullptr if absent.
   T* find(UOp u) {
-    const size_t i = slot(u);
-    return keys_.empty() || !keys_[i] ? nullptr : &values_[i];
+    if (slots_.empty()) return nullptr;
+    const Slot& s = slots_[slot(u)];
+    return s.key ? &entries_[s.entry].second : nullptr;
   }
   const T* find(UOp u) const { return const_cast<NodeMap*>(this)->find(u); }
   bool contains(UOp u) const { return find(u) != nullptr; }
@@ -68,45 +69,41 @@ class NodeMap {
   T& at(UOp u) { return const_cast<T&>(std::as_const(*this).at(u)); }
 
  private:
-  // Where u is, or the empty slot where it would go (keys_ must not be empty).
+  struct Slot {
+    UOp key;             // null: an empty slot
+    uint32_t entry = 0;  // index into entries_
+  };
+
+  // Where u is in the index, or the empty slot where it would go (slots_ not empty).
   size_t slot(UOp u) const {
-    if (keys_.empty()) return 0;
-    const size_t mask = keys_.size() - 1;
+    const size_t mask = slots_.size() - 1;
     size_t i = u.hash() & mask;
-    while (keys_[i] && keys_[i] != u) i = (i + 1) & mask;
+    while (slots_[i].key && slots_[i].key != u) i = (i + 1) & mask;
     return i;
   }
 
-  // The slot of u, inserted (with a default value) if absent. Only an insertion grows
-  // the table, so looking up a present key never moves the values.
+  // The entry of u, appended (with a default value) if absent.
   size_t insert(UOp u) {
+    if (slots_.empty()) rehash(16);
     size_t i = slot(u);
-    if (!keys_.empty() && keys_[i]) return i;
-    if (2 * (size_ + 1) > keys_.size()) {
-      rehash(keys_.empty() ? 16 : 2 * keys_.size());
+    if (slots_[i].key) return slots_[i].entry;
+    if (2 * (entries_.size() + 1) > slots_.size()) {
+      rehash(2 * slots_.size());
       i = slot(u);
     }
-    keys_[i] = u;
-    ++size_;
-    return i;
+    slots_[i] = {u, static_cast<uint32_t>(entries_.size())};
+    entries_.emplace_back(u, T{});
+    return slots_[i].entry;
   }
 
+  // Rebuilds the index with `capacity` slots (a power of two); entries stay where they are.
   void rehash(size_t capacity) {
-    std::vector<UOp> old_keys(capacity);
-    std::vector<T> old_values(capacity);
-    old_keys.swap(keys_);
-    old_values.swap(values_);
-    for (size_t i = 0; i < old_keys.size(); ++i) {
-      if (!old_keys[i]) continue;
-      const size_t j = slot(old_keys[i]);
-      keys_[j] = old_keys[i];
-      values_[j] = std::move(old_values[i]);
-    }
+    slots_.assign(capacity, Slot{});
+    for (size_t e = 0; e < entries_.size(); ++e) slots_[slot(entries_[e].first)] = {entries_[e].first, static_cast<uint32_t>(e)};
   }
 
-  std::vector<UOp> keys_;  // a null UOp marks an empty slot
-  std::vector<T> values_;  // values_[i] belongs to keys_[i]
-  size_t size_ = 0;
+  std::vector<Slot> slots_;                 // the index: a power-of-two number of slots
+  std::vector<std::pair<UOp, T>> entries_;  // the entries, in insertion order
 };
 
 }  // namespace uopfuzz::ir

@@ -80,10 +80,10 @@ class Rewriter {
   }
 
   UOp try_rules(UOp n) {
+    Bindings b;  // shared by the rules (keeps its capacity): a failed match leaves it empty
     for (uint32_t i : rules_.candidates(n.op())) {
       const Rule& rule = rules_.rules()[i];
       if (opts_.disabled && opts_.disabled->count(rule.name)) continue;
-      Bindings b;
       RewriteCtx rc{ctx_, n, opts_.state};
       UOp out;
       rule.pattern.match_each(n, b, [&](Bindings& bb) {

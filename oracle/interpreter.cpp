@@ -301,6 +301,7 @@ class Machine {
     RunOutput out;
     out.status = status_;
     out.steps = steps_;
+    out.iterations = iterations_;
     out.ub = std::move(ub_);
     if (status_ == RunStatus::Ok)
       for (size_t b = 0; b < p_.bufs.size(); ++b) {
@@ -326,6 +327,7 @@ class Machine {
       status_ = RunStatus::StepLimit;
       return false;
     }
+    if (scope_id != 0) ++iterations_;  // every scope but the root is a loop body
     for (const Instr& i : s.code) {
       switch (i.kind) {
         case Kind::Alu: {
@@ -448,6 +450,7 @@ class Machine {
   std::vector<std::vector<uint8_t>> written_;
   std::vector<uint32_t> loop_stack_;
   uint64_t steps_ = 0;
+  uint64_t iterations_ = 0;
   RunStatus status_ = RunStatus::Ok;
   std::optional<UbReport> ub_;
 };

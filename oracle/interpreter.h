@@ -42,7 +42,8 @@ struct RunOutput {
   RunStatus status = RunStatus::Ok;
   std::map<int, ir::Buffer> outputs;  ///< by slot; meaningful when status == Ok
   std::optional<UbReport> ub;
-  uint64_t steps = 0;  ///< instructions executed
+  uint64_t steps = 0;       ///< instructions executed
+  uint64_t iterations = 0;  ///< loop iterations run: passes through a loop body, all loops (nested ones per pass)
 };
 
 struct RunOptions {
