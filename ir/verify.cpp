@@ -40,7 +40,7 @@ bool is_identifier(std::string_view s) {
 
 class Verifier {
  public:
-  explicit Verifier(UOp root) : root_(root), topo_(toposort(root)) {}
+  Verifier(UOp root, const std::vector<UOp>& topo, const NodeMap<RangeSet>& open) : root_(root), topo_(topo), open_(open) {}
 
   std::vector<VerifyError> run() {
     if (root_.op() != Op::Sink) add(root_, VerifyRule::Root, "the root must be a SINK");
@@ -274,13 +274,12 @@ class Verifier {
   //  open[u]   = ranges u uses that nothing below u closes;
   //  closes[u] = ranges closed at or below u (their node ids, a sorted vector).
   void check_scopes() {
-    auto open = open_ranges(topo_);
     // Reserved: `c` stays valid while the sources' entries are looked up.
     NodeMap<std::vector<uint32_t>> closes(topo_.size());
     for (UOp u : topo_) {
       std::vector<uint32_t>& c = closes[u];
       for (UOp s : u.src()) unite(c, closes[s]);
-      if (u.op() == Op::Range && u.num_src() == 1 && !open[u.src(0)].empty())
+      if (u.op() == Op::Range && u.num_src() == 1 && !open_.at(u.src(0)).empty())
         add(u, VerifyRule::Range, "RANGE end depends on a range");
       if (u.op() == Op::Reduce || u.op() == Op::End) {
         for (size_t i = 1; i < u.num_src(); ++i) {
@@ -297,7 +296,7 @@ class Verifier {
     // Report an escaping range at the SINK source it escapes through (the STORE or END
     // whose loops should have closed it): that is the line a person has to fix.
     for (UOp s : root_.src())
-      for (UOp r : open[s])
+      for (UOp r : open_.at(s))
         add(s, VerifyRule::Scope, fmt::format("{} uses RANGE (axis {}) outside the END or REDUCE that closes it", op_name(s.op()), axis_of(r)));
   }
 
@@ -317,7 +316,8 @@ class Verifier {
   }
 
   UOp root_;
-  std::vector<UOp> topo_;
+  const std::vector<UOp>& topo_;
+  const NodeMap<RangeSet>& open_;
   NodeMap<std::vector<UOp>> users_;
   std::set<int> slots_;
   std::unordered_map<std::string, UOp> var_names_;
@@ -340,7 +340,13 @@ const std::vector<VerifyRule>& all_verify_rules() {
 
 std::vector<VerifyError> verify(UOp root) {
   if (!root) return {};
-  return Verifier(root).run();
+  const std::vector<UOp> topo = toposort(root);
+  return verify(root, topo, open_ranges(topo));
+}
+
+std::vector<VerifyError> verify(UOp root, const std::vector<UOp>& topo, const NodeMap<RangeSet>& open) {
+  if (!root) return {};
+  return Verifier(root, topo, open).run();
 }
 
 }  // namespace uopfuzz::ir

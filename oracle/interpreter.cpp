@@ -57,9 +57,10 @@ class Compiler {
  public:
   explicit Compiler(Program::Impl& p) : p_(p) {}
 
-  std::optional<Error> compile(UOp root) {
-    topo_ = toposort(root);
-    open_ = open_ranges(topo_);
+  /// `topo` and `open` are toposort(root) and open_ranges(topo).
+  std::optional<Error> compile(UOp root, std::vector<UOp> topo, NodeMap<RangeSet> open) {
+    topo_ = std::move(topo);
+    open_ = std::move(open);
     // Depth check: the compiler recurses along sources.
     NodeMap<size_t> depth(topo_.size());
     for (UOp u : topo_) {
@@ -111,7 +112,7 @@ class Compiler {
 
   // Innermost position in chain_[0..depth) binding one of u's open ranges (0: root).
   size_t home(UOp u, size_t depth) {
-    const RangeSet& open = open_[u];
+    const RangeSet& open = open_.at(u);
     if (open.empty()) return 0;
     for (size_t k = depth; k-- > 1;) {
       UOp r = p_.nodes[p_.scopes[chain_[k]].range_node];
@@ -462,20 +463,29 @@ Program::Program(Program&&) noexcept = default;
 Program& Program::operator=(Program&&) noexcept = default;
 Program::~Program() = default;
 
+Result<Program> Program::build(UOp root, std::vector<UOp> topo, NodeMap<RangeSet> open) {
+  auto impl = std::make_unique<Impl>();
+  Compiler c(*impl);
+  if (auto e = c.compile(root, std::move(topo), std::move(open))) return *e;
+  return Program(std::move(impl));
+}
+
 Result<Program> Program::compile(UOp root) {
   if (!root) return Error{"no graph"};
-  auto errors = verify(root);
+  // The verifier and the compiler both walk the graph and need its open ranges: once.
+  std::vector<UOp> topo = toposort(root);
+  NodeMap<RangeSet> open = open_ranges(topo);
+  auto errors = verify(root, topo, open);
   if (!errors.empty())
     return Error{fmt::format("the graph does not verify: [{}] {}", verify_rule_name(errors[0].rule), errors[0].message)};
-  return compile_verified(root);
+  return build(root, std::move(topo), std::move(open));
 }
 
 Result<Program> Program::compile_verified(UOp root) {
   if (!root) return Error{"no graph"};
-  auto impl = std::make_unique<Impl>();
-  Compiler c(*impl);
-  if (auto e = c.compile(root)) return *e;
-  return Program(std::move(impl));
+  std::vector<UOp> topo = toposort(root);
+  NodeMap<RangeSet> open = open_ranges(topo);
+  return build(root, std::move(topo), std::move(open));
 }
 
 Result<RunOutput> Program::run(const Inputs& inputs, const RunOptions& options) const {

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "ir/graph.h"
 #include "ir/result.h"
 #include "ir/uop.h"
 
@@ -70,6 +71,8 @@ class Program {
 
  private:
   explicit Program(std::unique_ptr<Impl> impl);
+  /// The compiler proper: `topo` and `open` are toposort(root) and open_ranges(topo).
+  static Result<Program> build(ir::UOp root, std::vector<ir::UOp> topo, ir::NodeMap<ir::RangeSet> open);
   std::unique_ptr<Impl> impl_;
 };
 
