@@ -47,7 +47,7 @@ CheckResult check_kernel(Context& ctx, const Kernel& kernel, const CheckOptions&
     res.details = "the original does not compile on the oracle: " + original.error().message;
     return res;
   }
-  auto rewrite = oracle::Program::compile(rewritten);
+  auto rewrite = oracle::Program::compile_verified(rewritten);  // verified above
   if (!rewrite) {
     res.kind = FindingKind::RewriteError;
     res.details = "the rewrite does not compile on the oracle: " + rewrite.error().message;
@@ -63,6 +63,11 @@ CheckResult check_kernel(Context& ctx, const Kernel& kernel, const CheckOptions&
       res.kind = FindingKind::RewriteError;
       res.details = "the original cannot run: " + a.error().message;
       return res;
+    }
+    if (k == 0) {
+      res.original_ran = true;
+      res.original_steps = a->steps;
+      res.original_iterations = a->iterations;
     }
     if (a->status != oracle::RunStatus::Ok) {
       ++res.seeds_skipped;  // nothing to compare against

@@ -51,6 +51,11 @@ struct CheckResult {
   std::optional<Mismatch> mismatch;
   int seeds_run = 0;      ///< seeds where both sides ran
   int seeds_skipped = 0;  ///< seeds where the original itself has UB or hits the step limit
+  /// The work of the original's run on the first input seed (base_seed), whatever its
+  /// status, for campaign statistics; both 0 unless original_ran.
+  bool original_ran = false;
+  uint64_t original_steps = 0;       ///< oracle instructions executed
+  uint64_t original_iterations = 0;  ///< loop iterations (oracle::RunOutput::iterations)
 };
 
 CheckResult check_kernel(ir::Context& ctx, const ir::Kernel& kernel, const CheckOptions& options = {});

@@ -418,9 +418,11 @@ int cmd_fuzz(const FuzzFlags& f, const std::string& command_line) {
   if (tty) fmt::print("\n");
 
   const auto& t = r.totals;
-  fmt::print("fuzz: {} graphs in {:.1f}s ({:.0f}/s, {} job(s)), seed {}, {} rules hit, {} findings, {} new signature(s){}\n",
-             t.graphs, t.seconds, t.graphs / std::max(t.seconds, 1e-9), t.jobs, f.seed, t.rule_hits.size(), t.findings,
-             r.new_findings.size(), t.workers_lost ? fmt::format(", {} worker(s) lost to crashes or hangs", t.workers_lost) : "");
+  fmt::print("fuzz: {} graphs in {:.1f}s ({:.0f}/s, {} job(s); median graph {} nodes, {} loop iterations, {} oracle steps), "
+             "seed {}, {} rules hit, {} findings, {} new signature(s){}\n",
+             t.graphs, t.seconds, t.graphs / std::max(t.seconds, 1e-9), t.jobs, t.median_nodes, t.median_iterations,
+             t.median_steps, f.seed, t.rule_hits.size(), t.findings, r.new_findings.size(),
+             t.workers_lost ? fmt::format(", {} worker(s) lost to crashes or hangs", t.workers_lost) : "");
   for (const auto& nf : r.new_findings)
     fmt::print("  NEW {}: graph {} (seed {:#x}) after {:.2f}s, {} -> {} nodes{}\n    {}\n", nf.signature.text(), nf.graph_index,
                nf.graph_seed, nf.seconds, nf.nodes_found, nf.nodes_reduced,
@@ -435,6 +437,9 @@ int cmd_fuzz(const FuzzFlags& f, const std::string& command_line) {
     j["jobs"] = t.jobs;
     j["backends"] = f.backends;
     j["workers_lost"] = t.workers_lost;
+    j["median_nodes"] = t.median_nodes;
+    j["median_iterations"] = t.median_iterations;
+    j["median_steps"] = t.median_steps;
     j["findings"] = t.findings;
     j["by_signature"] = t.by_signature;
     j["rule_hits"] = t.rule_hits;

@@ -50,6 +50,13 @@ using Clock = std::chrono::steady_clock;
 
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
+// The medians a report shows, from the histograms the graphs were counted in.
+void settle_medians(CampaignProgress& p) {
+  p.median_nodes = p.nodes.median();
+  p.median_iterations = p.iterations.median();
+  p.median_steps = p.steps.median();
+}
+
 // The corpus entry: the reduced original graph, with what a replay checks (its oracle
 // outputs, and that the faithful simplifier's rewrite agrees) and how it was found.
 ir::Kernel corpus_entry(const ir::Kernel& k, const NewFinding& f, const CampaignOptions& o, const check::CheckOptions& co) {
@@ -116,6 +123,11 @@ class GraphChecker {
     const check::CheckOptions co = options_for(o_, k);
     check::CheckResult r = check::check_kernel(ctx, k, co);
     ++tally.graphs;
+    tally.nodes.add(ir::toposort(k.root).size());
+    if (r.original_ran) {
+      tally.iterations.add(r.original_iterations);
+      tally.steps.add(r.original_steps);
+    }
     for (const auto& [name, n] : r.simplified.hits) tally.rule_hits[name] += n;
     if (r.kind == check::FindingKind::None) return std::nullopt;
     ++tally.findings;
@@ -163,6 +175,11 @@ CampaignResult run_in_process(const CampaignOptions& o, const GraphSource& sourc
   const auto start = Clock::now();
   auto last_report = start;
   GraphChecker checker(o, source, shrink, start);
+  auto report = [&] {
+    p.seconds = since(start);
+    settle_medians(p);
+    if (o.on_progress) o.on_progress(p);
+  };
   for (uint64_t i = 0; (o.max_graphs == 0 || i < o.max_graphs) && since(start) < o.seconds; ++i) {
     if (auto f = checker.check(i, p)) {
       keep(*f, o);
@@ -171,12 +188,10 @@ CampaignResult run_in_process(const CampaignOptions& o, const GraphSource& sourc
     }
     if (o.on_progress && since(last_report) >= 0.5) {
       last_report = Clock::now();
-      p.seconds = since(start);
-      o.on_progress(p);
+      report();
     }
   }
-  p.seconds = since(start);
-  if (o.on_progress) o.on_progress(p);
+  report();
   return res;
 }
 
@@ -246,7 +261,14 @@ json tally_message(const CampaignProgress& t) {
           {"graphs", t.graphs},
           {"findings", t.findings},
           {"by_signature", t.by_signature},
-          {"rule_hits", t.rule_hits}};
+          {"rule_hits", t.rule_hits},
+          {"nodes", t.nodes.counts},
+          {"iterations", t.iterations.counts},
+          {"steps", t.steps.counts}};
+}
+
+void add_histogram(Histogram& h, const json& j) {
+  for (const auto& pair : j) h.add(pair.at(0).get<uint64_t>(), pair.at(1).get<uint64_t>());
 }
 
 // Graphs are counted in the workers' shared slots instead, which survive a crash.
@@ -254,6 +276,9 @@ void add_tally(CampaignProgress& p, const json& j) {
   p.findings += j.value("findings", uint64_t{0});
   for (const auto& [k, v] : j.at("by_signature").items()) p.by_signature[k] += v.get<uint64_t>();
   for (const auto& [k, v] : j.at("rule_hits").items()) p.rule_hits[k] += v.get<uint64_t>();
+  add_histogram(p.nodes, j.at("nodes"));
+  add_histogram(p.iterations, j.at("iterations"));
+  add_histogram(p.steps, j.at("steps"));
 }
 
 // A crash or hang is signed by the rule that was running, the analogue of the top stack
@@ -394,6 +419,7 @@ class IsolatedCampaign {
       if (o_.on_progress && since(last_report) >= 0.5) {
         last_report = Clock::now();
         count_graphs();
+        settle_medians(p());
         p().seconds = since(start_);
         o_.on_progress(p());
       }
@@ -404,6 +430,7 @@ class IsolatedCampaign {
       reap(c->pid);
       ::close(c->fd);
     }
+    settle_medians(p());
     p().seconds = since(start_);
     if (o_.on_progress) o_.on_progress(p());
     return std::move(res_);

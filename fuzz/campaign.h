@@ -66,14 +66,36 @@ struct NewFinding {
   std::string write_error;     ///< why it could not be written, if so
 };
 
+/// How often each value was seen: exact medians that add up across worker processes
+/// (graph sizes and run lengths repeat a lot, so it stays far smaller than the stream).
+struct Histogram {
+  std::map<uint64_t, uint64_t> counts;
+  void add(uint64_t value, uint64_t times = 1) { counts[value] += times; }
+  /// The lower median (the middle value of an odd count); 0 when empty.
+  uint64_t median() const {
+    uint64_t n = 0, seen = 0;
+    for (const auto& [v, c] : counts) n += c;
+    for (const auto& [v, c] : counts)
+      if ((seen += c) * 2 >= n) return v;
+    return 0;
+  }
+};
+
 struct CampaignProgress {
   double seconds = 0;
   uint64_t graphs = 0;
+  /// What a typical checked graph is, to read the throughput by: medians (the lower
+  /// middle value; 0 before any) of the original graph's node count, and of its loop
+  /// iterations and oracle steps on the first input seed (graphs whose check ran it).
+  uint64_t median_nodes = 0;
+  uint64_t median_iterations = 0;
+  uint64_t median_steps = 0;
   uint64_t findings = 0;       ///< all findings, duplicates included
   uint64_t workers_lost = 0;   ///< isolate: workers that crashed or hung (each one a finding)
   int jobs = 1;
   std::map<std::string, uint64_t> by_signature;
   std::map<std::string, uint64_t> rule_hits;
+  Histogram nodes, iterations, steps;  ///< what the medians above are taken from
 };
 
 struct CampaignResult {

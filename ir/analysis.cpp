@@ -2,8 +2,7 @@
 
 #include <algorithm>
 #include <limits>
-
-#include "ir/graph.h"
+#include <vector>
 
 namespace uopfuzz::ir {
 namespace {
@@ -26,10 +25,23 @@ Interval dtype_interval(DType dt) {
 }
 
 Interval Analysis::bounds(UOp u) {
-  if (auto it = cache_.find(u); it != cache_.end()) return it->second;
-  // Fill the cache bottom-up so deep graphs do not recurse deeply.
-  for (UOp n : toposort(u))
-    if (!cache_.count(n)) cache_.emplace(n, compute(n));
+  if (const Interval* known = cache_.find(u)) return *known;
+  // Fill the cache bottom-up without recursion, so deep graphs do not overflow the
+  // stack. The walk stops at cached nodes: a rewrite asks about a few new nodes over a
+  // large analysed graph, so walking everything below them would cost the whole graph.
+  // (node, index of the next source to visit); in a DAG a node is pushed at most once,
+  // since it is cached before the walk leaves it and it cannot be its own source.
+  std::vector<std::pair<UOp, size_t>> stack{{u, 0}};
+  while (!stack.empty()) {
+    auto& [n, next] = stack.back();
+    if (next < n.num_src()) {
+      UOp s = n.src(next++);
+      if (!cache_.contains(s)) stack.emplace_back(s, 0);
+      continue;
+    }
+    cache_.emplace(n, compute(n));
+    stack.pop_back();
+  }
   return cache_.at(u);
 }
 

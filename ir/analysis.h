@@ -7,8 +7,7 @@
 #pragma once
 
 #include <cstdint>
-#include <unordered_map>
-
+#include "ir/node_map.h"
 #include "ir/uop.h"
 
 namespace uopfuzz::ir {
@@ -36,7 +35,7 @@ class Analysis {
 
  private:
   Interval compute(UOp u);
-  std::unordered_map<UOp, Interval, UOpHash> cache_;
+  NodeMap<Interval> cache_;
 };
 
 /// The dtype's own range as an interval (unsigned 64-bit is capped at INT64_MAX).

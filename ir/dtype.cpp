@@ -5,25 +5,16 @@
 namespace uopfuzz::ir {
 namespace {
 
-struct DTypeInfo {
-  std::string_view name;
-  int bytes;
-  DTypeKind kind;
-};
-
-constexpr DTypeInfo kInfo[] = {
-#define DTYPE(e, name, bytes, kind) {name, bytes, DTypeKind::kind},
+// Names by ScalarType (kinds and sizes are in dtype.h, to inline).
+constexpr std::string_view kNames[] = {
+#define DTYPE(e, name, bytes, kind) name,
 #include "ir/dtypes.def"
 #undef DTYPE
 };
 
-const DTypeInfo& info(ScalarType s) { return kInfo[static_cast<int>(s)]; }
-
 }  // namespace
 
-DTypeKind DType::kind() const { return info(scalar_).kind; }
-int DType::bytes() const { return info(scalar_).bytes; }
-std::string_view DType::name() const { return info(scalar_).name; }
+std::string_view DType::name() const { return kNames[static_cast<int>(scalar_)]; }
 
 int64_t DType::int_min() const {
   switch (kind()) {
@@ -49,8 +40,8 @@ int64_t DType::int_max() const {
 }
 
 std::optional<DType> DType::parse(std::string_view name) {
-  for (size_t i = 0; i < std::size(kInfo); ++i)
-    if (kInfo[i].name == name) return DType(static_cast<ScalarType>(i));
+  for (size_t i = 0; i < std::size(kNames); ++i)
+    if (kNames[i] == name) return DType(static_cast<ScalarType>(i));
   return std::nullopt;
 }
 

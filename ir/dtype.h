@@ -17,6 +17,21 @@ enum class ScalarType : uint8_t {
 
 enum class DTypeKind : uint8_t { Void, Bool, Signed, Unsigned, Float, Index };
 
+namespace detail {
+// Kind and size by ScalarType, here rather than in dtype.cpp so that kind() and bytes()
+// inline: the oracle and the rules ask them for nearly every node they touch.
+inline constexpr DTypeKind kKindOf[] = {
+#define DTYPE(e, name, bytes, kind) DTypeKind::kind,
+#include "ir/dtypes.def"
+#undef DTYPE
+};
+inline constexpr int kBytesOf[] = {
+#define DTYPE(e, name, bytes, kind) bytes,
+#include "ir/dtypes.def"
+#undef DTYPE
+};
+}  // namespace detail
+
 /// A value type. Today it is a scalar type; `quant_` is the reserved slot for
 /// quantized int8/uint8 types that carry a scale and zero point (a future entry in a
 /// quantization table; 0 = plain). Adding them changes this class, the printer and
@@ -29,8 +44,9 @@ class DType {
   constexpr ScalarType scalar() const { return scalar_; }
   constexpr uint16_t quant() const { return quant_; }
 
-  DTypeKind kind() const;
-  int bytes() const;  ///< storage size of one element (index: 8, void: 0)
+  constexpr DTypeKind kind() const { return detail::kKindOf[static_cast<int>(scalar_)]; }
+  /// Storage size of one element (index: 8, void: 0).
+  constexpr int bytes() const { return detail::kBytesOf[static_cast<int>(scalar_)]; }
   int bits() const { return bytes() * 8; }
   bool is_void() const { return kind() == DTypeKind::Void; }
   bool is_bool() const { return kind() == DTypeKind::Bool; }

@@ -1,9 +1,9 @@
 /** \file Whole-graph walks: topological order and the ranges each node leaves open. */
 #pragma once
 
-#include <unordered_map>
 #include <vector>
 
+#include "ir/node_map.h"
 #include "ir/uop.h"
 
 namespace uopfuzz::ir {
@@ -19,6 +19,6 @@ UOp copy_graph(Context& to, UOp root);
 /// For each node, the RANGE nodes it depends on that are not closed below it: a RANGE
 /// is open in itself; REDUCE and END close their ranges. Sorted by node id.
 using RangeSet = std::vector<UOp>;
-std::unordered_map<UOp, RangeSet, UOpHash> open_ranges(const std::vector<UOp>& topo);
+NodeMap<RangeSet> open_ranges(const std::vector<UOp>& topo);
 
 }  // namespace uopfuzz::ir

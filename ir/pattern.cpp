@@ -71,7 +71,7 @@ bool Pat::match(UOp u, Bindings& b) const {
   return match_each(u, b, [](Bindings&) { return true; });
 }
 
-bool Pat::match_each(UOp u, Bindings& b, const Accept& accept) const {
+bool Pat::match_each(UOp u, Bindings& b, Accept accept) const {
   const Node& n = *n_;
   if (!n.ops.empty() && std::find(n.ops.begin(), n.ops.end(), u.op()) == n.ops.end()) return false;
   if (n.group && !op_in(u.op(), n.group)) return false;
@@ -84,7 +84,7 @@ bool Pat::match_each(UOp u, Bindings& b, const Accept& accept) const {
   const size_t mark = b.size();
   if (!n.name.empty() && !b.bind(n.name, u)) return false;
   // Predicates see this node's whole sub-match; then the caller continues.
-  Accept after_src = [&](Bindings& bb) {
+  auto after_src = [&](Bindings& bb) {
     for (const auto& p : n.preds)
       if (!p(bb)) return false;
     return accept(bb);
@@ -100,7 +100,7 @@ bool Pat::match_each(UOp u, Bindings& b, const Accept& accept) const {
   return ok;
 }
 
-bool Pat::match_src(UOp u, Bindings& b, bool swapped, size_t i, const Accept& accept) const {
+bool Pat::match_src(UOp u, Bindings& b, bool swapped, size_t i, Accept accept) const {
   const auto& src = *n_->src;
   if (i == 0 && (n_->rest ? u.num_src() < src.size() : u.num_src() != src.size())) return false;
   if (i == src.size()) return accept(b);

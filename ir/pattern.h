@@ -16,6 +16,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "ir/uop.h"
@@ -77,11 +78,27 @@ class Pat {
 
   /// Matches `u`, adding to `b`; on failure `b` is left as it was.
   bool match(UOp u, Bindings& b) const;
+  /// What match_each calls with each match: a reference to a callable, borrowed for the
+  /// call (like C++26 std::function_ref). Not a std::function: the matcher passes a
+  /// continuation down for every source it matches, and std::function allocated for most.
+  class Accept {
+   public:
+    template <class F>
+      requires(!std::is_same_v<std::remove_cvref_t<F>, Accept> && std::is_invocable_r_v<bool, F&, Bindings&>)
+    Accept(F&& f)  // NOLINT: implicit, like std::function's
+        : fn_(std::addressof(f)), call_([](const void* fn, Bindings& b) -> bool {
+            return (*static_cast<std::remove_reference_t<F>*>(const_cast<void*>(fn)))(b);
+          }) {}
+    bool operator()(Bindings& b) const { return call_(fn_, b); }
+
+   private:
+    const void* fn_;
+    bool (*call_)(const void*, Bindings&);
+  };
   /// Backtracking match: calls `accept` with each way the pattern matches `u` (operand
   /// orders of commutative ops, ...) until it returns true. A rewrite that declines one
   /// binding thus still sees the others.
-  using Accept = std::function<bool(Bindings&)>;
-  bool match_each(UOp u, Bindings& b, const Accept& accept) const;
+  bool match_each(UOp u, Bindings& b, Accept accept) const;
   /// The ops a matched root can have (empty: any op). Drives dispatch by root op.
   const std::vector<Op>& root_ops() const { return n_->ops; }
 
@@ -99,7 +116,7 @@ class Pat {
   };
   explicit Pat(std::shared_ptr<Node> n) : n_(std::move(n)) {}
   Pat with(const std::function<void(Node&)>& edit) const;
-  bool match_src(UOp u, Bindings& b, bool swapped, size_t i, const Accept& accept) const;
+  bool match_src(UOp u, Bindings& b, bool swapped, size_t i, Accept accept) const;
   std::shared_ptr<const Node> n_;
 };
 

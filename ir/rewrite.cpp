@@ -3,6 +3,7 @@
 #include <exception>
 
 #include "ir/graph.h"
+#include "ir/node_map.h"
 
 namespace uopfuzz::ir {
 
@@ -71,7 +72,9 @@ class Rewriter {
   RewriteResult run(UOp root) {
     // Visit the original graph in topological order so recursion depth stays small:
     // by the time a node is rewritten, its sources are memoized.
-    for (UOp u : toposort(root)) rewrite(u);
+    const std::vector<UOp> topo = toposort(root);
+    memo_.reserve(2 * topo.size());  // each node, and about as many results
+    for (UOp u : topo) rewrite(u);
     RewriteResult r;
     r.root = rewrite(root);
     r.converged = !capped_;
@@ -83,23 +86,28 @@ class Rewriter {
 
  private:
   UOp rebuild(UOp u) {
+    // Most nodes keep their sources: the new source list is only built (allocated) once
+    // a source has changed.
     std::vector<UOp> src;
-    src.reserve(u.num_src());
     bool changed = false;
-    for (UOp s : u.src()) {
-      UOp n = rewrite(s);
-      changed |= n != s;
-      src.push_back(n);
+    for (size_t i = 0; i < u.num_src(); ++i) {
+      UOp s = u.src(i), n = rewrite(s);
+      if (n != s && !changed) {
+        changed = true;
+        src.reserve(u.num_src());
+        src.assign(u.src().begin(), u.src().begin() + static_cast<std::ptrdiff_t>(i));
+      }
+      if (changed) src.push_back(n);
     }
     return changed ? ctx_.make(u.op(), u.dtype(), std::move(src), u.arg()) : u;
   }
 
   UOp try_rules(UOp n) {
+    Bindings b;  // shared by the rules (keeps its capacity): a failed match leaves it empty
     for (uint32_t i : rules_.candidates(n.op())) {
       const Rule& rule = rules_.rules()[i];
       if (opts_.disabled && opts_.disabled->count(rule.name)) continue;
       RuleBreadcrumb crumb(rule.name);
-      Bindings b;
       RewriteCtx rc{ctx_, n, opts_.state};
       UOp out;
       rule.pattern.match_each(n, b, [&](Bindings& bb) {
@@ -115,7 +123,7 @@ class Rewriter {
   }
 
   UOp rewrite(UOp u) {
-    if (auto it = memo_.find(u); it != memo_.end()) return it->second;
+    if (const UOp* done = memo_.find(u)) return *done;
     UOp n = rebuild(u);
     while (!capped_) {
       UOp next = try_rules(n);
@@ -132,7 +140,7 @@ class Rewriter {
   const RuleSet& rules_;
   const RewriteOptions& opts_;
   std::vector<uint64_t> hits_;
-  std::unordered_map<UOp, UOp, UOpHash> memo_;
+  NodeMap<UOp> memo_;
   uint64_t count_ = 0;
   bool capped_ = false;
 };
@@ -146,9 +154,11 @@ RewriteResult graph_rewrite(Context& ctx, UOp root, const RuleSet& rules, const 
 }
 
 UOp substitute(Context& ctx, UOp root, const std::unordered_map<UOp, UOp, UOpHash>& with) {
-  std::unordered_map<UOp, UOp, UOpHash> done(with.begin(), with.end());
-  for (UOp u : toposort(root)) {
-    if (done.count(u)) continue;
+  const std::vector<UOp> topo = toposort(root);
+  NodeMap<UOp> done(topo.size() + with.size());
+  for (const auto& [from, to] : with) done[from] = to;
+  for (UOp u : topo) {
+    if (done.contains(u)) continue;
     std::vector<UOp> src;
     bool changed = false;
     for (UOp s : u.src()) {

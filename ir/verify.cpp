@@ -4,11 +4,11 @@
 #include <set>
 #include <string_view>
 #include <unordered_map>
-#include <unordered_set>
 
 #include <fmt/format.h>
 
 #include "ir/graph.h"
+#include "ir/node_map.h"
 
 namespace uopfuzz::ir {
 namespace {
@@ -40,7 +40,7 @@ bool is_identifier(std::string_view s) {
 
 class Verifier {
  public:
-  explicit Verifier(UOp root) : root_(root), topo_(toposort(root)) {}
+  Verifier(UOp root, const std::vector<UOp>& topo, const NodeMap<RangeSet>& open) : root_(root), topo_(topo), open_(open) {}
 
   std::vector<VerifyError> run() {
     if (root_.op() != Op::Sink) add(root_, VerifyRule::Root, "the root must be a SINK");
@@ -53,6 +53,7 @@ class Verifier {
         wrong_args = true;
       }
     if (wrong_args) return std::move(errors_);
+    users_.reserve(topo_.size());
     for (UOp u : topo_)
       for (UOp s : u.src()) users_[s].push_back(u);
     for (UOp u : topo_) check_node(u);
@@ -112,7 +113,7 @@ class Verifier {
   }
 
   void check_uses(UOp u) {
-    const auto& users = users_[u];
+    const std::vector<UOp>& users = users_[u];
     for (UOp user : users) {
       switch (u.op()) {
         case Op::Store:
@@ -252,11 +253,11 @@ class Verifier {
   }
 
   void check_closer(UOp u) {
-    std::unordered_set<UOp, UOpHash> seen;
     for (size_t i = 1; i < u.num_src(); ++i) {
       UOp r = u.src(i);
+      auto earlier = u.src().subspan(1, i - 1);  // closers list a few ranges: a scan is cheap
       if (r.op() != Op::Range) add(u, VerifyRule::Closer, fmt::format("{} source {} must be a RANGE, got {}", op_name(u.op()), i, op_name(r.op())));
-      else if (!seen.insert(r).second) add(u, VerifyRule::Closer, fmt::format("{} lists a RANGE twice", op_name(u.op())));
+      else if (std::find(earlier.begin(), earlier.end(), r) != earlier.end()) add(u, VerifyRule::Closer, fmt::format("{} lists a RANGE twice", op_name(u.op())));
     }
     if (u.op() == Op::End) {
       Op body = u.src(0).op();
@@ -271,34 +272,41 @@ class Verifier {
 
   // Scoping, computed bottom-up so that shared sub-graphs are visited once:
   //  open[u]   = ranges u uses that nothing below u closes;
-  //  closes[u] = ranges closed at or below u.
+  //  closes[u] = ranges closed at or below u (their node ids, a sorted vector).
   void check_scopes() {
-    auto open = open_ranges(topo_);
-    std::unordered_map<UOp, std::set<uint32_t>, UOpHash> closes;
+    // Reserved: `c` stays valid while the sources' entries are looked up.
+    NodeMap<std::vector<uint32_t>> closes(topo_.size());
     for (UOp u : topo_) {
-      std::set<uint32_t>& c = closes[u];
-      for (UOp s : u.src()) {
-        const auto& cs = closes[s];
-        c.insert(cs.begin(), cs.end());
-      }
-      if (u.op() == Op::Range && u.num_src() == 1 && !open[u.src(0)].empty())
+      std::vector<uint32_t>& c = closes[u];
+      for (UOp s : u.src()) unite(c, closes[s]);
+      if (u.op() == Op::Range && u.num_src() == 1 && !open_.at(u.src(0)).empty())
         add(u, VerifyRule::Range, "RANGE end depends on a range");
       if (u.op() == Op::Reduce || u.op() == Op::End) {
         for (size_t i = 1; i < u.num_src(); ++i) {
           UOp r = u.src(i);
           if (r.op() != Op::Range) continue;
           // Ranges closed below this closer: inside its value/body only (not via its range list).
-          bool below = closes[u.src(0)].count(r.id()) > 0;
+          const std::vector<uint32_t>& inside = closes[u.src(0)];
+          bool below = std::binary_search(inside.begin(), inside.end(), r.id());
           if (below) add(u, VerifyRule::NestedClose, fmt::format("{} closes a RANGE (axis {}) that is already closed inside it", op_name(u.op()), axis_of(r)));
-          c.insert(r.id());
+          unite(c, {r.id()});
         }
       }
     }
     // Report an escaping range at the SINK source it escapes through (the STORE or END
     // whose loops should have closed it): that is the line a person has to fix.
     for (UOp s : root_.src())
-      for (UOp r : open[s])
+      for (UOp r : open_.at(s))
         add(s, VerifyRule::Scope, fmt::format("{} uses RANGE (axis {}) outside the END or REDUCE that closes it", op_name(s.op()), axis_of(r)));
+  }
+
+  // a becomes the union of a and b (both sorted).
+  static void unite(std::vector<uint32_t>& a, const std::vector<uint32_t>& b) {
+    if (b.empty()) return;
+    std::vector<uint32_t> merged;
+    merged.reserve(a.size() + b.size());
+    std::set_union(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(merged));
+    a.swap(merged);
   }
 
   static std::string axis_of(UOp r) {
@@ -308,8 +316,9 @@ class Verifier {
   }
 
   UOp root_;
-  std::vector<UOp> topo_;
-  std::unordered_map<UOp, std::vector<UOp>, UOpHash> users_;
+  const std::vector<UOp>& topo_;
+  const NodeMap<RangeSet>& open_;
+  NodeMap<std::vector<UOp>> users_;
   std::set<int> slots_;
   std::unordered_map<std::string, UOp> var_names_;
   std::vector<VerifyError> errors_;
@@ -331,7 +340,13 @@ const std::vector<VerifyRule>& all_verify_rules() {
 
 std::vector<VerifyError> verify(UOp root) {
   if (!root) return {};
-  return Verifier(root).run();
+  const std::vector<UOp> topo = toposort(root);
+  return verify(root, topo, open_ranges(topo));
+}
+
+std::vector<VerifyError> verify(UOp root, const std::vector<UOp>& topo, const NodeMap<RangeSet>& open) {
+  if (!root) return {};
+  return Verifier(root, topo, open).run();
 }
 
 }  // namespace uopfuzz::ir

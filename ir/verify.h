@@ -5,6 +5,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ir/graph.h"
 #include "ir/uop.h"
 
 namespace uopfuzz::ir {
@@ -27,5 +28,8 @@ struct VerifyError {
 /// All violations in the graph under `root`, in topological order of their nodes.
 /// Empty means the graph is well-formed and may be run, simplified or printed.
 std::vector<VerifyError> verify(UOp root);
+/// The same, for a caller that already has the graph's toposort(root) and
+/// open_ranges(topo) (the oracle's compiler needs both as well): saves computing them twice.
+std::vector<VerifyError> verify(UOp root, const std::vector<UOp>& topo, const NodeMap<RangeSet>& open);
 
 }  // namespace uopfuzz::ir

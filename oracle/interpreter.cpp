@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "ir/graph.h"
+#include "ir/node_map.h"
 #include "ir/scalar_eval.h"
 #include "ir/verify.h"
 
@@ -56,11 +57,12 @@ class Compiler {
  public:
   explicit Compiler(Program::Impl& p) : p_(p) {}
 
-  std::optional<Error> compile(UOp root) {
-    topo_ = toposort(root);
-    open_ = open_ranges(topo_);
+  /// `topo` and `open` are toposort(root) and open_ranges(topo).
+  std::optional<Error> compile(UOp root, std::vector<UOp> topo, NodeMap<RangeSet> open) {
+    topo_ = std::move(topo);
+    open_ = std::move(open);
     // Depth check: the compiler recurses along sources.
-    std::unordered_map<UOp, size_t, UOpHash> depth;
+    NodeMap<size_t> depth(topo_.size());
     for (UOp u : topo_) {
       size_t d = 0;
       for (UOp s : u.src()) d = std::max(d, depth[s] + 1);
@@ -87,9 +89,9 @@ class Compiler {
  private:
   uint32_t new_reg() { return p_.num_regs++; }
   uint32_t node_ref(UOp u) {
-    auto [it, fresh] = node_ref_.emplace(u, static_cast<uint32_t>(p_.nodes.size()));
+    auto [ref, fresh] = node_ref_.emplace(u, static_cast<uint32_t>(p_.nodes.size()));
     if (fresh) p_.nodes.push_back(u);
-    return it->second;
+    return ref;
   }
   uint32_t new_scope(UOp range) {
     Scope s;
@@ -110,7 +112,7 @@ class Compiler {
 
   // Innermost position in chain_[0..depth) binding one of u's open ranges (0: root).
   size_t home(UOp u, size_t depth) {
-    const RangeSet& open = open_[u];
+    const RangeSet& open = open_.at(u);
     if (open.empty()) return 0;
     for (size_t k = depth; k-- > 1;) {
       UOp r = p_.nodes[p_.scopes[chain_[k]].range_node];
@@ -253,9 +255,9 @@ class Compiler {
 
   Program::Impl& p_;
   std::vector<UOp> topo_;
-  std::unordered_map<UOp, RangeSet, UOpHash> open_;
-  std::unordered_map<UOp, uint32_t, UOpHash> node_ref_;
-  std::unordered_map<UOp, uint32_t, UOpHash> buf_index_;
+  NodeMap<RangeSet> open_;
+  NodeMap<uint32_t> node_ref_;
+  NodeMap<uint32_t> buf_index_;
   std::unordered_map<uint64_t, uint32_t> memo_;
   bool unbound_range_ = false;
   size_t root_pure_ = 0;  // count of pure instructions at the head of the root scope
@@ -300,6 +302,7 @@ class Machine {
     RunOutput out;
     out.status = status_;
     out.steps = steps_;
+    out.iterations = iterations_;
     out.ub = std::move(ub_);
     if (status_ == RunStatus::Ok)
       for (size_t b = 0; b < p_.bufs.size(); ++b) {
@@ -325,6 +328,7 @@ class Machine {
       status_ = RunStatus::StepLimit;
       return false;
     }
+    if (scope_id != 0) ++iterations_;  // every scope but the root is a loop body
     for (const Instr& i : s.code) {
       switch (i.kind) {
         case Kind::Alu: {
@@ -447,6 +451,7 @@ class Machine {
   std::vector<std::vector<uint8_t>> written_;
   std::vector<uint32_t> loop_stack_;
   uint64_t steps_ = 0;
+  uint64_t iterations_ = 0;
   RunStatus status_ = RunStatus::Ok;
   std::optional<UbReport> ub_;
 };
@@ -458,15 +463,29 @@ Program::Program(Program&&) noexcept = default;
 Program& Program::operator=(Program&&) noexcept = default;
 Program::~Program() = default;
 
-Result<Program> Program::compile(UOp root) {
-  if (!root) return Error{"no graph"};
-  auto errors = verify(root);
-  if (!errors.empty())
-    return Error{fmt::format("the graph does not verify: [{}] {}", verify_rule_name(errors[0].rule), errors[0].message)};
+Result<Program> Program::build(UOp root, std::vector<UOp> topo, NodeMap<RangeSet> open) {
   auto impl = std::make_unique<Impl>();
   Compiler c(*impl);
-  if (auto e = c.compile(root)) return *e;
+  if (auto e = c.compile(root, std::move(topo), std::move(open))) return *e;
   return Program(std::move(impl));
+}
+
+Result<Program> Program::compile(UOp root) {
+  if (!root) return Error{"no graph"};
+  // The verifier and the compiler both walk the graph and need its open ranges: once.
+  std::vector<UOp> topo = toposort(root);
+  NodeMap<RangeSet> open = open_ranges(topo);
+  auto errors = verify(root, topo, open);
+  if (!errors.empty())
+    return Error{fmt::format("the graph does not verify: [{}] {}", verify_rule_name(errors[0].rule), errors[0].message)};
+  return build(root, std::move(topo), std::move(open));
+}
+
+Result<Program> Program::compile_verified(UOp root) {
+  if (!root) return Error{"no graph"};
+  std::vector<UOp> topo = toposort(root);
+  NodeMap<RangeSet> open = open_ranges(topo);
+  return build(root, std::move(topo), std::move(open));
 }
 
 Result<RunOutput> Program::run(const Inputs& inputs, const RunOptions& options) const {

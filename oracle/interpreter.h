@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "ir/graph.h"
 #include "ir/result.h"
 #include "ir/uop.h"
 
@@ -42,7 +43,8 @@ struct RunOutput {
   RunStatus status = RunStatus::Ok;
   std::map<int, ir::Buffer> outputs;  ///< by slot; meaningful when status == Ok
   std::optional<UbReport> ub;
-  uint64_t steps = 0;  ///< instructions executed
+  uint64_t steps = 0;       ///< instructions executed
+  uint64_t iterations = 0;  ///< loop iterations run: passes through a loop body, all loops (nested ones per pass)
 };
 
 struct RunOptions {
@@ -54,6 +56,10 @@ class Program {
  public:
   /// Fails (as a value) on graphs deeper than the oracle's recursion limit or not verified.
   static Result<Program> compile(ir::UOp root);
+  /// compile() for a graph the caller has just run through ir::verify without errors:
+  /// verifying is a good part of compiling a small graph, and a differential check
+  /// verifies the rewrite before it compiles it. An unverified graph is not allowed here.
+  static Result<Program> compile_verified(ir::UOp root);
   /// Fails on inputs that do not fit the kernel: a missing or mis-sized buffer, a
   /// missing VAR, a VAR value outside its bounds.
   Result<RunOutput> run(const Inputs& inputs, const RunOptions& options = {}) const;
@@ -65,6 +71,8 @@ class Program {
 
  private:
   explicit Program(std::unique_ptr<Impl> impl);
+  /// The compiler proper: `topo` and `open` are toposort(root) and open_ranges(topo).
+  static Result<Program> build(ir::UOp root, std::vector<ir::UOp> topo, ir::NodeMap<ir::RangeSet> open);
   std::unique_ptr<Impl> impl_;
 };
 

@@ -107,7 +107,7 @@ size_t count_divmod(UOp u) {
 }
 
 // Does REDUCE x use range r (in its value or its own range list)?
-bool reduce_holds(UOp x, UOp r, std::unordered_map<UOp, RangeSet, UOpHash>& open) {
+bool reduce_holds(UOp x, UOp r, NodeMap<RangeSet>& open) {
   for (size_t i = 1; i < x.num_src(); ++i)
     if (x.src(i) == r) return true;
   const RangeSet& o = open[x];

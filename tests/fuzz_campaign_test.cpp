@@ -1,4 +1,5 @@
 // A campaign signs, keeps and de-duplicates findings; what it writes replays.
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -92,6 +93,37 @@ TEST(Campaign, TheFaithfulSimplifierFindsNothingOnTheExamples) {
   CampaignResult r = run_campaign(o, examples_in_turn());
   EXPECT_EQ(r.totals.findings, 0u);
   EXPECT_GT(r.totals.rule_hits.size(), 10u);
+}
+
+// The medians beside the throughput are those of the graphs checked: node counts, and
+// the loop iterations and oracle steps of each original's first run.
+TEST(Campaign, ReportsMediansOfTheGraphsChecked) {
+  CampaignOptions o;
+  o.max_graphs = example_texts().size();
+  CampaignResult r = run_campaign(o, examples_in_turn());
+  std::vector<uint64_t> nodes, iterations, steps;
+  for (const std::string& text : example_texts()) {
+    ir::Context ctx;
+    auto k = ir::parse_kernel(ctx, text);
+    ASSERT_TRUE(k.ok()) << k.error().message;
+    nodes.push_back(ir::toposort(k->kernel.root).size());
+    check::CheckOptions co = o.check;
+    co.vars.insert(k->kernel.header.vars.begin(), k->kernel.header.vars.end());
+    check::CheckResult c = check::check_kernel(ctx, k->kernel, co);
+    if (!c.original_ran) continue;
+    iterations.push_back(c.original_iterations);
+    steps.push_back(c.original_steps);
+  }
+  auto lower_median = [](std::vector<uint64_t> v) {
+    std::sort(v.begin(), v.end());
+    return v.empty() ? 0 : v[(v.size() - 1) / 2];
+  };
+  ASSERT_FALSE(steps.empty());
+  EXPECT_EQ(r.totals.median_nodes, lower_median(nodes));
+  EXPECT_EQ(r.totals.median_iterations, lower_median(iterations));
+  EXPECT_EQ(r.totals.median_steps, lower_median(steps));
+  EXPECT_GT(r.totals.median_nodes, 0u);
+  EXPECT_GT(r.totals.median_steps, 0u);
 }
 
 }  // namespace

@@ -135,6 +135,7 @@ TEST_F(OracleProgram, EndOverTwoRanges) {
       run(std::string(kNestedBody) + "%e = END %st %r0 %r1 : void\n%s = SINK %e : void\n");
   ASSERT_EQ(out.status, RunStatus::Ok);
   EXPECT_EQ(ints(out.outputs.at(0)), (I64s{0, 1, 2, 3, 10, 11, 12, 13, 20, 21, 22, 23}));
+  EXPECT_EQ(out.iterations, 3u + 3u * 4u);  // the r0 body 3 times, the r1 body 4 times in each
 }
 
 TEST_F(OracleProgram, NestedEnds) {
