@@ -140,7 +140,7 @@ class GraphChecker {
     f.graph_index = i;
     f.seconds = since(start_);
     f.details = r.details;
-    finish_case(f, ctx, k, reduce::keeps_finding(co, r.kind), o_, co, shrink_);
+    finish_case(f, ctx, k, reduce::keeps_signature(co, sig), o_, co, shrink_);
     return f;
   }
 

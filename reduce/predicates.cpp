@@ -32,6 +32,20 @@ Interesting keeps_finding(const check::CheckOptions& opts, check::FindingKind ki
   };
 }
 
+Interesting keeps_signature(const check::CheckOptions& opts, const check::Signature& signature,
+                            uint64_t max_steps) {
+  check::CheckOptions o = opts;
+  o.max_steps = std::min(o.max_steps, max_steps);
+  return [o, signature](const ir::Kernel& k) {
+    ir::Context ctx;
+    ir::Kernel copy = clone_kernel(ctx, k);
+    if (!original_is_defined(copy, o, o.max_steps)) return false;
+    check::CheckResult r = check::check_kernel(ctx, copy, o);
+    if (r.kind != signature.kind) return false;
+    return check::signature_of(ctx, copy, o, r, signature.backend).text() == signature.text();
+  };
+}
+
 FindingReduction reduce_finding(ir::Context& ctx, const ir::Kernel& k,
                                 const check::CheckOptions& opts, const ReduceOptions& options,
                                 uint64_t max_steps) {

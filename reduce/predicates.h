@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 
+#include "check/dedup.h"
 #include "check/differential.h"
 #include "reduce/reducer.h"
 
@@ -23,6 +24,14 @@ inline constexpr uint64_t kPredicateMaxSteps = 1'000'000;
 /// alone (not on node ids left by earlier calls) and memory does not grow.
 Interesting keeps_finding(const check::CheckOptions& opts, check::FindingKind kind,
                           uint64_t max_steps = kPredicateMaxSteps);
+
+/// keeps_finding, and also the finding's whole signature: the candidate's check is
+/// signed by the same rule bisection (check::signature_of) and must name `signature`.
+/// The bisection runs only on candidates whose kind already matches (the few the
+/// reducer keeps), so it costs little. With it a minimized case is the same bug, not
+/// merely the same kind of finding.
+Interesting keeps_signature(const check::CheckOptions& opts, const check::Signature& signature,
+                            uint64_t max_steps = kPredicateMaxSteps);
 
 /// Part 1 alone: the kernel runs without UB and within `max_steps` for every seed/VAR
 /// setting `opts` makes the check use.

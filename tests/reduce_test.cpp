@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <string>
 
+#include "check/dedup.h"
 #include "check/differential.h"
 #include "ir/graph.h"
 #include "ir/parser.h"
@@ -662,6 +663,26 @@ TEST(ReducePredicate, RefusesKernelsWhoseOriginalIsUndefined) {
   EXPECT_FALSE(keep(bad));
   // A kernel that runs past the step limit is refused too.
   EXPECT_FALSE(keeps_finding(o, check::FindingKind::Mismatch, /*max_steps=*/5)(good));
+}
+
+// keeps_finding keeps the kind only; keeps_signature also keeps the culprit rule. On the
+// collapse-zero-trip example the kind alone lets the case drift to a smaller one that
+// another rule is blamed for (so the test can tell the two predicates apart).
+TEST(ReducePredicate, KeepsSignatureKeepsTheCulpritRule) {
+  ir::Context ctx;
+  ir::Kernel start = parse(ctx, test_support::read_example("collapse_zero_trip"));
+  ASSERT_TRUE(start.root);
+  check::CheckOptions opts = options_for(start, simplifier::Bug::CollapseZeroTrip);
+  check::CheckResult found = check::check_kernel(ctx, start, opts);
+  ASSERT_NE(found.kind, check::FindingKind::None);
+  const check::Signature sig = check::signature_of(ctx, start, opts, found);
+  auto signature_after = [&](const Interesting& still) {
+    ReduceResult r = reduce(ctx, start, still);
+    check::CheckResult again = check::check_kernel(ctx, r.kernel, opts);
+    return check::signature_of(ctx, r.kernel, opts, again).text();
+  };
+  EXPECT_EQ(signature_after(keeps_signature(opts, sig)), sig.text());
+  EXPECT_NE(signature_after(keeps_finding(opts, found.kind)), sig.text());
 }
 
 TEST(ReducePredicate, ReduceFindingChecksThenReduces) {
