@@ -31,12 +31,14 @@ test: release asan
 	@ctest --preset release
 
 # A short campaign on the default backends (new findings go to corpus/findings), then a
-# replay of the whole corpus. FUZZ_SECONDS and FUZZ_SEED override the defaults.
+# replay of the whole corpus, one worker per core. FUZZ_SECONDS, FUZZ_SEED and FUZZ_JOBS
+# override the defaults.
 FUZZ_SECONDS ?= 60
 FUZZ_SEED ?= 1
+FUZZ_JOBS ?= $(shell nproc)
 
 fuzz: release
-	@./build/uopfuzz fuzz --time $(FUZZ_SECONDS) --seed $(FUZZ_SEED)
+	@./build/uopfuzz fuzz --time $(FUZZ_SECONDS) --seed $(FUZZ_SEED) --jobs $(FUZZ_JOBS)
 	@./build/uopfuzz replay corpus
 
 bench: release
