@@ -201,16 +201,7 @@ CampaignResult run_in_process(const CampaignOptions& o, const GraphSource& sourc
 bool send(int fd, const json& j) {
   const std::string body = j.dump();
   const uint32_t n = static_cast<uint32_t>(body.size());
-  std::string frame(reinterpret_cast<const char*>(&n), 4);
-  frame += body;
-  size_t done = 0;
-  while (done < frame.size()) {
-    ssize_t w = ::write(fd, frame.data() + done, frame.size() - done);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return false;
-    done += static_cast<size_t>(w);
-  }
-  return true;
+  return write_all(fd, std::string(reinterpret_cast<const char*>(&n), 4) + body);
 }
 
 std::optional<json> next_message(std::string& buf) {
@@ -388,12 +379,6 @@ bool drain(Child& c) {
   }
 }
 
-int reap(int pid) {
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  return status;
-}
 
 std::string describe_status(int status) {
   if (WIFSIGNALED(status)) {

@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "fuzz/isolate.h"
 #include "ir/hash.h"
 #include "ir/printer.h"
 
@@ -20,21 +21,6 @@ std::string content_hash(const ir::Kernel& kernel) {
   return fmt::format("{:016x}", ir::fnv1a(ir::print_graph(kernel.root)));
 }
 
-namespace {
-
-// write(2) the whole buffer, retrying short writes and EINTR.
-bool write_all(int fd, const std::string& data) {
-  size_t done = 0;
-  while (done < data.size()) {
-    ssize_t n = ::write(fd, data.data() + done, data.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    done += static_cast<size_t>(n);
-  }
-  return true;
-}
-
-}  // namespace
 
 Result<std::string> write_case(const std::string& dir, const ir::Kernel& kernel) {
   if (auto problem = ir::check_header(kernel)) return Error{"cannot write the case: " + *problem};

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
 
 namespace uopfuzz::fuzz {
 
@@ -71,6 +72,12 @@ ChildOutcome run_isolated(const std::function<std::string()>& fn, double timeout
 /// children would otherwise bury the campaign's own output under the same message; the
 /// finding names the signal and the rule, and re-running its case shows the message.
 void silence_output();
+
+/// write(2) all of `data`, retrying short writes and EINTR; false on an error.
+bool write_all(int fd, std::string_view data);
+
+/// waitpid(2) for `pid`, retrying EINTR; returns its wait status.
+int reap(int pid);
 
 /// Nanoseconds of CLOCK_MONOTONIC (one clock for parent and children).
 int64_t monotonic_ns();

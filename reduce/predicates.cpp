@@ -20,30 +20,39 @@ bool original_is_defined(const ir::Kernel& k, const check::CheckOptions& opts, u
   return true;
 }
 
-Interesting keeps_finding(const check::CheckOptions& opts, check::FindingKind kind,
-                          uint64_t max_steps) {
+namespace {
+
+// Checks a candidate the way both predicates need: in a fresh Context (the answer depends
+// on the kernel alone), refusing it when its own original is undefined. Calls `verdict`
+// with the check's result and the Context the candidate lives in.
+template <class Verdict>
+Interesting on_defined_candidates(const check::CheckOptions& opts, uint64_t max_steps, Verdict verdict) {
   check::CheckOptions o = opts;
   o.max_steps = std::min(o.max_steps, max_steps);
-  return [o, kind](const ir::Kernel& k) {
+  return [o, verdict](const ir::Kernel& k) {
     ir::Context ctx;
     ir::Kernel copy = clone_kernel(ctx, k);
     if (!original_is_defined(copy, o, o.max_steps)) return false;
-    return check::check_kernel(ctx, copy, o).kind == kind;
+    return verdict(ctx, copy, o, check::check_kernel(ctx, copy, o));
   };
+}
+
+}  // namespace
+
+Interesting keeps_finding(const check::CheckOptions& opts, check::FindingKind kind, uint64_t max_steps) {
+  return on_defined_candidates(opts, max_steps,
+                               [kind](ir::Context&, const ir::Kernel&, const check::CheckOptions&,
+                                      const check::CheckResult& r) { return r.kind == kind; });
 }
 
 Interesting keeps_signature(const check::CheckOptions& opts, const check::Signature& signature,
                             uint64_t max_steps) {
-  check::CheckOptions o = opts;
-  o.max_steps = std::min(o.max_steps, max_steps);
-  return [o, signature](const ir::Kernel& k) {
-    ir::Context ctx;
-    ir::Kernel copy = clone_kernel(ctx, k);
-    if (!original_is_defined(copy, o, o.max_steps)) return false;
-    check::CheckResult r = check::check_kernel(ctx, copy, o);
-    if (r.kind != signature.kind) return false;
-    return check::signature_of(ctx, copy, o, r, signature.backend).text() == signature.text();
-  };
+  return on_defined_candidates(
+      opts, max_steps,
+      [signature](ir::Context& ctx, const ir::Kernel& k, const check::CheckOptions& o, const check::CheckResult& r) {
+        return r.kind == signature.kind &&
+               check::signature_of(ctx, k, o, r, signature.backend).text() == signature.text();
+      });
 }
 
 FindingReduction reduce_finding(ir::Context& ctx, const ir::Kernel& k,
