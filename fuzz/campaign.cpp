@@ -119,7 +119,7 @@ class GraphChecker {
     for (const auto& [name, n] : r.simplified.hits) tally.rule_hits[name] += n;
     if (r.kind == check::FindingKind::None) return std::nullopt;
     ++tally.findings;
-    check::Signature sig = check::signature_of(ctx, k, co, r);
+    check::Signature sig = check::signature_of(ctx, k, co, r, r.backend);
     ++tally.by_signature[sig.text()];
     if (!seen_.insert(sig.text()).second) return std::nullopt;
     NewFinding f;
