@@ -282,7 +282,10 @@ class CpuBackend final : public Backend {
       llvm::raw_string_ostream os(listing);
       os << "; ---- LLVM IR as lowered ----\n" << m;
     }
+    static const bool timing = std::getenv("UOPFUZZ_CPU_TIMING") != nullptr;
+    auto t0 = std::chrono::steady_clock::now();
     optimize(m, *j.tm);
+    auto t1 = std::chrono::steady_clock::now();
     if (keep_listing) {
       llvm::raw_string_ostream os(listing);
       os << "; ---- after the O2 pipeline (what runs) ----\n" << m;
@@ -300,6 +303,10 @@ class CpuBackend final : public Backend {
       if (auto e = rt->remove()) llvm::consumeError(std::move(e));
       return Error{"JIT compilation failed: " + why};
     }
+    if (timing)
+      fmt::print(stderr, "cpu compile: optimize {:.2f} ms, codegen {:.2f} ms\n",
+                 std::chrono::duration<double, std::milli>(t1 - t0).count(),
+                 std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t1).count());
     auto fn = reinterpret_cast<EntryFn>(static_cast<uintptr_t>(sym->getAddress()));
     return std::shared_ptr<Kernel>(std::make_shared<CpuKernel>(fn, std::move(rt), std::move(lowered->buffers),
                                                                std::move(lowered->vars), std::move(listing)));
@@ -310,7 +317,15 @@ class CpuBackend final : public Backend {
     llvm::FunctionAnalysisManager fam;
     llvm::CGSCCAnalysisManager cgam;
     llvm::ModuleAnalysisManager mam;
-    llvm::PassBuilder pb(&tm);
+    // O2 with the vectorizer, but no unrolling and no interleaving: generated kernels are
+    // full of short constant-trip loops that unrolling would multiply into code the
+    // backend then spends most of the compile on, and streaming loops are memory-bound.
+    llvm::PipelineTuningOptions pto;
+    pto.LoopUnrolling = false;
+    pto.LoopInterleaving = false;
+    pto.LoopVectorization = std::getenv("UOPFUZZ_NOVEC") == nullptr;
+    pto.SLPVectorization = false;
+    llvm::PassBuilder pb(&tm, pto);
     pb.registerModuleAnalyses(mam);
     pb.registerCGSCCAnalyses(cgam);
     pb.registerFunctionAnalyses(fam);
