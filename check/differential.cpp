@@ -98,7 +98,14 @@ bool compare(CheckResult& res, uint64_t seed, const std::map<int, Buffer>& want,
 
 }  // namespace
 
+namespace {
+void (*g_check_started)() = nullptr;
+}  // namespace
+
+void set_check_started_hook(void (*hook)()) { g_check_started = hook; }
+
 CheckResult check_kernel(Context& ctx, const Kernel& kernel, const CheckOptions& options) {
+  if (g_check_started) g_check_started();
   CheckResult res;
   res.simplified = simplifier::simplify(ctx, kernel.root, options.simplify);
   UOp rewritten = res.simplified.root;

@@ -73,4 +73,9 @@ std::optional<size_t> first_difference(const ir::Buffer& want, const ir::Buffer*
 
 CheckResult check_kernel(ir::Context& ctx, const ir::Kernel& kernel, const CheckOptions& options = {});
 
+/// Called at the start of every check_kernel in this process (nullptr: none). A campaign's
+/// isolated worker restarts its hang timer there, so that signing and shrinking a finding
+/// (many checks, each compiling on every backend) is timed check by check, not as one.
+void set_check_started_hook(void (*hook)());
+
 }  // namespace uopfuzz::check
