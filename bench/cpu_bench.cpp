@@ -103,13 +103,21 @@ void BM_Native_Triad(benchmark::State& state) {
   Streamed& s = streamed("elementwise");
   std::vector<float> out(static_cast<size_t>(kElems));
   auto f = [&](int slot) { return reinterpret_cast<const float*>(s.inputs.buffers.at(slot).data()); };
+  const int threads = static_cast<int>(state.range(0));
   for (auto _ : state) {
-    bench::native_triad(out.data(), f(1), f(2), f(3), 0, kElems);
+    if (threads == 1) {
+      bench::native_triad(out.data(), f(1), f(2), f(3), 0, kElems);
+    } else {
+      std::vector<std::thread> ts;
+      for (int t = 0; t < threads; ++t)
+        ts.emplace_back([&, t] { bench::native_triad(out.data(), f(1), f(2), f(3), kElems * t / threads, kElems * (t + 1) / threads); });
+      for (auto& t : ts) t.join();
+    }
     benchmark::ClobberMemory();
   }
   state.SetBytesProcessed(state.iterations() * kElems * 4 * 4);
 }
-BENCHMARK(BM_Native_Triad)->Unit(benchmark::kMillisecond)->MinTime(2);
+BENCHMARK(BM_Native_Triad)->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond)->MinTime(2);
 
 void BM_Cpu_Sum(benchmark::State& state) {
   Streamed& s = streamed("sum");

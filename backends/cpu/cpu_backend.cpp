@@ -55,6 +55,7 @@ struct RemarkCollector : llvm::DiagnosticHandler {
   bool isAnalysisRemarkEnabled(llvm::StringRef pass) const override { return wanted(pass); }
   bool isMissedOptRemarkEnabled(llvm::StringRef pass) const override { return wanted(pass); }
   bool isPassedOptRemarkEnabled(llvm::StringRef pass) const override { return wanted(pass); }
+  bool isAnyRemarkEnabled() const override { return true; }
   bool handleDiagnostics(const llvm::DiagnosticInfo& di) override {
     if (auto* r = llvm::dyn_cast<llvm::DiagnosticInfoOptimizationBase>(&di)) {
       if (!wanted(r->getPassName())) return true;
