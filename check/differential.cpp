@@ -2,6 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+#include <cstring>
+
+#include "backends/registry.h"
 #include "ir/printer.h"
 #include "ir/verify.h"
 #include "oracle/interpreter.h"
@@ -20,11 +24,88 @@ std::string_view finding_kind_name(FindingKind k) {
     case FindingKind::RewriteError: return "rewrite-error";
     case FindingKind::Crash: return "crash";
     case FindingKind::Timeout: return "timeout";
+    case FindingKind::BackendError: return "backend-error";
   }
   return "?";
 }
 
+namespace {
+
+// Position of a float on the integer line (monotonic, +0 and -0 adjacent), in the
+// output dtype's own precision.
+int64_t ulp_position(DType dt, double v) {
+  if (dt.bytes() == 2) {
+    int64_t b = half_bits(v);
+    return (b & 0x8000) ? -(b & 0x7fff) : b;
+  }
+  if (dt.bytes() == 4) {
+    float f = static_cast<float>(v);
+    int32_t b;
+    std::memcpy(&b, &f, 4);
+    return b < 0 ? -int64_t{b & 0x7fffffff} : b;
+  }
+  int64_t b;
+  std::memcpy(&b, &v, 8);
+  return b < 0 ? -(b & 0x7fffffffffffffff) : b;
+}
+
+bool agrees(DType dt, Value want, Value got, int ulps) {
+  if (same_bits(want, got)) return true;
+  if (ulps <= 0 || !dt.is_float()) return false;
+  // A NaN only matches a NaN, an infinity only the same infinity (both handled above).
+  if (std::isnan(want.f) || std::isnan(got.f) || std::isinf(want.f) || std::isinf(got.f)) return false;
+  int64_t d = ulp_position(dt, want.f) - ulp_position(dt, got.f);
+  return (d < 0 ? -d : d) <= ulps;
+}
+
+struct BackendRun {
+  std::string name;
+  backends::Backend* backend = nullptr;
+  std::shared_ptr<backends::Kernel> original, rewrite;
+};
+
+}  // namespace
+
+std::optional<size_t> first_difference(const Buffer& want, const Buffer* got, int ulps) {
+  for (size_t i = 0; i < want.size(); ++i) {
+    // An output the rewrite no longer writes reads as its initial zero.
+    Value g = got && i < got->size() ? got->get(i) : Value::of_int(0);
+    if (!agrees(want.dtype(), want.get(i), g, ulps)) return i;
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+// Records a mismatch of `got` against the reference outputs `want`; true if one was found.
+bool compare(CheckResult& res, uint64_t seed, const std::map<int, Buffer>& want, const std::map<int, Buffer>& got,
+             int ulps, const std::string& backend, const std::string& what) {
+  for (const auto& [slot, w] : want) {
+    auto it = got.find(slot);
+    const Buffer* g = it == got.end() ? nullptr : &it->second;
+    auto i = first_difference(w, g, ulps);
+    if (!i) continue;
+    Value gv = g && *i < g->size() ? g->get(*i) : Value::of_int(0);
+    res.kind = FindingKind::Mismatch;
+    res.backend = backend;
+    res.mismatch = Mismatch{seed, slot, *i, format_value(w.dtype(), w.get(*i)), format_value(w.dtype(), gv)};
+    res.details = fmt::format("seed {}: out[{}][{}] is {} on the original but {} on {}", seed, slot, *i,
+                              res.mismatch->expected, res.mismatch->got, what);
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+namespace {
+void (*g_check_started)() = nullptr;
+}  // namespace
+
+void set_check_started_hook(void (*hook)()) { g_check_started = hook; }
+
 CheckResult check_kernel(Context& ctx, const Kernel& kernel, const CheckOptions& options) {
+  if (g_check_started) g_check_started();
   CheckResult res;
   res.simplified = simplifier::simplify(ctx, kernel.root, options.simplify);
   UOp rewritten = res.simplified.root;
@@ -53,8 +134,39 @@ CheckResult check_kernel(Context& ctx, const Kernel& kernel, const CheckOptions&
     res.details = "the rewrite does not compile on the oracle: " + rewrite.error().message;
     return res;
   }
+  // The other backends: compile both graphs once (kernels are cached by graph).
+  std::vector<BackendRun> extra;
+  for (const std::string& name : options.backends) {
+    if (name == "oracle") continue;
+    BackendRun br{name, backends::find_backend(name), nullptr, nullptr};
+    if (!br.backend) {
+      res.kind = FindingKind::BackendError;
+      res.backend = name;
+      res.details = fmt::format("no backend named '{}'", name);
+      return res;
+    }
+    for (auto [graph, slot, what] : {std::tuple{kernel.root, &br.original, "original"}, std::tuple{rewritten, &br.rewrite, "rewrite"}}) {
+      auto k = br.backend->compile(graph);
+      if (k) {
+        *slot = k.value();
+        continue;
+      }
+      if (backends::is_unsupported(k.error())) {
+        res.notes.push_back(fmt::format("{}: the {} is skipped ({})", name, what, k.error().message));
+        continue;
+      }
+      res.kind = FindingKind::BackendError;
+      res.backend = name;
+      res.details = fmt::format("the {} does not compile on {}: {}", what, name, k.error().message);
+      return res;
+    }
+    extra.push_back(std::move(br));
+  }
+
   oracle::RunOptions ro;
   ro.max_steps = options.max_steps;
+  backends::RunOptions bro;
+  bro.threads = options.threads;
   for (int k = 0; k < options.seeds; ++k) {
     const uint64_t seed = options.base_seed + static_cast<uint64_t>(k);
     oracle::Inputs in = oracle::make_inputs(kernel.root, seed, options.vars);
@@ -89,18 +201,19 @@ CheckResult check_kernel(Context& ctx, const Kernel& kernel, const CheckOptions&
       continue;
     }
     ++res.seeds_run;
-    for (const auto& [slot, want] : a->outputs) {
-      auto it = b->outputs.find(slot);
-      const Buffer* got = it == b->outputs.end() ? nullptr : &it->second;
-      for (size_t i = 0; i < want.size(); ++i) {
-        // An output the rewrite no longer writes reads as its initial zero.
-        Value g = got && i < got->size() ? got->get(i) : Value::of_int(0);
-        if (same_bits(want.get(i), g)) continue;
-        res.kind = FindingKind::Mismatch;
-        res.mismatch = Mismatch{seed, slot, i, format_value(want.dtype(), want.get(i)), format_value(want.dtype(), g)};
-        res.details = fmt::format("seed {}: out[{}][{}] is {} on the original but {} on the rewrite", seed, slot, i,
-                                  res.mismatch->expected, res.mismatch->got);
-        return res;
+    if (compare(res, seed, a->outputs, b->outputs, 0, "oracle", "the rewrite")) return res;
+    for (BackendRun& br : extra) {
+      const int ulps = br.backend->caps().float_tolerance_ulps;
+      for (auto [k, what] : {std::pair{br.original.get(), "the original"}, std::pair{br.rewrite.get(), "the rewrite"}}) {
+        if (!k) continue;  // skipped: unsupported (noted)
+        auto out = k->run(in, bro);
+        if (!out) {
+          res.kind = FindingKind::BackendError;
+          res.backend = br.name;
+          res.details = fmt::format("seed {}: {} cannot run on {}: {}", seed, what, br.name, out.error().message);
+          return res;
+        }
+        if (compare(res, seed, a->outputs, out->outputs, ulps, br.name, fmt::format("{} on {}", what, br.name))) return res;
       }
     }
   }

@@ -1,6 +1,14 @@
 /** \file The differential check: simplify a kernel, then run the original and the rewrite
  * on the oracle over several input seeds and classify what differs.
  *
+ * With more backends (CheckOptions::backends), the original on the oracle stays the
+ * reference: on each seed where the oracle ran the original without UB, every other
+ * backend runs the original, and the rewrite too where the oracle ran it without UB,
+ * and each output is compared with the reference (SEMANTICS.md, "Comparing results",
+ * with the backend's declared tolerance). A difference is a finding of that backend
+ * (CheckResult::backend). A backend that cannot run a graph (an unsupported dtype or
+ * op) is skipped with the reason in CheckResult::notes, never silently.
+ *
  * One function serves the CLI (`uopfuzz check`), tests and, later, fuzz campaigns.
  */
 #pragma once
@@ -26,6 +34,7 @@ enum class FindingKind : uint8_t {
   // Only a campaign's isolation (fuzz/isolate.h) sees these: check_kernel itself dies.
   Crash,            ///< the check's process died of a signal (or a sanitizer's report)
   Timeout,          ///< the check ran past the per-graph time limit (a hang)
+  BackendError,     ///< a backend failed to compile or run a graph the oracle runs
 };
 std::string_view finding_kind_name(FindingKind k);
 
@@ -42,11 +51,16 @@ struct CheckOptions {
   uint64_t base_seed = 0;
   std::map<std::string, int64_t> vars;  ///< fixed VAR values (others are seed-derived)
   uint64_t max_steps = 200'000'000;     ///< per oracle run
+  /// Backends (backends/registry.h) both graphs run on; "oracle" is always the reference.
+  std::vector<std::string> backends{"oracle"};
+  int threads = 1;                       ///< threads a compiled backend may use per run
 };
 
 struct CheckResult {
   FindingKind kind = FindingKind::None;
   std::string details;  ///< one line a person can read
+  std::string backend = "oracle";  ///< where the finding showed (the signature's backend field)
+  std::vector<std::string> notes;  ///< e.g. a backend skipped because it cannot run a dtype
   simplifier::SimplifyResult simplified;
   std::optional<Mismatch> mismatch;
   int seeds_run = 0;      ///< seeds where both sides ran
@@ -58,6 +72,15 @@ struct CheckResult {
   uint64_t original_iterations = 0;  ///< loop iterations (oracle::RunOutput::iterations)
 };
 
+/// The first element where `got` differs from the reference `want` under a tolerance of
+/// `ulps` float ULPs (0: bit for bit after NaN canonicalization); nullopt when none.
+std::optional<size_t> first_difference(const ir::Buffer& want, const ir::Buffer* got, int ulps = 0);
+
 CheckResult check_kernel(ir::Context& ctx, const ir::Kernel& kernel, const CheckOptions& options = {});
+
+/// Called at the start of every check_kernel in this process (nullptr: none). A campaign's
+/// isolated worker restarts its hang timer there, so that signing and shrinking a finding
+/// (many checks, each compiling on every backend) is timed check by check, not as one.
+void set_check_started_hook(void (*hook)());
 
 }  // namespace uopfuzz::check

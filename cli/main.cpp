@@ -22,6 +22,7 @@
 #include "ir/printer.h"
 #include "ir/verify.h"
 #include "oracle/interpreter.h"
+#include "backends/registry.h"
 #include "check/differential.h"
 #include "fuzz/campaign.h"
 #include "fuzz/isolate.h"
@@ -108,11 +109,27 @@ struct RunFlags {
   std::vector<std::string> vars;
   bool json = false;
   uint64_t max_steps = 2'000'000'000;
+  bool dump_ir = false;
+  int threads = 1;
 };
 
+std::string backend_list() { return fmt::format("{}", fmt::join(backends::backend_names(), ", ")); }
+
+// Every name must be in the registry (backends/backends.def).
+bool valid_backends(const std::vector<std::string>& names) {
+  for (const std::string& n : names)
+    if (!backends::find_backend(n)) {
+      fmt::print(stderr, "error: unknown backend '{}' (available: {})\n", n, backend_list());
+      return false;
+    }
+  if (names.empty()) fmt::print(stderr, "error: --backends needs at least one backend\n");
+  return !names.empty();
+}
+
 int cmd_run(const RunFlags& f) {
-  if (f.backend != "oracle") {
-    fmt::print(stderr, "error: unknown backend '{}' (available: oracle)\n", f.backend);
+  if (!valid_backends({f.backend})) return kExitBadInput;
+  if (f.threads < 1) {
+    fmt::print(stderr, "error: --threads must be at least 1\n");
     return kExitBadInput;
   }
   auto k = load(f.file);
@@ -140,11 +157,38 @@ int cmd_run(const RunFlags& f) {
   oracle::Inputs inputs = oracle::make_inputs(kernel.root, seed, vars);
   oracle::RunOptions opts;
   opts.max_steps = f.max_steps;
+  // The oracle runs first on every backend: others only run graphs it found free of UB.
   auto out = oracle::run(kernel.root, inputs, opts);
   if (!out) {
     fmt::print(stderr, "{}: error: {}\n", f.file, out.error().message);
     return kExitBadInput;
   }
+  std::string listing;
+  if (f.backend != "oracle" && (out->status == oracle::RunStatus::Ok || f.dump_ir)) {
+    backends::Backend* be = backends::find_backend(f.backend);
+    backends::CompileOptions co;
+    co.keep_listing = f.dump_ir;
+    auto compiled = be->compile(kernel.root, co);
+    if (!compiled) {
+      fmt::print(stderr, "{}: error: {} cannot compile the kernel: {}\n", f.file, f.backend, compiled.error().message);
+      return backends::is_unsupported(compiled.error()) ? kExitBadInput : kExitFinding;
+    }
+    listing = compiled.value()->listing();
+    if (out->status == oracle::RunStatus::Ok) {
+      backends::RunOptions bro;
+      bro.threads = f.threads;
+      auto got = compiled.value()->run(inputs, bro);
+      if (!got) {
+        fmt::print(stderr, "{}: error: {}\n", f.file, got.error().message);
+        return kExitBadInput;
+      }
+      out->outputs = std::move(got->outputs);
+    } else {
+      fmt::print(stderr, "{}: note: not run on {}: the oracle found the kernel {}\n", f.file, f.backend,
+                 out->status == oracle::RunStatus::Ub ? "has undefined behaviour" : "runs past the step limit");
+    }
+  }
+  if (f.dump_ir && !listing.empty()) fmt::print("{}", listing);
 
   auto name_of = [&](UOp u) { return fmt::format("%{}", k->names.at(u)); };
   auto line_of = [&](UOp u) { return k->parsed.where.count(u) ? k->parsed.where.at(u).line : 0; };
@@ -287,9 +331,11 @@ int cmd_simplify(const std::string& file, const SimplifyFlags& f, bool stats) {
   return errors.empty() && r.converged ? kExitOk : kExitFinding;
 }
 
-int cmd_check(const std::string& file, const SimplifyFlags& f, int seeds, std::optional<uint64_t> seed, bool as_json) {
+int cmd_check(const std::string& file, const SimplifyFlags& f, int seeds, std::optional<uint64_t> seed, bool as_json,
+              const std::vector<std::string>& backend_names) {
   auto opts = simplify_options(f);
   if (!opts) return kExitBadInput;
+  if (!valid_backends(backend_names)) return kExitBadInput;
   if (seeds < 1) {
     fmt::print(stderr, "error: --seeds must be at least 1\n");
     return kExitBadInput;
@@ -302,6 +348,7 @@ int cmd_check(const std::string& file, const SimplifyFlags& f, int seeds, std::o
   co.seeds = seeds;
   co.base_seed = seed.value_or(kernel.header.seed.value_or(0));
   co.vars.insert(kernel.header.vars.begin(), kernel.header.vars.end());
+  co.backends = backend_names;
   auto r = check::check_kernel(*k->ctx, kernel, co);
   std::string rules;
   for (const auto& [name, n] : r.simplified.hits) rules += fmt::format("{}{} ({})", rules.empty() ? "" : ", ", name, n);
@@ -309,6 +356,8 @@ int cmd_check(const std::string& file, const SimplifyFlags& f, int seeds, std::o
     json j;
     j["file"] = file;
     j["finding"] = check::finding_kind_name(r.kind);
+    j["backend"] = r.backend;
+    j["notes"] = r.notes;
     j["details"] = r.details;
     j["seeds_run"] = r.seeds_run;
     j["seeds_skipped"] = r.seeds_skipped;
@@ -318,12 +367,15 @@ int cmd_check(const std::string& file, const SimplifyFlags& f, int seeds, std::o
                        {"original", r.mismatch->expected}, {"rewrite", r.mismatch->got}};
     fmt::print("{}\n", j.dump(2));
   } else if (r.kind == check::FindingKind::None) {
-    fmt::print("{}: ok: rewrite agrees with the original on {} seed(s){} (rules: {})\n", file, r.seeds_run,
-               r.seeds_skipped ? fmt::format(", {} skipped", r.seeds_skipped) : "", rules.empty() ? "none" : rules);
+    fmt::print("{}: ok: rewrite agrees with the original on {} seed(s){} (rules: {}; backends: {})\n", file, r.seeds_run,
+               r.seeds_skipped ? fmt::format(", {} skipped", r.seeds_skipped) : "", rules.empty() ? "none" : rules,
+               fmt::join(backend_names, ", "));
   } else {
-    fmt::print("{}: FINDING {}: {}\n  rules that fired: {}\n", file, check::finding_kind_name(r.kind), r.details,
-               rules.empty() ? "none" : rules);
+    fmt::print("{}: FINDING {}{}: {}\n  rules that fired: {}\n", file, check::finding_kind_name(r.kind),
+               r.backend == "oracle" ? "" : " on " + r.backend, r.details, rules.empty() ? "none" : rules);
   }
+  if (!as_json)
+    for (const auto& n : r.notes) fmt::print("  note: {}\n", n);
   return r.kind == check::FindingKind::None ? kExitOk : kExitFinding;
 }
 
@@ -359,17 +411,6 @@ struct FuzzFlags {
   SimplifyFlags simp;
 };
 
-// The backends a campaign can check on. Only the oracle exists so far.
-bool valid_backends(const std::vector<std::string>& names) {
-  static const std::vector<std::string> known = {"oracle"};
-  for (const std::string& n : names)
-    if (std::find(known.begin(), known.end(), n) == known.end()) {
-      fmt::print(stderr, "error: unknown backend '{}' (available: {})\n", n, fmt::join(known, ", "));
-      return false;
-    }
-  return !names.empty();
-}
-
 int cmd_fuzz(const FuzzFlags& f, const std::string& command_line) {
   auto opts = simplify_options(f.simp);
   if (!opts) return kExitBadInput;
@@ -389,6 +430,7 @@ int cmd_fuzz(const FuzzFlags& f, const std::string& command_line) {
   co.check.simplify = *opts;
   co.check.seeds = f.check_seeds;
   co.check.max_steps = 10'000'000;
+  co.check.backends = f.backends;
   // Findings of the faithful simplifier are real bugs: they go to the repository's
   // corpus. With a planted bug they are expected, and kept only where asked.
   co.corpus_dir = f.corpus.value_or(opts->bugs.any() ? "" : "corpus/findings");
@@ -462,7 +504,9 @@ int cmd_fuzz(const FuzzFlags& f, const std::string& command_line) {
 /// For each planted bug, a campaign with it switched on: the harness must find every bug
 /// that changes results. A finding counts only if the faithful simplifier passes the same
 /// minimized case (otherwise it is a real bug, not the planted one).
-int cmd_selftest(double seconds_per_bug, uint64_t seed, const std::string& json_path) {
+int cmd_selftest(double seconds_per_bug, uint64_t seed, const std::string& json_path,
+                 const std::vector<std::string>& backend_names) {
+  if (!valid_backends(backend_names)) return kExitBadInput;
   gen::GenPolicy policy;
   fuzz::GraphSource source = [&](Context& ctx, uint64_t gs) { return gen::generate(ctx, policy, gs).kernel; };
   fuzz::Shrinker shrink = fuzz::reducer_shrinker(10);
@@ -482,6 +526,7 @@ int cmd_selftest(double seconds_per_bug, uint64_t seed, const std::string& json_
     co.check.simplify.bugs.enable(b.bug);
     co.check.seeds = 2;
     co.check.max_steps = 10'000'000;
+    co.check.backends = backend_names;
     co.stop_at_first_finding = true;
     // Isolated, so that the bugs that crash or hang the simplifier are found too.
     co.isolate = true;
@@ -576,7 +621,9 @@ int main(int argc, char** argv) {
   RunFlags rf;
   auto* run = app.add_subcommand("run", "Run a .uop kernel and print its outputs; check the header's expectations");
   run->add_option("FILE", rf.file, "the .uop file")->required();
-  run->add_option("--backend", rf.backend, "backend to run on (available: oracle)")->capture_default_str();
+  run->add_option("--backend", rf.backend, "backend to run on (available: " + backend_list() + ")")->capture_default_str();
+  run->add_flag("--dump-ir", rf.dump_ir, "print the backend's listing (cpu: LLVM IR as lowered and as optimized)");
+  run->add_option("--threads", rf.threads, "threads a compiled backend may use")->capture_default_str();
   run->add_option("--seed", rf.seed, "input-fill seed (default: the file's @seed, else 0)");
   run->add_option("--var", rf.vars, "VAR value NAME=V (repeatable; default: the file's @var, else seed-derived)");
   run->add_flag("--json", rf.json, "print the result as JSON (schema in README)");
@@ -603,6 +650,10 @@ int main(int argc, char** argv) {
   chk->add_option("--seeds", check_seeds, "number of input seeds to compare on")->capture_default_str();
   chk->add_option("--seed", check_seed, "first input seed (default: the file's @seed, else 0)");
   chk->add_flag("--json", check_json, "print the verdict as JSON");
+  std::vector<std::string> check_backends{"oracle"};
+  chk->add_option("--backends", check_backends, "backends both graphs run on (available: " + backend_list() + ")")
+      ->delimiter(',')
+      ->capture_default_str();
 
   FuzzFlags fz;
   auto* fuzzc = app.add_subcommand("fuzz", "Run a fuzz campaign: generate kernels, check each rewrite, keep minimized findings");
@@ -616,7 +667,7 @@ int main(int argc, char** argv) {
   fuzzc->add_option("--jobs,-j", fz.jobs, "worker processes (graph i goes to worker i mod N)")->capture_default_str();
   fuzzc->add_option("--timeout", fz.graph_timeout, "seconds one graph may take before it counts as a hang")
       ->capture_default_str();
-  fuzzc->add_option("--backends", fz.backends, "backends each graph is checked on (available: oracle)")
+  fuzzc->add_option("--backends", fz.backends, "backends each graph is checked on (available: " + backend_list() + ")")
       ->delimiter(',')
       ->capture_default_str();
   fuzzc->add_flag("--no-isolation", fz.no_isolation,
@@ -630,6 +681,10 @@ int main(int argc, char** argv) {
   selftest->add_option("--time-per-bug", st_seconds, "seconds each campaign may take")->capture_default_str();
   selftest->add_option("--seed", st_seed, "campaign seed")->capture_default_str();
   selftest->add_option("--json", st_json, "write the table as JSON to this file");
+  std::vector<std::string> st_backends{"oracle"};
+  selftest->add_option("--backends", st_backends, "backends each graph is checked on (available: " + backend_list() + ")")
+      ->delimiter(',')
+      ->capture_default_str();
 
   std::vector<std::string> replay_paths;
   auto* replay = app.add_subcommand("replay", "Run every .uop case in the given files/directories against its expectations");
@@ -650,7 +705,7 @@ int main(int argc, char** argv) {
   if (*parse) return cmd_parse(parse_file);
   if (*run) return cmd_run(rf);
   if (*replay) return cmd_replay(replay_paths);
-  if (*selftest) return cmd_selftest(st_seconds, st_seed, st_json);
+  if (*selftest) return cmd_selftest(st_seconds, st_seed, st_json, st_backends);
   if (*fuzzc) {
     std::string cmdline = "uopfuzz";
     for (int i = 1; i < argc; ++i) cmdline += std::string(" ") + argv[i];
@@ -668,7 +723,7 @@ int main(int argc, char** argv) {
     }
     return cmd_simplify(simp_file, simp_flags, simp_stats);
   }
-  if (*chk) return cmd_check(check_file, check_flags, check_seeds, check_seed, check_json);
+  if (*chk) return cmd_check(check_file, check_flags, check_seeds, check_seed, check_json, check_backends);
   return kExitBadInput;
 }
 

@@ -48,6 +48,10 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// An isolated worker's own slot (set in the worker process only): the check hook
+// restarts its hang timer.
+ChildSlot* g_timed_slot = nullptr;
+
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
 // The medians a report shows, from the histograms the graphs were counted in.
@@ -131,7 +135,7 @@ class GraphChecker {
     for (const auto& [name, n] : r.simplified.hits) tally.rule_hits[name] += n;
     if (r.kind == check::FindingKind::None) return std::nullopt;
     ++tally.findings;
-    check::Signature sig = check::signature_of(ctx, k, co, r);
+    check::Signature sig = check::signature_of(ctx, k, co, r, r.backend);
     ++tally.by_signature[sig.text()];
     if (!seen_.insert(sig.text()).second) return std::nullopt;
     NewFinding f;
@@ -452,6 +456,12 @@ class IsolatedCampaign {
     slot.rule[0] = '\0';
     Child c = spawn([&](int fd) {
       install_breadcrumb_handlers(slot);
+      // The hang timer covers one check at a time: a finding's signing and shrinking run
+      // many checks (each compiling on every backend), each with the full --timeout.
+      g_timed_slot = &slot;
+      check::set_check_started_hook([] {
+        if (g_timed_slot->started_ns.load() != 0) g_timed_slot->started_ns.store(monotonic_ns());
+      });
       CampaignProgress tally;
       GraphChecker checker(o_, source_, shrink_, start_);
       auto last_sent = Clock::now();

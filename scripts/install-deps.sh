@@ -7,6 +7,7 @@ packages=(
   cmake ninja-build make g++ clang-14 libclang-rt-14-dev
   libfmt-dev libcli11-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  llvm-14-dev
 )
 
 missing=()

@@ -1,0 +1,82 @@
+/** \file The backend interface: where a kernel graph runs (the oracle, the CPU JIT, Vulkan).
+ *
+ * Lifecycle: a Backend is a process-wide object found by name in the registry
+ * (backends/registry.h). compile(graph) turns a verified kernel graph into a Kernel
+ * (errors are values); a Kernel runs any number of times on inputs filled by
+ * oracle::make_inputs. Backends run only graphs the oracle found free of undefined
+ * behaviour (SEMANTICS.md): a compiled backend reports no UB, it trusts the oracle.
+ *
+ * Fork safety: backends create their heavy state (JIT, thread pool, device) lazily on
+ * first compile or run, in the process that runs kernels, so that a campaign parent
+ * that only forks workers never owns threads.
+ */
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ir/result.h"
+#include "ir/uop.h"
+#include "oracle/interpreter.h"
+
+namespace uopfuzz::backends {
+
+/// What a backend can run, and how its results may differ from SEMANTICS.md.
+struct Capabilities {
+  std::vector<ir::DType> dtypes;  ///< value and buffer dtypes it supports
+  std::vector<ir::Op> ops;        ///< ops it supports
+  int64_t max_buffer_elements = int64_t{1} << 40;
+  int max_threads = 1;            ///< RunOptions::threads above this is clamped
+  /// ULPs by which a float output may differ from the oracle (0: bit for bit). Declared
+  /// in SEMANTICS.md, "Backend tolerances and capabilities".
+  int float_tolerance_ulps = 0;
+  std::string notes;              ///< one line: what is missing or differs, and why
+
+  bool supports(ir::DType dt) const;
+  bool supports(ir::Op op) const;
+  /// Empty when every node of `root` is supported; otherwise why not (one line).
+  std::string unsupported(ir::UOp root) const;
+};
+
+struct RunOptions {
+  uint64_t max_steps = 2'000'000'000;  ///< interpreters: step limit (compiled backends ignore it)
+  int threads = 1;                     ///< compiled backends: threads splitting the outer loops
+};
+
+/// A compiled kernel. Not thread-safe to run from two threads at once.
+class Kernel {
+ public:
+  virtual ~Kernel() = default;
+  /// Runs once: outputs start zeroed. Usage errors (a missing or mis-sized buffer, a VAR
+  /// missing or out of bounds) are errors; UB is reported only by the oracle.
+  virtual Result<oracle::RunOutput> run(const oracle::Inputs& inputs, const RunOptions& options = {}) = 0;
+  /// Runs `reps` times and returns the seconds each run took (output zeroing and
+  /// argument checks are not timed).
+  virtual Result<std::vector<double>> time(const oracle::Inputs& inputs, int reps, const RunOptions& options = {}) = 0;
+  /// A printable listing for bug reports (LLVM IR for the CPU backend); "" if none.
+  virtual std::string listing() const { return ""; }
+};
+
+struct CompileOptions {
+  bool keep_listing = false;  ///< keep Kernel::listing() (costs time: off in campaigns)
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::string_view name() const = 0;
+  virtual const Capabilities& caps() const = 0;
+  /// The graph must pass ir::verify. A graph with an unsupported dtype or op fails with
+  /// a message starting "unsupported:" (callers may skip rather than report it).
+  virtual Result<std::shared_ptr<Kernel>> compile(ir::UOp root, const CompileOptions& options = {}) = 0;
+};
+
+/// True when a compile error means "this backend cannot run this graph" (a capability),
+/// not a backend failure.
+inline bool is_unsupported(const Error& e) { return e.message.rfind("unsupported:", 0) == 0; }
+
+}  // namespace uopfuzz::backends

@@ -1,0 +1,366 @@
+#include "backends/cpu/cpu_backend.h"
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <list>
+#include <mutex>
+#include <thread>
+#include <unordered_map>
+
+#include <fmt/format.h>
+#include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
+#include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
+#include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/IR/DiagnosticInfo.h>
+#include <llvm/IR/DiagnosticHandler.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+#include <llvm/Passes/OptimizationLevel.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/Host.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Target/TargetMachine.h>
+
+#include "backends/cpu/lower.h"
+#include "backends/cpu/thread_pool.h"
+#include "ir/hash.h"
+#include "ir/ops.h"
+#include "ir/printer.h"
+#include "ir/value.h"
+
+namespace uopfuzz::backends::cpu {
+
+using namespace ir;
+
+namespace {
+
+double half_round_fn(double v) { return round_to_half(v); }
+uint16_t half_bits_fn(double v) { return half_bits(v); }
+double half_value_fn(uint16_t b) { return half_value(b); }
+
+std::string to_string(llvm::Error e) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << e;
+  return os.str();
+}
+
+// Collects the vectorizers' optimization remarks (UOPFUZZ_CPU_REMARKS=1, or a listing).
+struct RemarkCollector : llvm::DiagnosticHandler {
+  std::string* out;
+  explicit RemarkCollector(std::string* o) : out(o) {}
+  static bool wanted(llvm::StringRef pass) { return pass == "loop-vectorize" || pass == "slp-vectorizer"; }
+  bool isAnalysisRemarkEnabled(llvm::StringRef pass) const override { return wanted(pass); }
+  bool isMissedOptRemarkEnabled(llvm::StringRef pass) const override { return wanted(pass); }
+  bool isPassedOptRemarkEnabled(llvm::StringRef pass) const override { return wanted(pass); }
+  bool isAnyRemarkEnabled() const override { return true; }
+  bool handleDiagnostics(const llvm::DiagnosticInfo& di) override {
+    if (auto* r = llvm::dyn_cast<llvm::DiagnosticInfoOptimizationBase>(&di)) {
+      if (!wanted(r->getPassName())) return true;
+      *out += fmt::format("; remark {}: {}\n", r->getPassName().str(), r->getMsg());
+      return true;
+    }
+    return false;
+  }
+};
+
+// The process's JIT: one LLJIT for the host, created on first compile.
+struct Jit {
+  std::unique_ptr<llvm::orc::LLJIT> lljit;
+  std::unique_ptr<llvm::TargetMachine> tm;  // for the optimizer's target info
+  std::mutex mutex;                         // LLVM compiles are serialized
+  std::atomic<uint64_t> counter{0};
+  std::string error;
+};
+
+Jit& jit() {
+  static Jit* j = [] {
+    auto* j = new Jit;  // never destroyed: kernels may outlive static destruction order
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
+    if (!jtmb) {
+      j->error = to_string(jtmb.takeError());
+      return j;
+    }
+    jtmb->setCodeGenOptLevel(llvm::CodeGenOpt::Default);  // O2
+    auto tm = jtmb->createTargetMachine();
+    if (!tm) {
+      j->error = to_string(tm.takeError());
+      return j;
+    }
+    j->tm = std::move(*tm);
+    auto built = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(*jtmb)).create();
+    if (!built) {
+      j->error = to_string(built.takeError());
+      return j;
+    }
+    j->lljit = std::move(*built);
+    auto& jd = j->lljit->getMainJITDylib();
+    // libm (exp2, log2, sin) and the float16 helpers.
+    auto gen = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(j->lljit->getDataLayout().getGlobalPrefix());
+    if (!gen) {
+      j->error = to_string(gen.takeError());
+      return j;
+    }
+    jd.addGenerator(std::move(*gen));
+    llvm::orc::SymbolMap helpers;
+    auto add = [&](const char* name, void* fn) {
+      helpers[j->lljit->mangleAndIntern(name)] =
+          llvm::JITEvaluatedSymbol(llvm::pointerToJITTargetAddress(fn), llvm::JITSymbolFlags::Exported);
+    };
+    add(kHalfRound, reinterpret_cast<void*>(&half_round_fn));
+    add(kHalfBits, reinterpret_cast<void*>(&half_bits_fn));
+    add(kHalfValue, reinterpret_cast<void*>(&half_value_fn));
+    if (auto e = jd.define(llvm::orc::absoluteSymbols(std::move(helpers)))) j->error = to_string(std::move(e));
+    return j;
+  }();
+  return *j;
+}
+
+using EntryFn = void (*)(uint8_t**, const int64_t*, int64_t, int64_t);
+
+class CpuKernel final : public Kernel {
+ public:
+  CpuKernel(EntryFn fn, llvm::orc::ResourceTrackerSP rt, std::vector<BufferArg> bufs, std::vector<VarSlot> vars,
+            std::string listing)
+      : fn_(fn), rt_(std::move(rt)), bufs_(std::move(bufs)), vars_(std::move(vars)), listing_(std::move(listing)) {}
+  ~CpuKernel() override {
+    std::lock_guard<std::mutex> l(jit().mutex);
+    if (auto e = rt_->remove()) llvm::consumeError(std::move(e));
+  }
+
+  Result<oracle::RunOutput> run(const oracle::Inputs& inputs, const RunOptions& options) override {
+    oracle::RunOutput out;
+    std::vector<uint8_t*> ptrs;
+    std::vector<int64_t> vars;
+    if (auto e = bind(inputs, out.outputs, ptrs, vars)) return *e;
+    call(ptrs, vars, options.threads);
+    return out;
+  }
+
+  Result<std::vector<double>> time(const oracle::Inputs& inputs, int reps, const RunOptions& options) override {
+    std::map<int, Buffer> outputs;
+    std::vector<uint8_t*> ptrs;
+    std::vector<int64_t> vars;
+    if (auto e = bind(inputs, outputs, ptrs, vars)) return *e;
+    std::vector<double> samples;
+    for (int i = 0; i < reps; ++i) {
+      for (auto& [slot, b] : outputs) std::memset(b.data(), 0, b.byte_size());
+      auto t0 = std::chrono::steady_clock::now();
+      call(ptrs, vars, options.threads);
+      samples.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    }
+    return samples;
+  }
+
+  std::string listing() const override { return listing_; }
+
+ private:
+  std::optional<Error> bind(const oracle::Inputs& in, std::map<int, Buffer>& outputs, std::vector<uint8_t*>& ptrs,
+                            std::vector<int64_t>& vars) const {
+    for (const BufferArg& b : bufs_) {
+      if (b.output) {
+        Buffer& o = outputs.emplace(b.slot, Buffer(b.dtype, static_cast<size_t>(b.size))).first->second;
+        ptrs.push_back(o.data());
+        continue;
+      }
+      auto it = in.buffers.find(b.slot);
+      if (it == in.buffers.end()) return Error{fmt::format("no input buffer for PARAM slot {}", b.slot)};
+      if (it->second.dtype() != b.dtype || static_cast<int64_t>(it->second.size()) != b.size)
+        return Error{fmt::format("input buffer for slot {} must be {} x {}, got {} x {}", b.slot, b.size, b.dtype.name(),
+                                 it->second.size(), it->second.dtype().name())};
+      ptrs.push_back(const_cast<uint8_t*>(it->second.data()));  // read only: the kernel never stores to an input
+    }
+    for (const VarSlot& v : vars_) {
+      auto it = in.vars.find(v.name);
+      if (it == in.vars.end()) return Error{fmt::format("no value for VAR {} (give one, e.g. --var {}={})", v.name, v.name, v.min)};
+      if (it->second < v.min || it->second > v.max)
+        return Error{fmt::format("VAR {}={} is outside its bounds [{}, {}]", v.name, it->second, v.min, v.max)};
+      vars.push_back(it->second);
+    }
+    return std::nullopt;
+  }
+
+  void call(std::vector<uint8_t*>& ptrs, const std::vector<int64_t>& vars, int threads) const {
+    const int n = std::clamp(threads, 1, 64);
+    if (n == 1) {
+      fn_(ptrs.data(), vars.data(), 0, 1);
+      return;
+    }
+    parallel_for(n, [&](int t) { fn_(ptrs.data(), vars.data(), t, n); });
+  }
+
+  EntryFn fn_;
+  llvm::orc::ResourceTrackerSP rt_;
+  std::vector<BufferArg> bufs_;
+  std::vector<VarSlot> vars_;
+  std::string listing_;
+};
+
+constexpr size_t kCacheEntries = 512;
+
+class CpuBackend final : public Backend {
+ public:
+  CpuBackend() {
+    for (DType dt : all_dtypes()) caps_.dtypes.push_back(dt);
+    for (int i = 0; i < kOpCount; ++i) caps_.ops.push_back(static_cast<Op>(i));
+    caps_.max_threads = 64;
+    caps_.notes =
+        "bit-exact with the oracle: float16 computed as double rounded per op (helper calls, not vectorized); "
+        "EXP2/LOG2/SIN through the same libm double functions; float reductions in order (not reassociated)";
+  }
+  std::string_view name() const override { return "cpu"; }
+  const Capabilities& caps() const override { return caps_; }
+
+  Result<std::shared_ptr<Kernel>> compile(UOp root, const CompileOptions& options) override {
+    if (!root) return Error{"no graph"};
+    const std::string text = print_graph(root);
+    const uint64_t key = fnv1a(text) ^ (options.keep_listing ? 1 : 0);
+    {
+      std::lock_guard<std::mutex> l(cache_mutex_);
+      if (auto it = cache_.find(key); it != cache_.end() && it->second.text == text) {
+        ++hits_;
+        lru_.splice(lru_.begin(), lru_, it->second.pos);
+        return it->second.kernel;
+      }
+      ++misses_;
+    }
+    auto made = build(root, options.keep_listing);
+    if (!made) return made.error();
+    std::lock_guard<std::mutex> l(cache_mutex_);
+    if (auto it = cache_.find(key); it != cache_.end()) {
+      lru_.erase(it->second.pos);
+      cache_.erase(it);
+    }
+    lru_.push_front(key);
+    cache_[key] = Entry{text, made.value(), lru_.begin()};
+    while (cache_.size() > kCacheEntries) {
+      cache_.erase(lru_.back());
+      lru_.pop_back();
+    }
+    return made;
+  }
+
+  CacheStats stats() {
+    std::lock_guard<std::mutex> l(cache_mutex_);
+    return {hits_, misses_, cache_.size()};
+  }
+  void clear() {
+    std::lock_guard<std::mutex> l(cache_mutex_);
+    cache_.clear();
+    lru_.clear();
+  }
+
+ private:
+  Result<std::shared_ptr<Kernel>> build(UOp root, bool keep_listing) {
+    if (std::string why = caps_.unsupported(root); !why.empty()) return Error{"unsupported: " + why};
+    Jit& j = jit();
+    if (!j.lljit) return Error{"the LLVM JIT could not start: " + j.error};
+    static const bool remarks_env = [] {
+      const char* e = std::getenv("UOPFUZZ_CPU_REMARKS");
+      return e && *e && std::string(e) != "0";
+    }();
+    auto ctx = std::make_unique<llvm::LLVMContext>();
+    std::string listing, remarks;
+    if (keep_listing || remarks_env) ctx->setDiagnosticHandler(std::make_unique<RemarkCollector>(&remarks));
+    const std::string name = fmt::format("uopfuzz_kernel_{}", j.counter.fetch_add(1));
+    auto lowered = lower(*ctx, root, name);
+    if (!lowered) return lowered.error();
+    llvm::Module& m = *lowered->module;
+    std::lock_guard<std::mutex> l(j.mutex);
+    m.setDataLayout(j.lljit->getDataLayout());
+    m.setTargetTriple(j.tm->getTargetTriple().str());
+    const std::string cpu = j.tm->getTargetCPU().str(), features = j.tm->getTargetFeatureString().str();
+    for (llvm::Function& f : m) {
+      if (f.isDeclaration()) continue;
+      f.addFnAttr("target-cpu", cpu);
+      f.addFnAttr("target-features", features);
+    }
+    if (keep_listing) {
+      llvm::raw_string_ostream os(listing);
+      os << "; ---- LLVM IR as lowered ----\n" << m;
+    }
+    static const bool timing = std::getenv("UOPFUZZ_CPU_TIMING") != nullptr;
+    auto t0 = std::chrono::steady_clock::now();
+    optimize(m, *j.tm);
+    auto t1 = std::chrono::steady_clock::now();
+    if (keep_listing) {
+      llvm::raw_string_ostream os(listing);
+      os << "; ---- after the O2 pipeline (what runs) ----\n" << m;
+    }
+    if (!remarks.empty()) {
+      if (remarks_env) fmt::print(stderr, "{}", remarks);
+      listing += "; ---- vectorizer remarks ----\n" + remarks;
+    }
+    auto rt = j.lljit->getMainJITDylib().createResourceTracker();
+    if (auto e = j.lljit->addIRModule(rt, llvm::orc::ThreadSafeModule(std::move(lowered->module), std::move(ctx))))
+      return Error{"the JIT refused the module: " + to_string(std::move(e))};
+    auto sym = j.lljit->lookup(name);
+    if (!sym) {
+      std::string why = to_string(sym.takeError());
+      if (auto e = rt->remove()) llvm::consumeError(std::move(e));
+      return Error{"JIT compilation failed: " + why};
+    }
+    if (timing)
+      fmt::print(stderr, "cpu compile: optimize {:.2f} ms, codegen {:.2f} ms\n",
+                 std::chrono::duration<double, std::milli>(t1 - t0).count(),
+                 std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t1).count());
+    auto fn = reinterpret_cast<EntryFn>(static_cast<uintptr_t>(sym->getAddress()));
+    return std::shared_ptr<Kernel>(std::make_shared<CpuKernel>(fn, std::move(rt), std::move(lowered->buffers),
+                                                               std::move(lowered->vars), std::move(listing)));
+  }
+
+  static void optimize(llvm::Module& m, llvm::TargetMachine& tm) {
+    llvm::LoopAnalysisManager lam;
+    llvm::FunctionAnalysisManager fam;
+    llvm::CGSCCAnalysisManager cgam;
+    llvm::ModuleAnalysisManager mam;
+    // O2 with the vectorizer, but no unrolling and no interleaving: generated kernels are
+    // full of short constant-trip loops that unrolling would multiply into code the
+    // backend then spends most of the compile on, and streaming loops are memory-bound.
+    llvm::PipelineTuningOptions pto;
+    pto.LoopUnrolling = false;
+    pto.LoopInterleaving = false;
+    pto.LoopVectorization = std::getenv("UOPFUZZ_NOVEC") == nullptr;
+    pto.SLPVectorization = false;
+    llvm::PassBuilder pb(&tm, pto);
+    pb.registerModuleAnalyses(mam);
+    pb.registerCGSCCAnalyses(cgam);
+    pb.registerFunctionAnalyses(fam);
+    pb.registerLoopAnalyses(lam);
+    pb.crossRegisterProxies(lam, fam, cgam, mam);
+    llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O2);
+    mpm.run(m, mam);
+  }
+
+  struct Entry {
+    std::string text;
+    std::shared_ptr<Kernel> kernel;
+    std::list<uint64_t>::iterator pos;
+  };
+  Capabilities caps_;
+  std::mutex cache_mutex_;
+  std::unordered_map<uint64_t, Entry> cache_;
+  std::list<uint64_t> lru_;
+  uint64_t hits_ = 0, misses_ = 0;
+};
+
+CpuBackend* g_backend = nullptr;
+
+}  // namespace
+
+std::unique_ptr<Backend> make_cpu_backend() {
+  auto b = std::make_unique<CpuBackend>();
+  g_backend = b.get();
+  return b;
+}
+
+CacheStats cache_stats() { return g_backend ? g_backend->stats() : CacheStats{}; }
+void clear_cache() {
+  if (g_backend) g_backend->clear();
+}
+
+}  // namespace uopfuzz::backends::cpu

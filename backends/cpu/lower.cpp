@@ -1,0 +1,561 @@
+#include "backends/cpu/lower.h"
+
+#include <map>
+#include <optional>
+#include <unordered_map>
+
+#include <fmt/format.h>
+#include <llvm/IR/BasicBlock.h>
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/Function.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include "ir/graph.h"
+#include "ir/scalar_eval.h"
+
+namespace uopfuzz::backends::cpu {
+
+using namespace ir;
+
+namespace {
+
+bool is_unsigned(DType dt) { return dt.kind() == DTypeKind::Unsigned || dt.is_bool(); }
+
+// One loop (or the root, or a thread-0 guard) in the chain of open scopes.
+struct Scope {
+  llvm::BasicBlock* cur = nullptr;  // where this scope's code goes next (before its terminator, if any)
+  UOp range;                        // the RANGE it binds (none for root and guards)
+  llvm::Value* iv = nullptr;
+  uint32_t id = 0;                  // fresh per instance: memo keys never cross closed loops
+  // loop bookkeeping
+  llvm::BasicBlock* header = nullptr;
+  llvm::BasicBlock* exit = nullptr;
+  llvm::AllocaInst* counter = nullptr;
+};
+
+class Lowerer {
+ public:
+  Lowerer(llvm::LLVMContext& c, llvm::Module& m) : c_(c), m_(m), b_(c) {}
+
+  std::optional<Error> run(UOp root, const std::string& name, LoweredKernel& out) {
+    topo_ = toposort(root);
+    open_ = open_ranges(topo_);
+    for (UOp u : topo_) {
+      bool p = u.op() == Op::Load || u.op() == Op::Reduce;
+      for (UOp s : u.src()) p = p || pinned_.count(s);
+      if (p) pinned_.insert({u, true});
+      if (u.op() == Op::Param) {
+        const auto& pa = u.arg<ParamArg>();
+        buf_index_[u] = out.buffers.size();
+        out.buffers.push_back({pa.slot, u.dtype(), pa.size, pa.output});
+      } else if (u.op() == Op::Var) {
+        const auto& va = u.arg<VarArg>();
+        var_index_[u] = out.vars.size();
+        out.vars.push_back({va.name, va.min, va.max});
+      }
+    }
+    // The body takes one noalias pointer per buffer (buffers never overlap), so the
+    // vectorizer needs no runtime alias checks once the wrapper inlines it.
+    auto* i8p = llvm::Type::getInt8PtrTy(c_);
+    auto* i64 = b_.getInt64Ty();
+    std::vector<llvm::Type*> params(out.buffers.size(), i8p);
+    params.push_back(i64->getPointerTo());
+    params.push_back(i64);
+    params.push_back(i64);
+    auto* body_ty = llvm::FunctionType::get(b_.getVoidTy(), params, false);
+    fn_ = llvm::Function::Create(body_ty, llvm::Function::InternalLinkage, name + "_body", m_);
+    fn_->addFnAttr(llvm::Attribute::AlwaysInline);
+    fn_->addFnAttr(llvm::Attribute::NoUnwind);
+    for (size_t i = 0; i < out.buffers.size(); ++i) fn_->addParamAttr(static_cast<unsigned>(i), llvm::Attribute::NoAlias);
+    entry_ = llvm::BasicBlock::Create(c_, "entry", fn_);
+    auto* start = llvm::BasicBlock::Create(c_, "start", fn_);
+    b_.SetInsertPoint(entry_);
+    b_.CreateBr(start);
+    b_.SetInsertPoint(start);
+    auto arg = fn_->arg_begin();
+    for (size_t i = 0; i < out.buffers.size(); ++i, ++arg) bufs_.push_back(&*arg);
+    llvm::Value* vars = &*arg++;
+    thread_ = &*arg++;
+    threads_ = &*arg++;
+    for (auto& [u, k] : var_index_)
+      var_values_[u] = b_.CreateTrunc(b_.CreateLoad(i64, b_.CreateConstInBoundsGEP1_64(i64, vars, k)), repr(u.dtype()));
+    chain_.push_back(new_scope(start));
+    for (UOp s : root.src())
+      if (auto e = effect(s, /*top=*/true)) return e;
+    b_.SetInsertPoint(chain_.back()->cur);
+    b_.CreateRetVoid();
+
+    // The entry: unpacks the buffer array and calls the body (inlined at O2).
+    auto* entry_ty = llvm::FunctionType::get(b_.getVoidTy(), {i8p->getPointerTo(), i64->getPointerTo(), i64, i64}, false);
+    auto* entry_fn = llvm::Function::Create(entry_ty, llvm::Function::ExternalLinkage, name, m_);
+    entry_fn->addFnAttr(llvm::Attribute::NoUnwind);
+    b_.SetInsertPoint(llvm::BasicBlock::Create(c_, "entry", entry_fn));
+    std::vector<llvm::Value*> call_args;
+    auto ea = entry_fn->arg_begin();
+    llvm::Value* buf_array = &*ea++;
+    for (size_t i = 0; i < out.buffers.size(); ++i)
+      call_args.push_back(b_.CreateLoad(i8p, b_.CreateConstInBoundsGEP1_64(i8p, buf_array, i)));
+    call_args.push_back(&*ea++);
+    call_args.push_back(&*ea++);
+    call_args.push_back(&*ea++);
+    b_.CreateCall(fn_, call_args);
+    b_.CreateRetVoid();
+    out.function = name;
+
+    std::string msg;
+    llvm::raw_string_ostream os(msg);
+    if (llvm::verifyModule(m_, &os)) return Error{"internal error: the lowered LLVM IR does not verify: " + os.str()};
+    return std::nullopt;
+  }
+
+ private:
+  // ---- types -------------------------------------------------------------------
+  // Register form: bool i1, float16 double (exact half values), index i64.
+  llvm::Type* repr(DType dt) {
+    switch (dt.scalar()) {
+      case ScalarType::Bool: return b_.getInt1Ty();
+      case ScalarType::Float16: return b_.getDoubleTy();
+      case ScalarType::Float32: return b_.getFloatTy();
+      case ScalarType::Float64: return b_.getDoubleTy();
+      default: return b_.getIntNTy(static_cast<unsigned>(dt.bits()));
+    }
+  }
+  // Memory form: bool one byte, float16 its 16 bits.
+  llvm::Type* storage(DType dt) {
+    switch (dt.scalar()) {
+      case ScalarType::Bool: return b_.getInt8Ty();
+      case ScalarType::Float16: return b_.getInt16Ty();
+      default: return repr(dt);
+    }
+  }
+
+  llvm::Constant* constant(DType dt, Value v) {
+    if (dt.is_float()) return llvm::ConstantFP::get(repr(dt), v.f);
+    return llvm::ConstantInt::get(repr(dt), v.u, /*isSigned=*/false);
+  }
+
+  llvm::FunctionCallee helper(const char* name, llvm::Type* ret, llvm::Type* arg) {
+    auto callee = m_.getOrInsertFunction(name, llvm::FunctionType::get(ret, {arg}, false));
+    if (auto* f = llvm::dyn_cast<llvm::Function>(callee.getCallee())) {
+      f->setDoesNotThrow();
+      f->setDoesNotAccessMemory();
+      f->setWillReturn();
+    }
+    return callee;
+  }
+  llvm::Value* half_round(llvm::Value* d) { return b_.CreateCall(helper(kHalfRound, b_.getDoubleTy(), b_.getDoubleTy()), {d}); }
+
+  // ---- scopes ------------------------------------------------------------------
+  Scope* new_scope(llvm::BasicBlock* bb) {
+    scopes_.push_back(std::make_unique<Scope>());
+    Scope* s = scopes_.back().get();
+    s->cur = bb;
+    s->id = static_cast<uint32_t>(scopes_.size());
+    return s;
+  }
+  void at(Scope* s) {
+    if (auto* t = s->cur->getTerminator()) b_.SetInsertPoint(t);
+    else b_.SetInsertPoint(s->cur);
+  }
+  llvm::AllocaInst* alloca(llvm::Type* t) {
+    llvm::IRBuilder<> eb(entry_, entry_->begin());
+    return eb.CreateAlloca(t);
+  }
+
+  // Opens a loop over `range` (or over [lo, hi) when given) at the innermost scope.
+  void open_loop(UOp range, llvm::Value* lo = nullptr, llvm::Value* hi = nullptr) {
+    if (!hi) hi = place(range.src(0), chain_.size());
+    Scope* outer = chain_.back();
+    at(outer);
+    auto* i64 = b_.getInt64Ty();
+    Scope* s = new_scope(nullptr);
+    s->range = range;
+    s->counter = alloca(i64);
+    b_.CreateStore(lo ? lo : b_.getInt64(0), s->counter);
+    s->header = llvm::BasicBlock::Create(c_, "loop", fn_);
+    auto* body = llvm::BasicBlock::Create(c_, "body", fn_);
+    s->exit = llvm::BasicBlock::Create(c_, "done", fn_);
+    b_.CreateBr(s->header);
+    b_.SetInsertPoint(s->header);
+    s->iv = b_.CreateLoad(i64, s->counter);
+    b_.CreateCondBr(b_.CreateICmpSLT(s->iv, hi), body, s->exit);
+    s->cur = body;
+    chain_.push_back(s);
+  }
+  void close_loop() {
+    Scope* s = chain_.back();
+    chain_.pop_back();
+    b_.SetInsertPoint(s->cur);
+    b_.CreateStore(b_.CreateAdd(s->iv, b_.getInt64(1)), s->counter);
+    b_.CreateBr(s->header);
+    chain_.back()->cur = s->exit;
+  }
+
+  // Innermost position in chain_[0..depth) binding one of u's open ranges (0: root).
+  size_t home(UOp u, size_t depth) {
+    if (pinned_.count(u)) return depth - 1;  // loads and their users: where demanded
+    const RangeSet& open = open_[u];
+    if (open.empty()) return 0;
+    for (size_t k = depth; k-- > 1;)
+      for (UOp o : open)
+        if (chain_[k]->range && o == chain_[k]->range) return k;
+    return 0;
+  }
+
+  // ---- values ------------------------------------------------------------------
+  llvm::Value* place(UOp u, size_t depth) {
+    size_t k = home(u, depth);
+    uint64_t key = (uint64_t{u.id()} << 32) | chain_[k]->id;
+    if (auto it = memo_.find(key); it != memo_.end()) return it->second;
+    llvm::Value* v = nullptr;
+    switch (u.op()) {
+      case Op::Const: v = constant(u.dtype(), u.const_value()); break;
+      case Op::Var: v = var_values_.at(u); break;
+      case Op::Range: v = chain_[k]->range == u ? chain_[k]->iv : b_.getInt64(0); break;
+      case Op::Load: v = load(u, k); break;
+      case Op::Reduce: v = reduce(u, k); break;
+      default: {
+        llvm::Value* a[3] = {nullptr, nullptr, nullptr};
+        for (size_t s = 0; s < u.num_src(); ++s) a[s] = place(u.src(s), k + 1);
+        at(chain_[k]);
+        DType in = u.op() == Op::Where ? u.src(1).dtype() : u.src(0).dtype();
+        v = alu(u.op(), in, u.dtype(), a);
+        break;
+      }
+    }
+    memo_.emplace(key, v);
+    return v;
+  }
+
+  llvm::Value* address(UOp index, size_t depth, llvm::Value** gate) {
+    UOp idx = index.src(1);
+    *gate = nullptr;
+    if (idx.op() == Op::Where && idx.src(2).op() == Op::Invalid) {
+      *gate = place(idx.src(0), depth);
+      idx = idx.src(1);
+    }
+    llvm::Value* i = place(idx, depth);
+    UOp buf = index.src(0);
+    llvm::Type* st = storage(buf.dtype());
+    at(chain_[depth - 1]);
+    llvm::Value* base = b_.CreateBitCast(bufs_[buf_index_.at(buf)], st->getPointerTo());
+    return b_.CreateInBoundsGEP(st, base, i);
+  }
+
+  llvm::Value* from_storage(DType dt, llvm::Value* raw) {
+    if (dt.is_bool()) return b_.CreateICmpNE(raw, b_.getInt8(0));
+    if (dt.scalar() == ScalarType::Float16) return b_.CreateCall(helper(kHalfValue, b_.getDoubleTy(), b_.getInt16Ty()), {raw});
+    return raw;
+  }
+  llvm::Value* to_storage(DType dt, llvm::Value* v) {
+    if (dt.is_bool()) return b_.CreateZExt(v, b_.getInt8Ty());
+    if (dt.scalar() == ScalarType::Float16) return b_.CreateCall(helper(kHalfBits, b_.getInt16Ty(), b_.getDoubleTy()), {v});
+    return v;
+  }
+
+  // Pinned: k is the innermost scope, whose block has no terminator yet.
+  llvm::Value* load(UOp u, size_t k) {
+    DType dt = u.dtype();
+    llvm::Value* alt = u.num_src() == 2 ? place(u.src(1), k + 1) : constant(dt, reduce_identity(Op::Add, dt));
+    llvm::Value* gate;
+    llvm::Value* ptr = address(u.src(0), k + 1, &gate);
+    Scope* s = chain_[k];
+    at(s);
+    if (!gate) return from_storage(dt, b_.CreateLoad(storage(dt), ptr));
+    // A gated load touches memory only when its gate holds.
+    auto* from = b_.GetInsertBlock();
+    auto* then = llvm::BasicBlock::Create(c_, "gated_load", fn_);
+    auto* merge = llvm::BasicBlock::Create(c_, "gated_load_done", fn_);
+    b_.CreateCondBr(gate, then, merge);
+    b_.SetInsertPoint(then);
+    llvm::Value* got = from_storage(dt, b_.CreateLoad(storage(dt), ptr));
+    auto* then_end = b_.GetInsertBlock();
+    b_.CreateBr(merge);
+    b_.SetInsertPoint(merge);
+    auto* phi = b_.CreatePHI(repr(dt), 2);
+    phi->addIncoming(got, then_end);
+    phi->addIncoming(alt, from);
+    s->cur = merge;
+    return phi;
+  }
+
+  llvm::Value* reduce(UOp u, size_t k) {
+    const Op op = u.arg<ReduceArg>().op;
+    DType dt = u.dtype();
+    // Only scopes 0..k stay open around the loops (as in the oracle's compiler).
+    std::vector<Scope*> saved(chain_.begin() + static_cast<std::ptrdiff_t>(k) + 1, chain_.end());
+    chain_.resize(k + 1);
+    llvm::AllocaInst* acc = alloca(repr(dt));
+    at(chain_[k]);
+    b_.CreateStore(constant(dt, reduce_identity(op, dt)), acc);
+    for (size_t i = 1; i < u.num_src(); ++i) open_loop(u.src(i));
+    llvm::Value* v = place(u.src(0), chain_.size());
+    at(chain_.back());
+    llvm::Value* args[3] = {b_.CreateLoad(repr(dt), acc), v, nullptr};
+    b_.CreateStore(alu(op, dt, dt, args), acc);
+    for (size_t i = 1; i < u.num_src(); ++i) close_loop();
+    at(chain_[k]);
+    llvm::Value* r = b_.CreateLoad(repr(dt), acc);
+    chain_.insert(chain_.end(), saved.begin(), saved.end());
+    return r;
+  }
+
+  // ---- effects -----------------------------------------------------------------
+  std::optional<Error> effect(UOp u, bool top) {
+    if (u.op() == Op::Store) {
+      if (top) {
+        // Outside every loop: thread 0 alone stores (a guard scope, so that values it
+        // computes are not reused outside the guard).
+        Scope* root = chain_.back();
+        at(root);
+        auto* then = llvm::BasicBlock::Create(c_, "thread0", fn_);
+        auto* after = llvm::BasicBlock::Create(c_, "thread0_done", fn_);
+        b_.CreateCondBr(b_.CreateICmpEQ(thread_, b_.getInt64(0)), then, after);
+        Scope* g = new_scope(then);
+        chain_.push_back(g);
+        store(u);
+        chain_.pop_back();
+        b_.SetInsertPoint(g->cur);
+        b_.CreateBr(after);
+        root->cur = after;
+      } else {
+        store(u);
+      }
+      return std::nullopt;
+    }
+    if (u.op() != Op::End) return Error{fmt::format("unexpected {} among the kernel's effects", op_name(u.op()))};
+    size_t outer = chain_.size();
+    for (size_t i = 1; i < u.num_src(); ++i) {
+      if (top && i == 1) {
+        // This thread's block of the outermost loop: [t*q + min(t, r), ... + q + (t < r)).
+        llvm::Value* end = place(u.src(1).src(0), chain_.size());
+        at(chain_.back());
+        end = b_.CreateSelect(b_.CreateICmpSLT(end, b_.getInt64(0)), b_.getInt64(0), end);
+        llvm::Value* q = b_.CreateUDiv(end, threads_);
+        llvm::Value* r = b_.CreateURem(end, threads_);
+        llvm::Value* lt = b_.CreateICmpULT(thread_, r);
+        llvm::Value* lo = b_.CreateAdd(b_.CreateMul(thread_, q), b_.CreateSelect(lt, thread_, r));
+        llvm::Value* hi = b_.CreateAdd(b_.CreateAdd(lo, q), b_.CreateZExt(lt, b_.getInt64Ty()));
+        open_loop(u.src(1), lo, hi);
+      } else {
+        open_loop(u.src(i));
+      }
+    }
+    if (auto e = effect(u.src(0), false)) return e;
+    while (chain_.size() > outer) close_loop();
+    return std::nullopt;
+  }
+
+  void store(UOp u) {
+    const size_t depth = chain_.size();
+    UOp index = u.src(0);
+    llvm::Value* gate;
+    llvm::Value* ptr = address(index, depth, &gate);
+    llvm::Value* v = place(u.src(1), depth);
+    Scope* s = chain_.back();
+    at(s);
+    llvm::Value* raw = to_storage(index.src(0).dtype(), v);
+    if (!gate) {
+      b_.CreateStore(raw, ptr);
+      return;
+    }
+    auto* then = llvm::BasicBlock::Create(c_, "gated_store", fn_);
+    auto* merge = llvm::BasicBlock::Create(c_, "gated_store_done", fn_);
+    b_.CreateCondBr(gate, then, merge);
+    b_.SetInsertPoint(then);
+    b_.CreateStore(raw, ptr);
+    b_.CreateBr(merge);
+    s->cur = merge;
+  }
+
+  // ---- ALU semantics (ir/scalar_eval.cpp, written as LLVM IR) -------------------
+  llvm::Value* f64(llvm::Value* v) { return v->getType()->isDoubleTy() ? v : b_.CreateFPExt(v, b_.getDoubleTy()); }
+  // A double result rounded to float dtype `dt` (float16: the oracle's rounding).
+  llvm::Value* round_to(DType dt, llvm::Value* d) {
+    switch (dt.scalar()) {
+      case ScalarType::Float16: return half_round(d);
+      case ScalarType::Float32: return b_.CreateFPTrunc(d, b_.getFloatTy());
+      default: return d;
+    }
+  }
+  llvm::Value* intrinsic(llvm::Intrinsic::ID id, llvm::Value* x) {
+    return b_.CreateCall(llvm::Intrinsic::getDeclaration(&m_, id, {x->getType()}), {x});
+  }
+
+  llvm::Value* alu(Op op, DType in, DType out, llvm::Value* const* a) {
+    switch (op) {
+      case Op::Where: return b_.CreateSelect(a[0], a[1], a[2]);
+      case Op::Cast: return cast(in, out, a[0]);
+      case Op::Bitcast: return bitcast(in, out, a[0]);
+      default: break;
+    }
+    if (in.is_float()) return float_op(op, in, a);
+    return int_op(op, in, a);
+  }
+
+  llvm::Value* float_op(Op op, DType dt, llvm::Value* const* a) {
+    const bool half = dt.scalar() == ScalarType::Float16;
+    auto rounded = [&](llvm::Value* v) { return half ? half_round(v) : v; };
+    switch (op) {
+      case Op::Neg: return b_.CreateFNeg(a[0]);
+      case Op::Reciprocal: return rounded(b_.CreateFDiv(llvm::ConstantFP::get(a[0]->getType(), 1.0), a[0]));
+      case Op::Sqrt: return rounded(intrinsic(llvm::Intrinsic::sqrt, a[0]));
+      case Op::Trunc: return intrinsic(llvm::Intrinsic::trunc, a[0]);
+      // The oracle computes these in double with libm and rounds once: so do we.
+      case Op::Exp2: return round_to(dt, intrinsic(llvm::Intrinsic::exp2, f64(a[0])));
+      case Op::Log2: return round_to(dt, intrinsic(llvm::Intrinsic::log2, f64(a[0])));
+      case Op::Sin: return round_to(dt, intrinsic(llvm::Intrinsic::sin, f64(a[0])));
+      case Op::Add: return rounded(b_.CreateFAdd(a[0], a[1]));
+      case Op::Sub: return rounded(b_.CreateFSub(a[0], a[1]));
+      case Op::Mul: return rounded(b_.CreateFMul(a[0], a[1]));
+      case Op::CmpLt: return b_.CreateFCmpOLT(a[0], a[1]);
+      case Op::CmpNe: return b_.CreateFCmpUNE(a[0], a[1]);
+      case Op::CmpEq: return b_.CreateFCmpOEQ(a[0], a[1]);
+      case Op::Max:
+      case Op::Min: {
+        // NaN if either is NaN; equal operands (+0/-0) combine by bits: MAX ands the
+        // sign bits (+0 wins), MIN ors them (-0 wins); equal nonzero values are identical.
+        llvm::Type* t = a[0]->getType();
+        llvm::Type* it = b_.getIntNTy(t->getPrimitiveSizeInBits().getFixedSize());
+        llvm::Value* ab = b_.CreateBitCast(a[0], it);
+        llvm::Value* bb = b_.CreateBitCast(a[1], it);
+        llvm::Value* eq = b_.CreateBitCast(op == Op::Max ? b_.CreateAnd(ab, bb) : b_.CreateOr(ab, bb), t);
+        llvm::Value* a_wins = op == Op::Max ? b_.CreateFCmpOGT(a[0], a[1]) : b_.CreateFCmpOLT(a[0], a[1]);
+        llvm::Value* b_wins = op == Op::Max ? b_.CreateFCmpOLT(a[0], a[1]) : b_.CreateFCmpOGT(a[0], a[1]);
+        llvm::Value* r = b_.CreateSelect(a_wins, a[0], b_.CreateSelect(b_wins, a[1], eq));
+        llvm::Value* nan = b_.CreateFCmpUNO(a[0], a[1]);
+        return b_.CreateSelect(nan, llvm::ConstantFP::getNaN(t), r);
+      }
+      default: return llvm::UndefValue::get(a[0]->getType());  // not a float op (the verifier refuses it)
+    }
+  }
+
+  llvm::Value* int_op(Op op, DType dt, llvm::Value* const* a) {
+    const bool uns = is_unsigned(dt);
+    llvm::Type* t = a[0]->getType();
+    const unsigned bits = t->getIntegerBitWidth();
+    switch (op) {
+      case Op::Neg: return b_.CreateSub(llvm::ConstantInt::get(t, 0), a[0]);
+      case Op::Add: return b_.CreateAdd(a[0], a[1]);
+      case Op::Sub: return b_.CreateSub(a[0], a[1]);
+      case Op::Mul: return b_.CreateMul(a[0], a[1]);
+      case Op::Cdiv:
+      case Op::Cmod:
+      case Op::FloorDiv:
+      case Op::FloorMod: {
+        const bool div = op == Op::Cdiv || op == Op::FloorDiv;
+        llvm::Value* zero = llvm::ConstantInt::get(t, 0);
+        llvm::Value* one = llvm::ConstantInt::get(t, 1);
+        // The divisor is made safe (0 -> 1; signed -1 -> 1 with the result fixed up), so a
+        // division computed ahead of need never traps. Where it is needed, the oracle has
+        // shown the divisor is not 0.
+        if (uns) {
+          llvm::Value* d = b_.CreateSelect(b_.CreateICmpEQ(a[1], zero), one, a[1]);
+          return div ? b_.CreateUDiv(a[0], d) : b_.CreateURem(a[0], d);
+        }
+        llvm::Value* minus1 = llvm::ConstantInt::getSigned(t, -1);
+        llvm::Value* is_m1 = b_.CreateICmpEQ(a[1], minus1);
+        llvm::Value* d = b_.CreateSelect(b_.CreateOr(b_.CreateICmpEQ(a[1], zero), is_m1), one, a[1]);
+        llvm::Value* q = b_.CreateSDiv(a[0], d);
+        llvm::Value* r = b_.CreateSRem(a[0], d);
+        // x / -1 = -x (wrapping: INT_MIN / -1 = INT_MIN), remainder 0, floor or not.
+        if (op == Op::Cdiv) return b_.CreateSelect(is_m1, b_.CreateSub(zero, a[0]), q);
+        if (op == Op::Cmod) return b_.CreateSelect(is_m1, zero, r);
+        // Floor: adjust when the remainder is nonzero and its sign differs from the divisor's.
+        llvm::Value* adjust = b_.CreateAnd(b_.CreateICmpNE(r, zero), b_.CreateICmpSLT(b_.CreateXor(r, d), zero));
+        if (op == Op::FloorDiv)
+          return b_.CreateSelect(is_m1, b_.CreateSub(zero, a[0]), b_.CreateSub(q, b_.CreateZExt(adjust, t)));
+        return b_.CreateSelect(is_m1, zero, b_.CreateSelect(adjust, b_.CreateAdd(r, d), r));
+      }
+      case Op::Max: return b_.CreateSelect(uns ? b_.CreateICmpUGT(a[0], a[1]) : b_.CreateICmpSGT(a[0], a[1]), a[0], a[1]);
+      case Op::Min: return b_.CreateSelect(uns ? b_.CreateICmpULT(a[0], a[1]) : b_.CreateICmpSLT(a[0], a[1]), a[0], a[1]);
+      case Op::CmpLt: return uns ? b_.CreateICmpULT(a[0], a[1]) : b_.CreateICmpSLT(a[0], a[1]);
+      case Op::CmpNe: return b_.CreateICmpNE(a[0], a[1]);
+      case Op::CmpEq: return b_.CreateICmpEQ(a[0], a[1]);
+      case Op::And: return b_.CreateAnd(a[0], a[1]);
+      case Op::Or: return b_.CreateOr(a[0], a[1]);
+      case Op::Xor: return b_.CreateXor(a[0], a[1]);
+      case Op::Shl:
+      case Op::Shr: {
+        // The amount is masked: equal in range (the only case a UB-free kernel needs),
+        // and never LLVM poison when computed ahead of need.
+        llvm::Value* amt = b_.CreateAnd(a[1], llvm::ConstantInt::get(t, bits - 1));
+        if (op == Op::Shl) return b_.CreateShl(a[0], amt);
+        return uns ? b_.CreateLShr(a[0], amt) : b_.CreateAShr(a[0], amt);
+      }
+      default: return llvm::UndefValue::get(t);  // not an integer op (the verifier refuses it)
+    }
+  }
+
+  llvm::Value* cast(DType in, DType out, llvm::Value* x) {
+    llvm::Type* to = repr(out);
+    if (out.is_bool()) {
+      if (in.is_float()) return b_.CreateFCmpUNE(x, llvm::ConstantFP::get(x->getType(), 0.0));  // NaN: true
+      return b_.CreateICmpNE(x, llvm::ConstantInt::get(x->getType(), 0));
+    }
+    if (in.is_float()) {
+      if (out.is_float()) {
+        if (out.scalar() == ScalarType::Float16) return in.scalar() == ScalarType::Float16 ? x : half_round(f64(x));
+        if (x->getType() == to) return x;
+        return x->getType()->isDoubleTy() ? b_.CreateFPTrunc(x, to) : b_.CreateFPExt(x, to);
+      }
+      // Saturating: never poison; in range (all a UB-free kernel needs) it truncates.
+      auto id = is_unsigned(out) ? llvm::Intrinsic::fptoui_sat : llvm::Intrinsic::fptosi_sat;
+      return b_.CreateCall(llvm::Intrinsic::getDeclaration(&m_, id, {to, x->getType()}), {x});
+    }
+    const bool src_unsigned = is_unsigned(in);
+    if (out.is_float()) {
+      llvm::Type* via = out.scalar() == ScalarType::Float32 ? b_.getFloatTy() : b_.getDoubleTy();
+      llvm::Value* f = src_unsigned ? b_.CreateUIToFP(x, via) : b_.CreateSIToFP(x, via);
+      return out.scalar() == ScalarType::Float16 ? half_round(f) : f;
+    }
+    const unsigned from_bits = x->getType()->getIntegerBitWidth(), to_bits = to->getIntegerBitWidth();
+    if (to_bits < from_bits) return b_.CreateTrunc(x, to);
+    if (to_bits == from_bits) return x;
+    return src_unsigned ? b_.CreateZExt(x, to) : b_.CreateSExt(x, to);
+  }
+
+  llvm::Value* bitcast(DType in, DType out, llvm::Value* x) {
+    const bool hin = in.scalar() == ScalarType::Float16, hout = out.scalar() == ScalarType::Float16;
+    if (hin && hout) return x;
+    if (hin) return b_.CreateCall(helper(kHalfBits, b_.getInt16Ty(), b_.getDoubleTy()), {x});
+    if (hout) return b_.CreateCall(helper(kHalfValue, b_.getDoubleTy(), b_.getInt16Ty()), {x});
+    llvm::Type* to = repr(out);
+    return x->getType() == to ? x : b_.CreateBitCast(x, to);
+  }
+
+  llvm::LLVMContext& c_;
+  llvm::Module& m_;
+  llvm::IRBuilder<> b_;
+  llvm::Function* fn_ = nullptr;
+  llvm::BasicBlock* entry_ = nullptr;
+  std::vector<llvm::Value*> bufs_;
+  llvm::Value* thread_ = nullptr;
+  llvm::Value* threads_ = nullptr;
+  std::vector<UOp> topo_;
+  std::unordered_map<UOp, RangeSet, UOpHash> open_;
+  std::unordered_map<UOp, bool, UOpHash> pinned_;
+  std::unordered_map<UOp, size_t, UOpHash> buf_index_;
+  std::unordered_map<UOp, size_t, UOpHash> var_index_;
+  std::unordered_map<UOp, llvm::Value*, UOpHash> var_values_;
+  std::unordered_map<uint64_t, llvm::Value*> memo_;
+  std::vector<std::unique_ptr<Scope>> scopes_;
+  std::vector<Scope*> chain_;
+};
+
+}  // namespace
+
+Result<LoweredKernel> lower(llvm::LLVMContext& ctx, UOp root, const std::string& function) {
+  LoweredKernel out;
+  out.module = std::make_unique<llvm::Module>(function, ctx);
+  Lowerer l(ctx, *out.module);
+  if (auto e = l.run(root, function, out)) return *e;
+  return out;
+}
+
+}  // namespace uopfuzz::backends::cpu

@@ -1,0 +1,53 @@
+/** \file Lowering of a verified kernel graph to one LLVM IR function (the LLVM-facing half
+ * of the CPU backend; jit.cpp compiles what this builds).
+ *
+ * The emitted function is
+ *     void <name>(i8** buffers, i64* vars, i64 thread, i64 threads)
+ * `buffers` in the order of `LoweredKernel::buffers`, `vars` in that of `vars`. Thread t
+ * of T runs its share of the outermost loop of every top-level END (a contiguous
+ * block of iterations); top-level STOREs outside loops run on thread 0 only. Because
+ * outputs are write-only and a double store is UB, the shares never conflict.
+ */
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ir/result.h"
+#include "ir/uop.h"
+
+namespace llvm {
+class LLVMContext;
+class Module;
+}  // namespace llvm
+
+namespace uopfuzz::backends::cpu {
+
+struct BufferArg {
+  int slot;
+  ir::DType dtype;
+  int64_t size;
+  bool output;
+};
+struct VarSlot {
+  std::string name;
+  int64_t min, max;
+};
+
+struct LoweredKernel {
+  std::unique_ptr<llvm::Module> module;
+  std::string function;  ///< the entry's symbol name
+  std::vector<BufferArg> buffers;
+  std::vector<VarSlot> vars;
+};
+
+/// Names of the float16 helpers the emitted code calls (defined by the JIT as absolute
+/// symbols pointing at ir::round_to_half, ir::half_bits, ir::half_value).
+inline constexpr const char* kHalfRound = "uopfuzz_half_round";
+inline constexpr const char* kHalfBits = "uopfuzz_half_bits";
+inline constexpr const char* kHalfValue = "uopfuzz_half_value";
+
+Result<LoweredKernel> lower(llvm::LLVMContext& ctx, ir::UOp root, const std::string& function);
+
+}  // namespace uopfuzz::backends::cpu

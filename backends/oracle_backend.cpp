@@ -1,0 +1,58 @@
+#include "backends/oracle_backend.h"
+
+#include <chrono>
+
+#include "ir/dtype.h"
+#include "ir/ops.h"
+
+namespace uopfuzz::backends {
+namespace {
+
+class OracleKernel final : public Kernel {
+ public:
+  explicit OracleKernel(oracle::Program p) : p_(std::move(p)) {}
+  Result<oracle::RunOutput> run(const oracle::Inputs& inputs, const RunOptions& options) override {
+    oracle::RunOptions o;
+    o.max_steps = options.max_steps;
+    return p_.run(inputs, o);
+  }
+  Result<std::vector<double>> time(const oracle::Inputs& inputs, int reps, const RunOptions& options) override {
+    std::vector<double> samples;
+    for (int i = 0; i < reps; ++i) {
+      auto t0 = std::chrono::steady_clock::now();
+      auto r = run(inputs, options);
+      if (!r) return r.error();
+      samples.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    }
+    return samples;
+  }
+
+ private:
+  oracle::Program p_;
+};
+
+class OracleBackend final : public Backend {
+ public:
+  OracleBackend() {
+    caps_.dtypes = ir::all_dtypes();
+    for (int i = 0; i < ir::kOpCount; ++i) caps_.ops.push_back(static_cast<ir::Op>(i));
+    caps_.max_buffer_elements = int64_t{1} << 28;
+    caps_.notes = "the executable form of SEMANTICS.md";
+  }
+  std::string_view name() const override { return "oracle"; }
+  const Capabilities& caps() const override { return caps_; }
+  Result<std::shared_ptr<Kernel>> compile(ir::UOp root, const CompileOptions&) override {
+    auto p = oracle::Program::compile(root);
+    if (!p) return p.error();
+    return std::shared_ptr<Kernel>(std::make_shared<OracleKernel>(std::move(p.value())));
+  }
+
+ private:
+  Capabilities caps_;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_oracle_backend() { return std::make_unique<OracleBackend>(); }
+
+}  // namespace uopfuzz::backends
