@@ -16,6 +16,7 @@
 #include <llvm/Support/raw_ostream.h>
 
 #include "ir/graph.h"
+#include "ir/node_map.h"
 #include "ir/scalar_eval.h"
 
 namespace uopfuzz::backends::cpu {
@@ -538,7 +539,7 @@ class Lowerer {
   llvm::Value* thread_ = nullptr;
   llvm::Value* threads_ = nullptr;
   std::vector<UOp> topo_;
-  std::unordered_map<UOp, RangeSet, UOpHash> open_;
+  ir::NodeMap<RangeSet> open_;
   std::unordered_map<UOp, bool, UOpHash> pinned_;
   std::unordered_map<UOp, size_t, UOpHash> buf_index_;
   std::unordered_map<UOp, size_t, UOpHash> var_index_;
