@@ -51,7 +51,7 @@ Interesting keeps_signature(const check::CheckOptions& opts, const check::Signat
       opts, max_steps,
       [signature](ir::Context& ctx, const ir::Kernel& k, const check::CheckOptions& o, const check::CheckResult& r) {
         return r.kind == signature.kind &&
-               check::signature_of(ctx, k, o, r, signature.backend).text() == signature.text();
+               check::signature_of(ctx, k, o, r, r.backend).text() == signature.text();
       });
 }
 
