@@ -59,6 +59,10 @@ class Kernel {
   virtual Result<std::vector<double>> time(const oracle::Inputs& inputs, int reps, const RunOptions& options = {}) = 0;
   /// A printable listing for bug reports (LLVM IR for the CPU backend); "" if none.
   virtual std::string listing() const { return ""; }
+  /// Seconds each run of the last time() took on the device's own clock (Vulkan: GPU
+  /// timestamp queries scaled by timestampPeriod), while time() returns host wall time;
+  /// empty where the backend has no device clock.
+  virtual std::vector<double> device_times() const { return {}; }
 };
 
 struct CompileOptions {
@@ -70,6 +74,10 @@ class Backend {
   virtual ~Backend() = default;
   virtual std::string_view name() const = 0;
   virtual const Capabilities& caps() const = 0;
+  /// The float tolerance (ULPs) for this graph's outputs: the per-graph hook, so that a
+  /// backend can declare a tolerance only where a graph uses the ops it names
+  /// (SEMANTICS.md, "Backend tolerances and capabilities").
+  virtual int tolerance_ulps(ir::UOp root) const { return caps().float_tolerance_ulps; }
   /// The graph must pass ir::verify. A graph with an unsupported dtype or op fails with
   /// a message starting "unsupported:" (callers may skip rather than report it).
   virtual Result<std::shared_ptr<Kernel>> compile(ir::UOp root, const CompileOptions& options = {}) = 0;

@@ -6,6 +6,7 @@
 
 #include "backends/cpu/cpu_backend.h"
 #include "backends/oracle_backend.h"
+#include "backends/vulkan/vulkan_backend.h"
 #include "ir/graph.h"
 #include "ir/ops.h"
 

@@ -203,9 +203,9 @@ CheckResult check_kernel(Context& ctx, const Kernel& kernel, const CheckOptions&
     ++res.seeds_run;
     if (compare(res, seed, a->outputs, b->outputs, 0, "oracle", "the rewrite")) return res;
     for (BackendRun& br : extra) {
-      const int ulps = br.backend->caps().float_tolerance_ulps;
-      for (auto [k, what] : {std::pair{br.original.get(), "the original"}, std::pair{br.rewrite.get(), "the rewrite"}}) {
+      for (auto [k, what, graph] : {std::tuple{br.original.get(), "the original", kernel.root}, std::tuple{br.rewrite.get(), "the rewrite", rewritten}}) {
         if (!k) continue;  // skipped: unsupported (noted)
+        const int ulps = br.backend->tolerance_ulps(graph);
         auto out = k->run(in, bro);
         if (!out) {
           res.kind = FindingKind::BackendError;

@@ -23,6 +23,7 @@
 #include "ir/verify.h"
 #include "oracle/interpreter.h"
 #include "backends/registry.h"
+#include "backends/vulkan/device_info.h"
 #include "check/differential.h"
 #include "fuzz/campaign.h"
 #include "fuzz/isolate.h"
@@ -606,6 +607,42 @@ int cmd_replay(const std::vector<std::string>& paths) {
   return failed ? kExitFinding : kExitOk;
 }
 
+int cmd_devices(bool as_json) {
+  auto devs = backends::vulkan::list_devices();
+  if (!devs) {
+    fmt::print(stderr, "error: {}\n", devs.error().message);
+    return kExitBadInput;
+  }
+  if (as_json) {
+    json a = json::array();
+    for (const auto& d : *devs)
+      a.push_back({{"index", d.index}, {"name", d.name}, {"type", d.type}, {"driver", d.driver}, {"driver_info", d.driver_info},
+                   {"api_version", d.api_version}, {"subgroup_size", d.subgroup_size}, {"timestamp_period_ns", d.timestamp_period},
+                   {"timestamps", d.timestamps}, {"max_workgroup_invocations", d.max_workgroup_invocations},
+                   {"max_workgroup_count_x", d.max_workgroup_count_x}, {"max_push_constants", d.max_push_constants},
+                   {"max_storage_buffer_range", d.max_storage_buffer_range},
+                   {"features", {{"int64", d.int64}, {"int16", d.int16}, {"int8", d.int8}, {"float64", d.float64}, {"float16", d.float16},
+                                 {"storage8", d.storage8}, {"storage16", d.storage16}, {"denorm_preserve32", d.denorm_preserve32},
+                                 {"denorm_preserve64", d.denorm_preserve64}}}});
+    fmt::print("{}\n", a.dump(2));
+    return kExitOk;
+  }
+  if (devs->empty()) fmt::print("no Vulkan devices\n");
+  for (const auto& d : *devs) {
+    fmt::print("[{}] {} ({}), driver {} {}, Vulkan {}\n", d.index, d.name, d.type, d.driver, d.driver_info, d.api_version);
+    fmt::print("    subgroup size {}, max workgroup invocations {}, max workgroups x {}, push constants {} B, "
+               "max storage buffer {} B, timestamps {} ({} ns/tick)\n",
+               d.subgroup_size, d.max_workgroup_invocations, d.max_workgroup_count_x, d.max_push_constants,
+               d.max_storage_buffer_range, d.timestamps ? "yes" : "no", d.timestamp_period);
+    auto yn = [](bool b) { return b ? "yes" : "no"; };
+    fmt::print("    int64 {}, int16 {}, int8 {}, float64 {}, float16 {}, 8-bit storage {}, 16-bit storage {}, "
+               "denorm preserve f32 {} f64 {}\n",
+               yn(d.int64), yn(d.int16), yn(d.int8), yn(d.float64), yn(d.float16), yn(d.storage8), yn(d.storage16),
+               yn(d.denorm_preserve32), yn(d.denorm_preserve64));
+  }
+  return kExitOk;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -622,7 +659,7 @@ int main(int argc, char** argv) {
   auto* run = app.add_subcommand("run", "Run a .uop kernel and print its outputs; check the header's expectations");
   run->add_option("FILE", rf.file, "the .uop file")->required();
   run->add_option("--backend", rf.backend, "backend to run on (available: " + backend_list() + ")")->capture_default_str();
-  run->add_flag("--dump-ir", rf.dump_ir, "print the backend's listing (cpu: LLVM IR as lowered and as optimized)");
+  run->add_flag("--dump-ir", rf.dump_ir, "print the backend's listing (cpu: LLVM IR as lowered and as optimized; vulkan: GLSL and SPIR-V)");
   run->add_option("--threads", rf.threads, "threads a compiled backend may use")->capture_default_str();
   run->add_option("--seed", rf.seed, "input-fill seed (default: the file's @seed, else 0)");
   run->add_option("--var", rf.vars, "VAR value NAME=V (repeatable; default: the file's @var, else seed-derived)");
@@ -686,6 +723,15 @@ int main(int argc, char** argv) {
       ->delimiter(',')
       ->capture_default_str();
 
+  bool devices_json = false;
+  auto* devices = app.add_subcommand("devices", "List the Vulkan devices (name, type, driver, API version, limits, features)");
+  devices->add_flag("--json", devices_json, "print the list as JSON");
+
+  // --device picks the Vulkan backend's device (in this process and in forked workers).
+  std::string device;
+  for (CLI::App* sub : {run, chk, fuzzc, selftest})
+    sub->add_option("--device", device, "Vulkan device: index or name substring (default: first GPU, else lavapipe; see `uopfuzz devices`)");
+
   std::vector<std::string> replay_paths;
   auto* replay = app.add_subcommand("replay", "Run every .uop case in the given files/directories against its expectations");
   replay->add_option("PATHS", replay_paths, "files or directories (searched recursively for *.uop)")->required();
@@ -702,6 +748,8 @@ int main(int argc, char** argv) {
     app.exit(e);
     return kExitBadInput;
   }
+  if (!device.empty()) backends::vulkan::set_device_choice(device);
+  if (*devices) return cmd_devices(devices_json);
   if (*parse) return cmd_parse(parse_file);
   if (*run) return cmd_run(rf);
   if (*replay) return cmd_replay(replay_paths);

@@ -8,6 +8,11 @@ packages=(
   libfmt-dev libcli11-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   llvm-14-dev
+  # Vulkan backend: loader + headers, Mesa's lavapipe (a CPU Vulkan device, so it runs
+  # without a GPU), glslang's C++ API (GLSL -> SPIR-V), SPIRV-Tools (validation), the
+  # validation layers (tests) and vulkaninfo. glslang-tools: glslang's CMake config
+  # refers to /usr/bin/glslangValidator and fails without it.
+  libvulkan-dev mesa-vulkan-drivers glslang-dev glslang-tools spirv-tools vulkan-validationlayers vulkan-tools
 )
 
 missing=()

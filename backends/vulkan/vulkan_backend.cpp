@@ -1,0 +1,285 @@
+#include "backends/vulkan/vulkan_backend.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <cstring>
+#include <list>
+#include <mutex>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+#include "backends/vulkan/glsl_compile.h"
+#include "backends/vulkan/render.h"
+#include "backends/vulkan/runtime.h"
+#include "ir/graph.h"
+#include "ir/hash.h"
+#include "ir/ops.h"
+#include "ir/printer.h"
+
+namespace uopfuzz::backends::vulkan {
+
+using namespace ir;
+
+namespace {
+
+class VulkanKernel final : public Kernel {
+ public:
+  VulkanKernel(std::unique_ptr<KernelObjects> objects, RenderedKernel rendered, std::string listing)
+      : objects_(std::move(objects)), rendered_(std::move(rendered)), listing_(std::move(listing)) {}
+
+  Result<oracle::RunOutput> run(const oracle::Inputs& inputs, const RunOptions&) override {
+    std::vector<int64_t> push;
+    if (auto e = bind(inputs, push)) return *e;
+    auto t = objects_->dispatch(push.data(), static_cast<uint32_t>(push.size() * sizeof(int64_t)));
+    if (!t) return t.error();
+    oracle::RunOutput out;
+    read_outputs(out.outputs);
+    return out;
+  }
+
+  Result<std::vector<double>> time(const oracle::Inputs& inputs, int reps, const RunOptions&) override {
+    std::vector<int64_t> push;
+    if (auto e = bind(inputs, push)) return *e;
+    std::map<int, Buffer> outputs;
+    std::vector<double> samples;
+    device_times_.clear();
+    for (int i = 0; i < reps; ++i) {
+      zero_outputs();
+      auto t0 = std::chrono::steady_clock::now();
+      auto t = objects_->dispatch(push.data(), static_cast<uint32_t>(push.size() * sizeof(int64_t)));
+      if (!t) return t.error();
+      read_outputs(outputs);
+      samples.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+      if (*t >= 0) device_times_.push_back(*t);
+    }
+    return samples;
+  }
+
+  std::vector<double> device_times() const override { return device_times_; }
+  std::string listing() const override { return listing_; }
+
+ private:
+  void zero_outputs() {
+    for (size_t i = 0; i < rendered_.buffers.size(); ++i)
+      if (rendered_.buffers[i].output) {
+        auto& b = objects_->buffer(i);
+        std::memset(b.data(), 0, b.bytes());
+      }
+  }
+
+  std::optional<Error> bind(const oracle::Inputs& in, std::vector<int64_t>& push) {
+    for (size_t i = 0; i < rendered_.buffers.size(); ++i) {
+      const BufferBinding& b = rendered_.buffers[i];
+      auto& dev = objects_->buffer(i);
+      if (b.output) {
+        std::memset(dev.data(), 0, dev.bytes());
+        continue;
+      }
+      auto it = in.buffers.find(b.slot);
+      if (it == in.buffers.end()) return Error{fmt::format("no input buffer for PARAM slot {}", b.slot)};
+      if (it->second.dtype() != b.dtype || static_cast<int64_t>(it->second.size()) != b.size)
+        return Error{fmt::format("input buffer for slot {} must be {} x {}, got {} x {}", b.slot, b.size, b.dtype.name(),
+                                 it->second.size(), it->second.dtype().name())};
+      std::memcpy(dev.data(), it->second.data(), it->second.byte_size());
+    }
+    for (const VarBinding& v : rendered_.vars) {
+      auto it = in.vars.find(v.name);
+      if (it == in.vars.end()) return Error{fmt::format("no value for VAR {} (give one, e.g. --var {}={})", v.name, v.name, v.min)};
+      if (it->second < v.min || it->second > v.max)
+        return Error{fmt::format("VAR {}={} is outside its bounds [{}, {}]", v.name, it->second, v.min, v.max)};
+      push.push_back(it->second);
+    }
+    return std::nullopt;
+  }
+
+  void read_outputs(std::map<int, Buffer>& outputs) {
+    for (size_t i = 0; i < rendered_.buffers.size(); ++i) {
+      const BufferBinding& b = rendered_.buffers[i];
+      if (!b.output) continue;
+      auto [it, fresh] = outputs.try_emplace(b.slot, b.dtype, static_cast<size_t>(b.size));
+      std::memcpy(it->second.data(), objects_->buffer(i).data(), it->second.byte_size());
+    }
+  }
+
+  std::unique_ptr<KernelObjects> objects_;
+  RenderedKernel rendered_;
+  std::string listing_;
+  std::vector<double> device_times_;
+};
+
+constexpr size_t kCacheEntries = 256;
+
+std::string missing_feature(const Needs& n, const DeviceInfo& d) {
+  std::vector<std::string> m;
+  if (n.int64 && !d.int64) m.push_back("shaderInt64 (index values and 64-bit integers)");
+  if (n.int16 && !d.int16) m.push_back("shaderInt16 (16-bit integers, float16 bits)");
+  if (n.int8 && !d.int8) m.push_back("shaderInt8 (8-bit integers, bool buffers)");
+  if (n.float16 && !d.float16) m.push_back("shaderFloat16 (float16)");
+  if (n.float64 && !d.float64) m.push_back("shaderFloat64 (float64)");
+  if (n.storage8 && !d.storage8) m.push_back("storageBuffer8BitAccess (1-byte buffers)");
+  if (n.storage16 && !d.storage16) m.push_back("storageBuffer16BitAccess (2-byte buffers)");
+  if (m.empty()) return "";
+  return fmt::format("device '{}' lacks {}", d.name, fmt::join(m, ", "));
+}
+
+class VulkanBackend final : public Backend {
+ public:
+  VulkanBackend() {
+    for (DType dt : all_dtypes()) caps_.dtypes.push_back(dt);
+    for (int i = 0; i < kOpCount; ++i) caps_.ops.push_back(static_cast<Op>(i));
+    caps_.max_buffer_elements = int64_t{1} << 31;
+    caps_.max_threads = 1;
+    caps_.float_tolerance_ulps = 0;
+    caps_.notes =
+        "GLSL compute shaders on Vulkan; exact ops bit for bit; EXP2/LOG2/SIN in software double precision "
+        "(float64 results within the ULPs SEMANTICS.md declares); 8/16/64-bit types and float64 need the device's "
+        "features (otherwise unsupported)";
+  }
+  std::string_view name() const override { return "vulkan"; }
+  const Capabilities& caps() const override { return caps_; }
+
+  int tolerance_ulps(UOp root) const override {
+    // float64 EXP2/LOG2/SIN are this backend's own double routines, not the oracle's
+    // libm: a few ULPs apart. Everything else is exact.
+    for (UOp u : toposort(root))
+      if ((u.op() == Op::Exp2 || u.op() == Op::Log2 || u.op() == Op::Sin) && u.dtype().scalar() == ScalarType::Float64)
+        return kTranscendentalUlps64;
+    return 0;
+  }
+
+  Result<std::shared_ptr<Kernel>> compile(UOp root, const CompileOptions& options) override {
+    if (!root) return Error{"no graph"};
+    const std::string text = print_graph(root);
+    const uint64_t key = fnv1a(text) ^ (options.keep_listing ? 1 : 0);
+    const pid_t pid = ::getpid();
+    {
+      std::lock_guard<std::mutex> l(cache_mutex_);
+      if (cache_pid_ != pid) {
+        // Kernels inherited through fork() hold the parent's device objects: leak them.
+        new std::unordered_map<uint64_t, Entry>(std::move(cache_));
+        cache_.clear();
+        lru_.clear();
+        cache_pid_ = pid;
+      }
+      if (auto it = cache_.find(key); it != cache_.end() && it->second.text == text) {
+        ++hits_;
+        lru_.splice(lru_.begin(), lru_, it->second.pos);
+        return it->second.kernel;
+      }
+      ++misses_;
+    }
+    auto made = build(root, options.keep_listing);
+    if (!made) return made.error();
+    std::lock_guard<std::mutex> l(cache_mutex_);
+    if (auto it = cache_.find(key); it != cache_.end()) {
+      lru_.erase(it->second.pos);
+      cache_.erase(it);
+    }
+    lru_.push_front(key);
+    cache_[key] = Entry{text, made.value(), lru_.begin()};
+    while (cache_.size() > kCacheEntries) {
+      cache_.erase(lru_.back());
+      lru_.pop_back();
+    }
+    return made;
+  }
+
+  CacheStats stats() {
+    std::lock_guard<std::mutex> l(cache_mutex_);
+    return {hits_, misses_, cache_.size()};
+  }
+  void clear() {
+    std::lock_guard<std::mutex> l(cache_mutex_);
+    if (cache_pid_ != ::getpid()) new std::unordered_map<uint64_t, Entry>(std::move(cache_));
+    cache_.clear();
+    lru_.clear();
+  }
+
+  static constexpr int kTranscendentalUlps64 = 4;
+
+ private:
+  Result<std::shared_ptr<Kernel>> build(UOp root, bool keep_listing) {
+    if (std::string why = caps_.unsupported(root); !why.empty()) return Error{"unsupported: " + why};
+    auto ctx = context();
+    if (!ctx) return ctx.error();
+    const DeviceInfo& d = (*ctx)->info();
+    RenderOptions ro;
+    ro.float64 = d.float64;
+    auto rendered = render(root, ro);
+    if (!rendered) return rendered.error();
+    if (std::string why = missing_feature(rendered->needs, d); !why.empty()) return Error{"unsupported: " + why};
+    const uint32_t push_bytes = static_cast<uint32_t>(rendered->vars.size() * sizeof(int64_t));
+    if (push_bytes > d.max_push_constants)
+      return Error{fmt::format("unsupported: {} VARs exceed the device's {} bytes of push constants", rendered->vars.size(),
+                               d.max_push_constants)};
+    PipelineSpec spec;
+    for (const BufferBinding& b : rendered->buffers) {
+      const uint64_t bytes = static_cast<uint64_t>(b.size) * b.dtype.bytes();
+      if (bytes > d.max_storage_buffer_range)
+        return Error{fmt::format("unsupported: a {}-byte buffer exceeds the device's maxStorageBufferRange ({})", bytes,
+                                 d.max_storage_buffer_range)};
+      spec.buffer_bytes.push_back(bytes);
+    }
+    if (const char* o = std::getenv("UOPFUZZ_VULKAN_GLSL_OVERRIDE"); o && *o) {  // debugging aid: hand-edited shader
+      std::ifstream f(o);
+      std::stringstream ss;
+      ss << f.rdbuf();
+      rendered->glsl = ss.str();
+    }
+    auto spirv = compile_glsl(rendered->glsl);
+    if (!spirv) return Error{spirv.error().message + "\n" + rendered->glsl};
+    spec.spirv = std::move(spirv.value());
+    spec.push_constant_bytes = push_bytes;
+    spec.groups = rendered->threads / kLocalSize;
+    std::string listing;
+    if (keep_listing)
+      listing = fmt::format("// ---- device: {} ({}, {})\n// ---- GLSL ----\n{}\n// ---- SPIR-V ----\n{}", d.name, d.type, d.driver,
+                            rendered->glsl, disassemble(spec.spirv));
+    auto objects = KernelObjects::make(*ctx, spec);
+    if (!objects) return objects.error();
+    return std::shared_ptr<Kernel>(std::make_shared<VulkanKernel>(std::move(objects.value()), std::move(rendered.value()), std::move(listing)));
+  }
+
+  struct Entry {
+    std::string text;
+    std::shared_ptr<Kernel> kernel;
+    std::list<uint64_t>::iterator pos;
+  };
+  Capabilities caps_;
+  std::mutex cache_mutex_;
+  std::unordered_map<uint64_t, Entry> cache_;
+  std::list<uint64_t> lru_;
+  pid_t cache_pid_ = ::getpid();
+  uint64_t hits_ = 0, misses_ = 0;
+};
+
+VulkanBackend* g_backend = nullptr;
+
+}  // namespace
+
+std::unique_ptr<Backend> make_vulkan_backend() {
+  auto b = std::make_unique<VulkanBackend>();
+  g_backend = b.get();
+  return b;
+}
+
+CacheStats cache_stats() { return g_backend ? g_backend->stats() : CacheStats{}; }
+void clear_cache() {
+  if (g_backend) g_backend->clear();
+}
+
+uint64_t validation_messages() {
+  auto ctx = context();
+  return ctx ? (*ctx)->validation_messages() : 0;
+}
+std::vector<std::string> validation_log() {
+  auto ctx = context();
+  return ctx ? (*ctx)->validation_log() : std::vector<std::string>{};
+}
+
+}  // namespace uopfuzz::backends::vulkan
