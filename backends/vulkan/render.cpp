@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "ir/graph.h"
+#include "ir/node_map.h"
 #include "ir/ops.h"
 #include "ir/scalar_eval.h"
 #include "ir/value.h"
@@ -652,7 +653,7 @@ class Renderer {
   RenderOptions opt_;
   RenderedKernel* out_ = nullptr;
   std::vector<UOp> topo_;
-  std::unordered_map<UOp, RangeSet, UOpHash> open_;
+  ir::NodeMap<RangeSet> open_;
   std::unordered_map<UOp, bool, UOpHash> pinned_;
   std::unordered_map<UOp, size_t, UOpHash> buf_index_;
   std::unordered_map<UOp, size_t, UOpHash> var_index_;
