@@ -235,7 +235,7 @@ class Renderer {
         UOp end = s.src(1).src(0);
         want = std::max<int64_t>(want, end.op() == Op::Const ? end.const_value().i : 4096);
       }
-    want = std::clamp<int64_t>(want, 1, 65536);
+    want = std::clamp<int64_t>(want, 1, int64_t{opt_.max_groups} * kLocalSize);
     out.threads = static_cast<uint32_t>((want + kLocalSize - 1) / kLocalSize * kLocalSize);
 
     chain_.push_back(new_scope());

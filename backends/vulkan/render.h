@@ -59,6 +59,7 @@ struct RenderedKernel {
 
 struct RenderOptions {
   bool float64 = true;  ///< the device has float64: use it for exact float32/float16 math
+  uint32_t max_groups = 65535;  ///< the device's maxComputeWorkGroupCount[0]: caps the invocations
 };
 
 Result<RenderedKernel> render(ir::UOp root, const RenderOptions& options = {});

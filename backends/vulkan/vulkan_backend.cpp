@@ -140,6 +140,12 @@ class VulkanBackend final : public Backend {
         "(float64 results within the ULPs SEMANTICS.md declares); 8/16/64-bit types and float64 need the device's "
         "features (otherwise unsupported)";
   }
+  ~VulkanBackend() override {
+    // Destroyed at exit, when the driver and the layers may already be torn down: the
+    // cached kernels' device objects are left to the process's end (leaked on purpose).
+    std::lock_guard<std::mutex> l(cache_mutex_);
+    new std::unordered_map<uint64_t, Entry>(std::move(cache_));
+  }
   std::string_view name() const override { return "vulkan"; }
   const Capabilities& caps() const override { return caps_; }
 
@@ -210,6 +216,7 @@ class VulkanBackend final : public Backend {
     const DeviceInfo& d = (*ctx)->info();
     RenderOptions ro;
     ro.float64 = d.float64;
+    ro.max_groups = std::max<uint32_t>(1, d.max_workgroup_count_x);
     auto rendered = render(root, ro);
     if (!rendered) return rendered.error();
     if (std::string why = missing_feature(rendered->needs, d); !why.empty()) return Error{"unsupported: " + why};
