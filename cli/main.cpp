@@ -506,7 +506,7 @@ int cmd_fuzz(const FuzzFlags& f, const std::string& command_line) {
 /// that changes results. A finding counts only if the faithful simplifier passes the same
 /// minimized case (otherwise it is a real bug, not the planted one).
 int cmd_selftest(double seconds_per_bug, uint64_t seed, const std::string& json_path,
-                 const std::vector<std::string>& backend_names) {
+                 const std::vector<std::string>& backend_names, double graph_timeout) {
   if (!valid_backends(backend_names)) return kExitBadInput;
   gen::GenPolicy policy;
   fuzz::GraphSource source = [&](Context& ctx, uint64_t gs) { return gen::generate(ctx, policy, gs).kernel; };
@@ -531,8 +531,12 @@ int cmd_selftest(double seconds_per_bug, uint64_t seed, const std::string& json_
     co.stop_at_first_finding = true;
     // Isolated, so that the bugs that crash or hang the simplifier are found too.
     co.isolate = true;
-    co.graph_timeout_s = 2;
-    co.triage_timeout_s = 0.5;
+    // A check on the oracle takes milliseconds, so 2 s is a hang; compiled backends add two
+    // compiles per check (tens of ms, far more on a loaded machine), so they get 10 s.
+    const bool compiled = std::any_of(backend_names.begin(), backend_names.end(),
+                                      [](const std::string& n) { return n != "oracle"; });
+    co.graph_timeout_s = graph_timeout > 0 ? graph_timeout : compiled ? 10 : 2;
+    co.triage_timeout_s = std::min(co.graph_timeout_s, compiled ? 5.0 : 0.5);
     fuzz::CampaignResult r = fuzz::run_campaign(co, source, shrink);
     bool found = false;
     const fuzz::NewFinding* f = r.new_findings.empty() ? nullptr : &r.new_findings.front();
@@ -722,6 +726,10 @@ int main(int argc, char** argv) {
   selftest->add_option("--backends", st_backends, "backends each graph is checked on (available: " + backend_list() + ")")
       ->delimiter(',')
       ->capture_default_str();
+  double st_timeout = 0;
+  selftest->add_option("--timeout", st_timeout,
+                       "seconds one check may take before it counts as a hang (default: 2 on the oracle alone, 10 with a "
+                       "compiled backend)");
 
   bool devices_json = false;
   auto* devices = app.add_subcommand("devices", "List the Vulkan devices (name, type, driver, API version, limits, features)");
@@ -753,7 +761,7 @@ int main(int argc, char** argv) {
   if (*parse) return cmd_parse(parse_file);
   if (*run) return cmd_run(rf);
   if (*replay) return cmd_replay(replay_paths);
-  if (*selftest) return cmd_selftest(st_seconds, st_seed, st_json, st_backends);
+  if (*selftest) return cmd_selftest(st_seconds, st_seed, st_json, st_backends, st_timeout);
   if (*fuzzc) {
     std::string cmdline = "uopfuzz";
     for (int i = 1; i < argc; ++i) cmdline += std::string(" ") + argv[i];
