@@ -1,5 +1,7 @@
 #include "backends/cpu/cpu_backend.h"
 
+#include "backends/kernel_cache.h"
+
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
@@ -217,42 +219,10 @@ class CpuBackend final : public Backend {
 
   Result<std::shared_ptr<Kernel>> compile(UOp root, const CompileOptions& options) override {
     if (!root) return Error{"no graph"};
-    const std::string text = print_graph(root);
-    const uint64_t key = fnv1a(text) ^ (options.keep_listing ? 1 : 0);
-    {
-      std::lock_guard<std::mutex> l(cache_mutex_);
-      if (auto it = cache_.find(key); it != cache_.end() && it->second.text == text) {
-        ++hits_;
-        lru_.splice(lru_.begin(), lru_, it->second.pos);
-        return it->second.kernel;
-      }
-      ++misses_;
-    }
-    auto made = build(root, options.keep_listing);
-    if (!made) return made.error();
-    std::lock_guard<std::mutex> l(cache_mutex_);
-    if (auto it = cache_.find(key); it != cache_.end()) {
-      lru_.erase(it->second.pos);
-      cache_.erase(it);
-    }
-    lru_.push_front(key);
-    cache_[key] = Entry{text, made.value(), lru_.begin()};
-    while (cache_.size() > kCacheEntries) {
-      cache_.erase(lru_.back());
-      lru_.pop_back();
-    }
-    return made;
+    return cache_.get_or_build(root, options.keep_listing, [&] { return build(root, options.keep_listing); });
   }
 
-  CacheStats stats() {
-    std::lock_guard<std::mutex> l(cache_mutex_);
-    return {hits_, misses_, cache_.size()};
-  }
-  void clear() {
-    std::lock_guard<std::mutex> l(cache_mutex_);
-    cache_.clear();
-    lru_.clear();
-  }
+  KernelCache& cache() { return cache_; }
 
  private:
   Result<std::shared_ptr<Kernel>> build(UOp root, bool keep_listing) {
@@ -336,16 +306,8 @@ class CpuBackend final : public Backend {
     mpm.run(m, mam);
   }
 
-  struct Entry {
-    std::string text;
-    std::shared_ptr<Kernel> kernel;
-    std::list<uint64_t>::iterator pos;
-  };
   Capabilities caps_;
-  std::mutex cache_mutex_;
-  std::unordered_map<uint64_t, Entry> cache_;
-  std::list<uint64_t> lru_;
-  uint64_t hits_ = 0, misses_ = 0;
+  KernelCache cache_{kCacheEntries};
 };
 
 CpuBackend* g_backend = nullptr;
@@ -358,9 +320,9 @@ std::unique_ptr<Backend> make_cpu_backend() {
   return b;
 }
 
-CacheStats cache_stats() { return g_backend ? g_backend->stats() : CacheStats{}; }
+CacheStats cache_stats() { return g_backend ? g_backend->cache().stats() : CacheStats{}; }
 void clear_cache() {
-  if (g_backend) g_backend->clear();
+  if (g_backend) g_backend->cache().clear();
 }
 
 }  // namespace uopfuzz::backends::cpu

@@ -20,16 +20,13 @@
 #include <memory>
 
 #include "backends/backend.h"
+#include "backends/kernel_cache.h"
 
 namespace uopfuzz::backends::cpu {
 
 std::unique_ptr<Backend> make_cpu_backend();
 
 /// Kernel-cache counters (for tests and benchmarks).
-struct CacheStats {
-  uint64_t hits = 0, misses = 0;
-  size_t entries = 0;
-};
 CacheStats cache_stats();
 /// Drops every cached kernel (benchmarks measure cold compiles with it).
 void clear_cache();

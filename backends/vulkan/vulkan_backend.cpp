@@ -142,9 +142,8 @@ class VulkanBackend final : public Backend {
   }
   ~VulkanBackend() override {
     // Destroyed at exit, when the driver and the layers may already be torn down: the
-    // cached kernels' device objects are left to the process's end (leaked on purpose).
-    std::lock_guard<std::mutex> l(cache_mutex_);
-    new std::unordered_map<uint64_t, Entry>(std::move(cache_));
+    // cached kernels' device objects are left to the process's end.
+    cache_.abandon();
   }
   std::string_view name() const override { return "vulkan"; }
   const Capabilities& caps() const override { return caps_; }
@@ -160,51 +159,10 @@ class VulkanBackend final : public Backend {
 
   Result<std::shared_ptr<Kernel>> compile(UOp root, const CompileOptions& options) override {
     if (!root) return Error{"no graph"};
-    const std::string text = print_graph(root);
-    const uint64_t key = fnv1a(text) ^ (options.keep_listing ? 1 : 0);
-    const pid_t pid = ::getpid();
-    {
-      std::lock_guard<std::mutex> l(cache_mutex_);
-      if (cache_pid_ != pid) {
-        // Kernels inherited through fork() hold the parent's device objects: leak them.
-        new std::unordered_map<uint64_t, Entry>(std::move(cache_));
-        cache_.clear();
-        lru_.clear();
-        cache_pid_ = pid;
-      }
-      if (auto it = cache_.find(key); it != cache_.end() && it->second.text == text) {
-        ++hits_;
-        lru_.splice(lru_.begin(), lru_, it->second.pos);
-        return it->second.kernel;
-      }
-      ++misses_;
-    }
-    auto made = build(root, options.keep_listing);
-    if (!made) return made.error();
-    std::lock_guard<std::mutex> l(cache_mutex_);
-    if (auto it = cache_.find(key); it != cache_.end()) {
-      lru_.erase(it->second.pos);
-      cache_.erase(it);
-    }
-    lru_.push_front(key);
-    cache_[key] = Entry{text, made.value(), lru_.begin()};
-    while (cache_.size() > kCacheEntries) {
-      cache_.erase(lru_.back());
-      lru_.pop_back();
-    }
-    return made;
+    return cache_.get_or_build(root, options.keep_listing, [&] { return build(root, options.keep_listing); });
   }
 
-  CacheStats stats() {
-    std::lock_guard<std::mutex> l(cache_mutex_);
-    return {hits_, misses_, cache_.size()};
-  }
-  void clear() {
-    std::lock_guard<std::mutex> l(cache_mutex_);
-    if (cache_pid_ != ::getpid()) new std::unordered_map<uint64_t, Entry>(std::move(cache_));
-    cache_.clear();
-    lru_.clear();
-  }
+  KernelCache& cache() { return cache_; }
 
   static constexpr int kTranscendentalUlps64 = 4;
 
@@ -252,17 +210,8 @@ class VulkanBackend final : public Backend {
     return std::shared_ptr<Kernel>(std::make_shared<VulkanKernel>(std::move(objects.value()), std::move(rendered.value()), std::move(listing)));
   }
 
-  struct Entry {
-    std::string text;
-    std::shared_ptr<Kernel> kernel;
-    std::list<uint64_t>::iterator pos;
-  };
   Capabilities caps_;
-  std::mutex cache_mutex_;
-  std::unordered_map<uint64_t, Entry> cache_;
-  std::list<uint64_t> lru_;
-  pid_t cache_pid_ = ::getpid();
-  uint64_t hits_ = 0, misses_ = 0;
+  KernelCache cache_{kCacheEntries};
 };
 
 VulkanBackend* g_backend = nullptr;
@@ -275,9 +224,9 @@ std::unique_ptr<Backend> make_vulkan_backend() {
   return b;
 }
 
-CacheStats cache_stats() { return g_backend ? g_backend->stats() : CacheStats{}; }
+CacheStats cache_stats() { return g_backend ? g_backend->cache().stats() : CacheStats{}; }
 void clear_cache() {
-  if (g_backend) g_backend->clear();
+  if (g_backend) g_backend->cache().clear();
 }
 
 uint64_t validation_messages() {

@@ -17,16 +17,13 @@
 #include <string>
 
 #include "backends/backend.h"
+#include "backends/kernel_cache.h"
 #include "backends/vulkan/device_info.h"
 
 namespace uopfuzz::backends::vulkan {
 
 std::unique_ptr<Backend> make_vulkan_backend();
 
-struct CacheStats {
-  uint64_t hits = 0, misses = 0;
-  size_t entries = 0;
-};
 CacheStats cache_stats();
 void clear_cache();
 
