@@ -6,35 +6,15 @@
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
 
+#include "bench/bench_kernels.h"
 #include "ir/parser.h"
 #include "oracle/interpreter.h"
 
 namespace uopfuzz {
 namespace {
 
-// out[i] = a[i] * b[i] + c[i], float32, n elements.
-std::string elementwise(int n) {
-  return fmt::format(R"(
-%0 = PARAM slot=0 size={0} out : float32
-%1 = CONST {0} : index
-%2 = RANGE %1 axis=0 LOOP : index
-%3 = INDEX %0 %2 : float32
-%4 = PARAM slot=1 size={0} in : float32
-%5 = INDEX %4 %2 : float32
-%6 = LOAD %5 : float32
-%7 = PARAM slot=2 size={0} in : float32
-%8 = INDEX %7 %2 : float32
-%9 = LOAD %8 : float32
-%10 = MUL %6 %9 : float32
-%11 = PARAM slot=3 size={0} in : float32
-%12 = INDEX %11 %2 : float32
-%13 = LOAD %12 : float32
-%14 = ADD %10 %13 : float32
-%15 = STORE %3 %14 : void
-%16 = END %15 %2 : void
-%17 = SINK %16 : void
-)", n);
-}
+std::string elementwise_loop(int64_t n) { return bench::elementwise(n, "LOOP"); }
+
 
 // out[0] = sum_r a[r] * b[r], int32.
 std::string dot(int n) {
@@ -103,7 +83,7 @@ void run_kernel(benchmark::State& state, const std::string& text) {
   state.counters["evals_per_s"] = benchmark::Counter(static_cast<double>(steps), benchmark::Counter::kIsRate);
 }
 
-void BM_Oracle_Elementwise(benchmark::State& state) { run_kernel(state, elementwise(static_cast<int>(state.range(0)))); }
+void BM_Oracle_Elementwise(benchmark::State& state) { run_kernel(state, elementwise_loop(static_cast<int>(state.range(0)))); }
 void BM_Oracle_DotReduce(benchmark::State& state) { run_kernel(state, dot(static_cast<int>(state.range(0)))); }
 void BM_Oracle_AluChain(benchmark::State& state) { run_kernel(state, alu_chain(static_cast<int>(state.range(0)))); }
 

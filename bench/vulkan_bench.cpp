@@ -10,6 +10,7 @@
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
 
+#include "bench/bench_kernels.h"
 #include "backends/registry.h"
 #include "backends/vulkan/vulkan_backend.h"
 #include "ir/parser.h"
@@ -18,11 +19,8 @@
 namespace uopfuzz {
 namespace {
 
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
-  return v[v.size() / 2];
-}
+using bench::median;
+
 
 std::string add_kernel(int64_t n, int c = 0) {
   return fmt::format(R"(
