@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "ir/analysis.h"
 #include "ir/graph.h"
 #include "ir/node_map.h"
 #include "ir/ops.h"
@@ -311,8 +312,23 @@ class Renderer {
     s->range = range;
     s->iv = fresh("r");
     s->indent = outer->indent;
-    emit(s, fmt::format("for (int64_t {} = {}; u_lt_s64({}, {}); {} += {}) {{", s->iv, lo, s->iv, hi, s->iv, step));
-    s->indent = outer->indent + 1;
+    // The invocations' share of the outermost loop counts in 32 bits when its end fits
+    // comfortably: a native compare instead of u_lt_s64's two halves on every element of
+    // a streaming kernel (the start is an invocation id and the step the invocation
+    // count, both far below 2^30, so the counter cannot overflow). Inner loops keep the
+    // 64-bit form: given a constant trip count, lavapipe unrolls them and then folds
+    // `+0.0 + x` to x despite `precise`, turning a sum of -0 terms into -0 (a campaign
+    // found it).
+    const ir::Interval end = analysis_.bounds(range.src(0));
+    const bool narrow = lo == "tid" && end.lo >= -(int64_t{1} << 30) && end.hi <= (int64_t{1} << 30);
+    if (narrow) {
+      emit(s, fmt::format("for (int {0}_32 = int({1}); {0}_32 < int({2}); {0}_32 += int({3})) {{", s->iv, lo, hi, step));
+      s->indent = outer->indent + 1;
+      emit(s, fmt::format("const int64_t {0} = int64_t({0}_32);", s->iv));
+    } else {
+      emit(s, fmt::format("for (int64_t {} = {}; u_lt_s64({}, {}); {} += {}) {{", s->iv, lo, s->iv, hi, s->iv, step));
+      s->indent = outer->indent + 1;
+    }
     chain_.push_back(s);
   }
   void close_scope() {
@@ -654,6 +670,7 @@ class Renderer {
   RenderedKernel* out_ = nullptr;
   std::vector<UOp> topo_;
   ir::NodeMap<RangeSet> open_;
+  ir::Analysis analysis_;  // range ends' bounds: which loops can count in 32 bits
   std::unordered_map<UOp, bool, UOpHash> pinned_;
   std::unordered_map<UOp, size_t, UOpHash> buf_index_;
   std::unordered_map<UOp, size_t, UOpHash> var_index_;
