@@ -34,6 +34,9 @@ struct Capabilities {
   /// ULPs by which a float output may differ from the oracle (0: bit for bit). Declared
   /// in SEMANTICS.md, "Backend tolerances and capabilities".
   int float_tolerance_ulps = 0;
+  /// false: the sign of a zero float result may differ from the oracle's (+0 for -0), so
+  /// outputs compare with +0 == -0. Declared in SEMANTICS.md like the ULPs.
+  bool signed_zeros = true;
   std::string notes;              ///< one line: what is missing or differs, and why
 
   bool supports(ir::DType dt) const;

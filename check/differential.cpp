@@ -34,24 +34,28 @@ namespace {
 // Position of a float on the integer line (monotonic, +0 and -0 adjacent), in the
 // output dtype's own precision.
 int64_t ulp_position(DType dt, double v) {
+  // A negative float of magnitude bits m sits at -m - 1, so -0 is at -1, next to +0.
   if (dt.bytes() == 2) {
     int64_t b = half_bits(v);
-    return (b & 0x8000) ? -(b & 0x7fff) : b;
+    return (b & 0x8000) ? -(b & 0x7fff) - 1 : b;
   }
   if (dt.bytes() == 4) {
     float f = static_cast<float>(v);
     int32_t b;
     std::memcpy(&b, &f, 4);
-    return b < 0 ? -int64_t{b & 0x7fffffff} : b;
+    return b < 0 ? -int64_t{b & 0x7fffffff} - 1 : b;
   }
   int64_t b;
   std::memcpy(&b, &v, 8);
-  return b < 0 ? -(b & 0x7fffffffffffffff) : b;
+  return b < 0 ? -(b & 0x7fffffffffffffff) - 1 : b;
 }
 
-bool agrees(DType dt, Value want, Value got, int ulps) {
+bool agrees(DType dt, Value want, Value got, Tolerance tol) {
   if (same_bits(want, got)) return true;
-  if (ulps <= 0 || !dt.is_float()) return false;
+  if (!dt.is_float()) return false;
+  if (tol.zero_sign_free && want.f == 0 && got.f == 0) return true;
+  const int ulps = tol.ulps;
+  if (ulps <= 0) return false;
   // A NaN only matches a NaN, an infinity only the same infinity (both handled above).
   if (std::isnan(want.f) || std::isnan(got.f) || std::isinf(want.f) || std::isinf(got.f)) return false;
   int64_t d = ulp_position(dt, want.f) - ulp_position(dt, got.f);
@@ -66,11 +70,11 @@ struct BackendRun {
 
 }  // namespace
 
-std::optional<size_t> first_difference(const Buffer& want, const Buffer* got, int ulps) {
+std::optional<size_t> first_difference(const Buffer& want, const Buffer* got, Tolerance tol) {
   for (size_t i = 0; i < want.size(); ++i) {
     // An output the rewrite no longer writes reads as its initial zero.
     Value g = got && i < got->size() ? got->get(i) : Value::of_int(0);
-    if (!agrees(want.dtype(), want.get(i), g, ulps)) return i;
+    if (!agrees(want.dtype(), want.get(i), g, tol)) return i;
   }
   return std::nullopt;
 }
@@ -79,11 +83,11 @@ namespace {
 
 // Records a mismatch of `got` against the reference outputs `want`; true if one was found.
 bool compare(CheckResult& res, uint64_t seed, const std::map<int, Buffer>& want, const std::map<int, Buffer>& got,
-             int ulps, const std::string& backend, const std::string& what) {
+             Tolerance tol, const std::string& backend, const std::string& what) {
   for (const auto& [slot, w] : want) {
     auto it = got.find(slot);
     const Buffer* g = it == got.end() ? nullptr : &it->second;
-    auto i = first_difference(w, g, ulps);
+    auto i = first_difference(w, g, tol);
     if (!i) continue;
     Value gv = g && *i < g->size() ? g->get(*i) : Value::of_int(0);
     res.kind = FindingKind::Mismatch;
@@ -205,7 +209,7 @@ CheckResult check_kernel(Context& ctx, const Kernel& kernel, const CheckOptions&
     for (BackendRun& br : extra) {
       for (auto [k, what, graph] : {std::tuple{br.original.get(), "the original", kernel.root}, std::tuple{br.rewrite.get(), "the rewrite", rewritten}}) {
         if (!k) continue;  // skipped: unsupported (noted)
-        const int ulps = br.backend->tolerance_ulps(graph);
+        const Tolerance tol(br.backend->tolerance_ulps(graph), !br.backend->caps().signed_zeros);
         auto out = k->run(in, bro);
         if (!out) {
           res.kind = FindingKind::BackendError;
@@ -213,7 +217,7 @@ CheckResult check_kernel(Context& ctx, const Kernel& kernel, const CheckOptions&
           res.details = fmt::format("seed {}: {} cannot run on {}: {}", seed, what, br.name, out.error().message);
           return res;
         }
-        if (compare(res, seed, a->outputs, out->outputs, ulps, br.name, fmt::format("{} on {}", what, br.name))) return res;
+        if (compare(res, seed, a->outputs, out->outputs, tol, br.name, fmt::format("{} on {}", what, br.name))) return res;
       }
     }
   }

@@ -74,7 +74,14 @@ struct CheckResult {
 
 /// The first element where `got` differs from the reference `want` under a tolerance of
 /// `ulps` float ULPs (0: bit for bit after NaN canonicalization); nullopt when none.
-std::optional<size_t> first_difference(const ir::Buffer& want, const ir::Buffer* got, int ulps = 0);
+/// How far a backend's float outputs may be from the oracle's (SEMANTICS.md, "Backend
+/// tolerances and capabilities"); the default is bit for bit.
+struct Tolerance {
+  Tolerance(int ulps = 0, bool zero_sign_free = false) : ulps(ulps), zero_sign_free(zero_sign_free) {}  // NOLINT
+  int ulps;             ///< finite floats at most this many ULPs apart agree
+  bool zero_sign_free;  ///< +0 and -0 agree (a backend that does not keep the sign of zero)
+};
+std::optional<size_t> first_difference(const ir::Buffer& want, const ir::Buffer* got, Tolerance tolerance = {});
 
 CheckResult check_kernel(ir::Context& ctx, const ir::Kernel& kernel, const CheckOptions& options = {});
 

@@ -1,5 +1,7 @@
 // Dedup signatures name the rule at fault; corpus writes are atomic and content-named.
+#include <cmath>
 #include <filesystem>
+#include <optional>
 #include <fstream>
 #include <sstream>
 
@@ -123,3 +125,26 @@ TEST(CorpusErrors, UnwritableDirectoryIsAnError) {
 
 }  // namespace
 }  // namespace uopfuzz
+
+namespace uopfuzz::check {
+namespace {
+
+// Outputs compare bit for bit; a backend's declared tolerance loosens only what it says.
+TEST(Compare, ToleranceLoosensOnlyWhatItDeclares) {
+  ir::Buffer want(ir::dtypes::Float32, 2), got(ir::dtypes::Float32, 2);
+  want.set(0, ir::Value::of_float(0.0));
+  got.set(0, ir::Value::of_float(-0.0));
+  want.set(1, ir::Value::of_float(1.0));
+  got.set(1, ir::Value::of_float(1.0));
+  EXPECT_EQ(first_difference(want, &got), std::optional<size_t>(0));             // -0 is not +0
+  EXPECT_EQ(first_difference(want, &got, Tolerance(1)), std::nullopt);             // -0 is 1 ULP from +0
+  EXPECT_EQ(first_difference(want, &got, Tolerance(0, true)), std::nullopt);      // unless declared
+  got.set(1, ir::Value::of_float(std::nextafter(1.0f, 2.0f)));
+  EXPECT_EQ(first_difference(want, &got, Tolerance(0, true)), std::optional<size_t>(1));
+  EXPECT_EQ(first_difference(want, &got, Tolerance(1, true)), std::nullopt);
+  got.set(1, ir::Value::of_float(std::nan("")));
+  EXPECT_EQ(first_difference(want, &got, Tolerance(1000, true)), std::optional<size_t>(1));  // NaN never passes
+}
+
+}  // namespace
+}  // namespace uopfuzz::check
