@@ -15,9 +15,9 @@
  * wrapping and masked shift amounts, and never divide by zero even when computed ahead
  * of need; float temporaries are `precise` (no contraction into FMA); float MAX/MIN and
  * comparisons follow the NaN and signed-zero rules; float32/float16 RECIPROCAL and SQRT
- * are computed in double when the device has float64 (correctly rounded twice is exact
- * for these), EXP2/LOG2/SIN in double through this file's own double-precision
- * routines, then rounded once.
+ * are computed in double (correctly rounded twice is exact for these), EXP2/LOG2/SIN
+ * in double through this file's own double-precision routines, then rounded once; such
+ * graphs need float64 (RenderedKernel::needs), never the device's looser builtins.
  */
 #pragma once
 
@@ -58,7 +58,6 @@ struct RenderedKernel {
 };
 
 struct RenderOptions {
-  bool float64 = true;  ///< the device has float64: use it for exact float32/float16 math
   uint32_t max_groups = 65535;  ///< the device's maxComputeWorkGroupCount[0]: caps the invocations
 };
 

@@ -177,7 +177,6 @@ class VulkanBackend final : public Backend {
     if (!ctx) return ctx.error();
     const DeviceInfo& d = (*ctx)->info();
     RenderOptions ro;
-    ro.float64 = d.float64;
     ro.max_groups = std::max<uint32_t>(1, d.max_workgroup_count_x);
     auto rendered = render(root, ro);
     if (!rendered) return rendered.error();
