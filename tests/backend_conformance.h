@@ -1,0 +1,257 @@
+/** \file Test helper: the conformance tables every compiled backend must pass against
+ * the oracle: every ALU op on every dtype it verifies for, on edge values (0, -0, ±1,
+ * INT_MIN, INT_MAX, shift widths, NaN, ±inf, subnormals, the float16 limits), every cast
+ * and bitcast pair, every REDUCE op, every example on three seeds. Operand tuples on
+ * which the op is undefined (scalar_eval says so) are left out: a backend only runs
+ * UB-free kernels. Outputs agree bit for bit, except as the backend declares (its ULPs
+ * for the graph, the sign of zero), as the differential check compares them. */
+#pragma once
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <limits>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "backends/registry.h"
+#include "check/differential.h"
+#include "ir/parser.h"
+#include "ir/printer.h"
+#include "ir/scalar_eval.h"
+#include "ir/verify.h"
+#include "oracle/interpreter.h"
+
+namespace uopfuzz::test_support {
+
+using namespace ir;
+
+/// How one backend is held to the tables.
+struct Conformance {
+  std::string backend;           ///< registry name
+  std::vector<int> threads{1};   ///< each case runs once per thread count
+  /// Operand tuples the backend documents as out of its exact range (SEMANTICS.md).
+  std::function<bool(Op, const Value*)> excluded;
+  std::function<void()> after_each;  ///< e.g. "no validation messages"
+};
+
+inline std::vector<Value> edge_values(DType dt) {
+  std::vector<Value> v;
+  if (dt.is_bool()) return {Value::of_int(0), Value::of_int(1)};
+  if (dt.is_float()) {
+    const double big = dt.bytes() == 2 ? 65504.0 : dt.bytes() == 4 ? std::numeric_limits<float>::max() : std::numeric_limits<double>::max();
+    const double tiny = dt.bytes() == 2 ? std::ldexp(1.0, -24) : dt.bytes() == 4 ? std::numeric_limits<float>::denorm_min() : std::numeric_limits<double>::denorm_min();
+    for (double d : {0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 3.0, 7.75, -8.0, 100.0, 1e-3, 3e4, -3e4, 2147483648.0, -2147483649.0,
+                     9.3e18, 1.9e19, big, -big, tiny, -tiny, double(INFINITY), -double(INFINITY), double(NAN), 255.5, -128.5})
+      v.push_back(round_float(dt, d));
+    return v;
+  }
+  const int bits = dt.bits();
+  for (int64_t x : {int64_t{0}, int64_t{1}, int64_t{-1}, int64_t{2}, int64_t{-2}, int64_t{3}, int64_t{-7}, int64_t{7},
+                    int64_t{bits - 1}, int64_t{bits}, int64_t{100}, int64_t{-100}})
+    v.push_back(wrap_int(dt, x));
+  if (dt.is_signed()) {
+    v.push_back(Value::of_int(dt.int_min()));
+    v.push_back(Value::of_int(dt.int_min() + 1));
+    v.push_back(Value::of_int(dt.int_max()));
+    v.push_back(Value::of_int(dt.int_max() - 1));
+  } else {
+    uint64_t max = bits == 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
+    v.push_back(Value::of_uint(max));
+    v.push_back(Value::of_uint(max - 1));
+    v.push_back(Value::of_uint(uint64_t{1} << (bits - 1)));
+  }
+  return v;
+}
+
+// index is not a buffer type: it travels as int64 and is cast at the edges.
+inline DType storage_of(DType dt) { return dt.is_index() ? dtypes::Int64 : dt; }
+
+struct Case {
+  std::string name;
+  Context ctx;
+  UOp root;
+  oracle::Inputs inputs;
+};
+
+// out[k] = op(a0[k], a1[k], ...) over a RANGE of n, operands from input buffers.
+inline bool build(Case& c, Op op, const std::vector<DType>& in, DType out, const std::vector<std::vector<Value>>& cols) {
+  Context& x = c.ctx;
+  const int64_t n = static_cast<int64_t>(cols[0].size());
+  if (n == 0) return false;
+  UOp r = x.make(Op::Range, dtypes::Index, {x.const_int(dtypes::Index, n)}, RangeArg{{0}, AxisType::Loop});
+  std::vector<UOp> args;
+  for (size_t i = 0; i < in.size(); ++i) {
+    DType st = storage_of(in[i]);
+    UOp p = x.make(Op::Param, st, {}, ParamArg{static_cast<int>(i + 1), n, false});
+    UOp v = x.make(Op::Load, st, {x.make(Op::Index, st, {p, r})});
+    if (in[i].is_index()) v = x.make(Op::Cast, dtypes::Index, {v});
+    args.push_back(v);
+    Buffer b(st, static_cast<size_t>(n));
+    for (int64_t k = 0; k < n; ++k) b.set(static_cast<size_t>(k), cols[i][static_cast<size_t>(k)]);
+    c.inputs.buffers[static_cast<int>(i + 1)] = std::move(b);
+  }
+  UOp v = x.make(op, out, args);
+  DType so = storage_of(out);
+  if (out.is_index()) v = x.make(Op::Cast, so, {v});
+  UOp o = x.make(Op::Param, so, {}, ParamArg{0, n, true});
+  UOp st = x.make(Op::Store, dtypes::Void, {x.make(Op::Index, so, {o, r}), v});
+  c.root = x.make(Op::Sink, dtypes::Void, {x.make(Op::End, dtypes::Void, {st, r})});
+  return verify(c.root).empty();
+}
+
+// Runs on the oracle and on the backend; outputs must agree as the check compares them.
+inline void expect_agree(Case& c, const Conformance& conf) {
+  auto ref = oracle::run(c.root, c.inputs);
+  ASSERT_TRUE(ref.ok()) << c.name << ": " << ref.error().message;
+  ASSERT_EQ(ref->status, oracle::RunStatus::Ok) << c.name << "\n" << print_graph(c.root);
+  backends::Backend* be = backends::find_backend(conf.backend);
+  ASSERT_NE(be, nullptr) << conf.backend;
+  auto k = be->compile(c.root);
+  ASSERT_TRUE(k.ok()) << c.name << ": " << k.error().message;
+  const check::Tolerance tol(be->tolerance_ulps(c.root), !be->caps().signed_zeros);
+  for (int threads : conf.threads) {
+    backends::RunOptions ro;
+    ro.threads = threads;
+    auto got = k.value()->run(c.inputs, ro);
+    ASSERT_TRUE(got.ok()) << c.name << ": " << got.error().message;
+    for (const auto& [slot, want] : ref->outputs) {
+      const Buffer& g = got->outputs.at(slot);
+      auto i = check::first_difference(want, &g, tol);
+      if (!i) continue;
+      std::string operands;
+      for (const auto& [s, b] : c.inputs.buffers) operands += " " + format_value(b.dtype(), b.get(*i));
+      ADD_FAILURE() << c.name << " (" << threads << " threads): element " << *i << " operands" << operands << ": oracle "
+                    << format_value(want.dtype(), want.get(*i)) << ", " << conf.backend << " "
+                    << format_value(g.dtype(), g.get(*i));
+      return;
+    }
+  }
+  if (conf.after_each) conf.after_each();
+}
+
+inline std::vector<DType> value_dtypes() {
+  std::vector<DType> v;
+  for (DType d : all_dtypes())
+    if (!d.is_void()) v.push_back(d);
+  return v;
+}
+
+inline void every_alu_op_agrees(const Conformance& conf) {
+  int tested = 0;
+  for (int oi = 0; oi < kOpCount; ++oi) {
+    const Op op = static_cast<Op>(oi);
+    if (!op_in(op, Alu) || op == Op::Cast || op == Op::Bitcast) continue;
+    const int arity = op_in(op, Unary) ? 1 : op_in(op, Binary) ? 2 : 3;
+    for (DType dt : value_dtypes()) {
+      std::vector<DType> in(static_cast<size_t>(arity), dt);
+      if (op == Op::Where) in[0] = dtypes::Bool;
+      const DType out = op_in(op, Comparison) ? dtypes::Bool : dt;
+      // Every tuple of edge values on which the op is defined.
+      std::vector<std::vector<Value>> cols(static_cast<size_t>(arity));
+      auto e0 = edge_values(in[0]), e1 = edge_values(dt);
+      for (size_t i = 0; i < e0.size(); ++i)
+        for (size_t j = 0; j < (arity >= 2 ? e1.size() : 1); ++j)
+          for (size_t l = 0; l < (arity == 3 ? 3 : 1); ++l) {
+            Value args[3] = {e0[i], arity >= 2 ? e1[j] : Value{}, arity == 3 ? e1[(j + 5 * l + 1) % e1.size()] : Value{}};
+            Value r;
+            if (eval_alu(op, op == Op::Where ? dt : in[0], out, args, r) != EvalError::None) continue;
+            if (conf.excluded && conf.excluded(op, args)) continue;
+            for (int a = 0; a < arity; ++a) cols[static_cast<size_t>(a)].push_back(args[a]);
+          }
+      Case c;
+      c.name = fmt::format("{} {}", op_name(op), dt.name());
+      if (!build(c, op, in, out, cols)) continue;
+      ++tested;
+      expect_agree(c, conf);
+    }
+  }
+  EXPECT_GE(tested, 150);  // 33 ops over 13 dtypes, where they verify
+}
+
+inline void every_cast_agrees(const Conformance& conf) {
+  int tested = 0;
+  for (Op op : {Op::Cast, Op::Bitcast})
+    for (DType from : value_dtypes())
+      for (DType to : value_dtypes()) {
+        std::vector<std::vector<Value>> cols(1);
+        for (Value v : edge_values(from)) {
+          Value r;
+          if (eval_alu(op, from, to, &v, r) == EvalError::None) cols[0].push_back(v);
+        }
+        Case c;
+        c.name = fmt::format("{} {} -> {}", op_name(op), from.name(), to.name());
+        if (!build(c, op, {from}, to, cols)) continue;
+        ++tested;
+        expect_agree(c, conf);
+      }
+  EXPECT_GE(tested, 160);
+}
+
+inline void every_reduce_agrees(const Conformance& conf) {
+  for (Op rop : {Op::Add, Op::Mul, Op::Max, Op::Min})
+    for (DType dt : value_dtypes()) {
+      if (dt.is_bool() || dt.is_index()) continue;
+      Case c;
+      c.name = fmt::format("REDUCE {} {}", op_name(rop), dt.name());
+      Context& x = c.ctx;
+      std::vector<Value> vals = edge_values(dt);
+      if (rop == Op::Mul && dt.is_float()) vals.resize(8);  // keep products finite and interesting
+      const int64_t n = static_cast<int64_t>(vals.size());
+      // out[j] = REDUCE over r of a[(r + j) % n] for r < n - j: every suffix, so NaN,
+      // -0 and the extremes meet every neighbour.
+      UOp a = x.make(Op::Param, dt, {}, ParamArg{1, n, false});
+      UOp j = x.make(Op::Range, dtypes::Index, {x.const_int(dtypes::Index, n)}, RangeArg{{0}, AxisType::Loop});
+      UOp r = x.make(Op::Range, dtypes::Index, {x.make(Op::Sub, dtypes::Index, {x.const_int(dtypes::Index, n), j})},
+                     RangeArg{{1}, AxisType::Reduce});
+      (void)r;
+      // Range ends may not depend on ranges: use a full range and a gate instead.
+      UOp rr = x.make(Op::Range, dtypes::Index, {x.const_int(dtypes::Index, n)}, RangeArg{{1}, AxisType::Reduce});
+      UOp idx = x.make(Op::Add, dtypes::Index, {rr, j});
+      UOp valid = x.make(Op::CmpLt, dtypes::Bool, {idx, x.const_int(dtypes::Index, n)});
+      UOp gated = x.make(Op::Where, dtypes::Index, {valid, idx, x.invalid()});
+      UOp ld = x.make(Op::Load, dt, {x.make(Op::Index, dt, {a, gated}), x.const_value(dt, reduce_identity(rop, dt))});
+      UOp red = x.make(Op::Reduce, dt, {ld, rr}, ReduceArg{rop});
+      UOp o = x.make(Op::Param, dt, {}, ParamArg{0, n, true});
+      UOp st = x.make(Op::Store, dtypes::Void, {x.make(Op::Index, dt, {o, j}), red});
+      c.root = x.make(Op::Sink, dtypes::Void, {x.make(Op::End, dtypes::Void, {st, j})});
+      auto errors = verify(c.root);
+      ASSERT_TRUE(errors.empty()) << c.name << ": " << errors[0].message;
+      Buffer b(dt, static_cast<size_t>(n));
+      for (int64_t k = 0; k < n; ++k) b.set(static_cast<size_t>(k), vals[static_cast<size_t>(k)]);
+      c.inputs.buffers[1] = b;
+      expect_agree(c, conf);
+    }
+}
+
+inline void every_example_agrees(const Conformance& conf) {
+  namespace fs = std::filesystem;
+  int n = 0;
+  for (const auto& e : fs::directory_iterator(fs::path(UOPFUZZ_SOURCE_DIR) / "corpus/examples")) {
+    std::ifstream f(e.path());
+    std::stringstream ss;
+    ss << f.rdbuf();
+    Case c;
+    c.name = e.path().filename().string();
+    auto k = parse_kernel(c.ctx, ss.str());
+    ASSERT_TRUE(k.ok()) << c.name;
+    c.root = k->kernel.root;
+    for (uint64_t seed = 0; seed < 3; ++seed) {
+      std::map<std::string, int64_t> vars(k->kernel.header.vars.begin(), k->kernel.header.vars.end());
+      c.inputs = oracle::make_inputs(c.root, seed, vars);
+      auto ref = oracle::run(c.root, c.inputs);
+      if (!ref.ok() || ref->status != oracle::RunStatus::Ok) continue;  // UB examples are the oracle's
+      expect_agree(c, conf);
+      ++n;
+    }
+  }
+  EXPECT_GT(n, 40);
+}
+
+}  // namespace uopfuzz::test_support
