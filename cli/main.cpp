@@ -685,7 +685,7 @@ int main(int argc, char** argv) {
   int check_seeds = 3;
   std::optional<uint64_t> check_seed;
   bool check_json = false;
-  auto* chk = app.add_subcommand("check", "Simplify a kernel and compare original and rewrite on the oracle");
+  auto* chk = app.add_subcommand("check", "Simplify a kernel and compare original and rewrite on the oracle (and --backends)");
   chk->add_option("FILE", check_file, "the .uop file")->required();
   add_simplify_flags(chk, check_flags);
   chk->add_option("--seeds", check_seeds, "number of input seeds to compare on")->capture_default_str();
