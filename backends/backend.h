@@ -25,6 +25,8 @@
 
 namespace uopfuzz::backends {
 
+class KernelCache;  // backends/kernel_cache.h
+
 /// What a backend can run, and how its results may differ from SEMANTICS.md.
 struct Capabilities {
   std::vector<ir::DType> dtypes;  ///< value and buffer dtypes it supports
@@ -84,6 +86,9 @@ class Backend {
   /// The graph must pass ir::verify. A graph with an unsupported dtype or op fails with
   /// a message starting "unsupported:" (callers may skip rather than report it).
   virtual Result<std::shared_ptr<Kernel>> compile(ir::UOp root, const CompileOptions& options = {}) = 0;
+  /// The compiled-kernel cache (backends/kernel_cache.h) of a compiling backend, for
+  /// counters and cold-compile benchmarks; nullptr for one that keeps none (the oracle).
+  virtual KernelCache* kernel_cache() { return nullptr; }
 };
 
 /// True when a compile error means "this backend cannot run this graph" (a capability),

@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "backends/cpu/cpu_backend.h"
+#include "backends/kernel_cache.h"
 #include "backends/registry.h"
 #include "bench/bench_kernels.h"
 #include "bench/native_loops.h"
@@ -124,7 +125,7 @@ void BM_Cpu_CompileGenerated(benchmark::State& state) {
   std::vector<double> ms;
   size_t i = 0;
   for (auto _ : state) {
-    backends::cpu::clear_cache();
+    cpu->kernel_cache()->clear();
     auto t0 = std::chrono::steady_clock::now();
     auto k = cpu->compile(roots[i++ % roots.size()]);
     ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());

@@ -20,6 +20,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "backends/kernel_cache.h"
 #include "backends/registry.h"
 #include "check/differential.h"
 #include "ir/parser.h"
@@ -252,6 +253,28 @@ inline void every_example_agrees(const Conformance& conf) {
     }
   }
   EXPECT_GT(n, 40);
+}
+
+// One graph built in two Contexts compiles once: the second compile is a cache hit that
+// returns the same kernel, which still runs.
+inline void caches_kernels_by_graph(const Conformance& conf) {
+  Context a, b;
+  const char* text = "%0 = PARAM slot=0 size=1 out : int32\n%1 = CONST 0 : index\n%2 = INDEX %0 %1 : int32\n"
+                     "%3 = CONST 7 : int32\n%4 = STORE %2 %3 : void\n%5 = SINK %4 : void\n";
+  auto ka = parse_kernel(a, text);
+  auto kb = parse_kernel(b, text);
+  backends::Backend* be = backends::find_backend(conf.backend);
+  ASSERT_NE(be->kernel_cache(), nullptr) << conf.backend << " keeps no kernel cache";
+  const uint64_t hits = be->kernel_cache()->stats().hits;
+  auto c1 = be->compile(ka->kernel.root);
+  auto c2 = be->compile(kb->kernel.root);  // another Context, the same graph
+  ASSERT_TRUE(c1.ok() && c2.ok()) << (c1.ok() ? c2.error().message : c1.error().message);
+  EXPECT_EQ(c1.value().get(), c2.value().get());
+  EXPECT_EQ(be->kernel_cache()->stats().hits, hits + 1);
+  auto out = c2.value()->run({});
+  ASSERT_TRUE(out.ok());
+  EXPECT_EQ(out->outputs.at(0).get(0).i, 7);
+  if (conf.after_each) conf.after_each();
 }
 
 }  // namespace uopfuzz::test_support

@@ -53,21 +53,7 @@ TEST(CpuBackend, EveryExampleAgreesWithTheOracleOnThreeSeeds) {
 }
 
 TEST(CpuBackend, CachesKernelsByGraph) {
-  Context a, b;
-  const char* text = "%0 = PARAM slot=0 size=1 out : int32\n%1 = CONST 0 : index\n%2 = INDEX %0 %1 : int32\n"
-                     "%3 = CONST 7 : int32\n%4 = STORE %2 %3 : void\n%5 = SINK %4 : void\n";
-  auto ka = parse_kernel(a, text);
-  auto kb = parse_kernel(b, text);
-  backends::Backend* cpu = backends::find_backend("cpu");
-  auto before = backends::cpu::cache_stats();
-  auto c1 = cpu->compile(ka->kernel.root);
-  auto c2 = cpu->compile(kb->kernel.root);  // another Context, the same graph
-  ASSERT_TRUE(c1.ok() && c2.ok());
-  EXPECT_EQ(c1.value().get(), c2.value().get());
-  EXPECT_EQ(backends::cpu::cache_stats().hits, before.hits + 1);
-  auto out = c2.value()->run({});
-  ASSERT_TRUE(out.ok());
-  EXPECT_EQ(out->outputs.at(0).get(0).i, 7);
+  test_support::caches_kernels_by_graph(kCpu);
 }
 
 TEST(CpuBackend, RejectsBadInputsAsValues) {

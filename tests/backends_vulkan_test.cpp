@@ -76,22 +76,7 @@ TEST(VulkanBackend, EveryExampleAgreesWithTheOracleOnThreeSeeds) {
 }
 
 TEST(VulkanBackend, CachesKernelsByGraph) {
-  Context a, b;
-  const char* text = "%0 = PARAM slot=0 size=1 out : int32\n%1 = CONST 0 : index\n%2 = INDEX %0 %1 : int32\n"
-                     "%3 = CONST 7 : int32\n%4 = STORE %2 %3 : void\n%5 = SINK %4 : void\n";
-  auto ka = parse_kernel(a, text);
-  auto kb = parse_kernel(b, text);
-  backends::Backend* vk = backends::find_backend("vulkan");
-  auto before = backends::vulkan::cache_stats();
-  auto c1 = vk->compile(ka->kernel.root);
-  auto c2 = vk->compile(kb->kernel.root);  // another Context, the same graph
-  ASSERT_TRUE(c1.ok() && c2.ok()) << (c1.ok() ? c2.error().message : c1.error().message);
-  EXPECT_EQ(c1.value().get(), c2.value().get());
-  EXPECT_EQ(backends::vulkan::cache_stats().hits, before.hits + 1);
-  auto out = c2.value()->run({});
-  ASSERT_TRUE(out.ok());
-  EXPECT_EQ(out->outputs.at(0).get(0).i, 7);
-  expect_no_validation_messages();
+  test_support::caches_kernels_by_graph(kVulkan);
 }
 
 const char* kVarKernel = "%0 = PARAM slot=0 size=4 out : int32\n%1 = PARAM slot=1 size=4 in : int32\n"

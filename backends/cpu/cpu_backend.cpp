@@ -1,7 +1,5 @@
 #include "backends/cpu/cpu_backend.h"
 
-#include "backends/kernel_cache.h"
-
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
@@ -27,6 +25,7 @@
 
 #include "backends/cpu/lower.h"
 #include "backends/cpu/thread_pool.h"
+#include "backends/kernel_cache.h"
 #include "ir/hash.h"
 #include "ir/ops.h"
 #include "ir/printer.h"
@@ -222,7 +221,7 @@ class CpuBackend final : public Backend {
     return cache_.get_or_build(root, options.keep_listing, [&] { return build(root, options.keep_listing); });
   }
 
-  KernelCache& cache() { return cache_; }
+  KernelCache* kernel_cache() override { return &cache_; }
 
  private:
   Result<std::shared_ptr<Kernel>> build(UOp root, bool keep_listing) {
@@ -310,19 +309,10 @@ class CpuBackend final : public Backend {
   KernelCache cache_{kCacheEntries};
 };
 
-CpuBackend* g_backend = nullptr;
-
 }  // namespace
 
 std::unique_ptr<Backend> make_cpu_backend() {
-  auto b = std::make_unique<CpuBackend>();
-  g_backend = b.get();
-  return b;
-}
-
-CacheStats cache_stats() { return g_backend ? g_backend->cache().stats() : CacheStats{}; }
-void clear_cache() {
-  if (g_backend) g_backend->cache().clear();
+  return std::make_unique<CpuBackend>();
 }
 
 }  // namespace uopfuzz::backends::cpu

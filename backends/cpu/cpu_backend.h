@@ -20,15 +20,9 @@
 #include <memory>
 
 #include "backends/backend.h"
-#include "backends/kernel_cache.h"
 
 namespace uopfuzz::backends::cpu {
 
 std::unique_ptr<Backend> make_cpu_backend();
-
-/// Kernel-cache counters (for tests and benchmarks).
-CacheStats cache_stats();
-/// Drops every cached kernel (benchmarks measure cold compiles with it).
-void clear_cache();
 
 }  // namespace uopfuzz::backends::cpu

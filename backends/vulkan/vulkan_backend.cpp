@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include "backends/kernel_cache.h"
 #include "backends/vulkan/glsl_compile.h"
 #include "backends/vulkan/render.h"
 #include "backends/vulkan/runtime.h"
@@ -166,7 +167,7 @@ class VulkanBackend final : public Backend {
     return cache_.get_or_build(root, options.keep_listing, [&] { return build(root, options.keep_listing); });
   }
 
-  KernelCache& cache() { return cache_; }
+  KernelCache* kernel_cache() override { return &cache_; }
 
   static constexpr int kTranscendentalUlps64 = 4;
 
@@ -217,19 +218,10 @@ class VulkanBackend final : public Backend {
   KernelCache cache_{kCacheEntries};
 };
 
-VulkanBackend* g_backend = nullptr;
-
 }  // namespace
 
 std::unique_ptr<Backend> make_vulkan_backend() {
-  auto b = std::make_unique<VulkanBackend>();
-  g_backend = b.get();
-  return b;
-}
-
-CacheStats cache_stats() { return g_backend ? g_backend->cache().stats() : CacheStats{}; }
-void clear_cache() {
-  if (g_backend) g_backend->cache().clear();
+  return std::make_unique<VulkanBackend>();
 }
 
 uint64_t validation_messages() {

@@ -17,15 +17,12 @@
 #include <string>
 
 #include "backends/backend.h"
-#include "backends/kernel_cache.h"
 #include "backends/vulkan/device_info.h"
 
 namespace uopfuzz::backends::vulkan {
 
 std::unique_ptr<Backend> make_vulkan_backend();
 
-CacheStats cache_stats();
-void clear_cache();
 
 /// Validation-layer messages seen by this process's device context (0 if none exists or
 /// validation is off), and their text.
