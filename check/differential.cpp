@@ -25,6 +25,7 @@ std::string_view finding_kind_name(FindingKind k) {
     case FindingKind::Crash: return "crash";
     case FindingKind::Timeout: return "timeout";
     case FindingKind::BackendError: return "backend-error";
+    case FindingKind::Latency: return "latency";
   }
   return "?";
 }
@@ -100,6 +101,47 @@ bool compare(CheckResult& res, uint64_t seed, const std::map<int, Buffer>& want,
   return false;
 }
 
+// Times the original against the rewrite on the latency backend; a confirmed regression
+// becomes res's finding.
+void check_latency(CheckResult& res, const Kernel& kernel, UOp rewritten, uint64_t seed, const CheckOptions& options) {
+  const LatencyOptions& lo = *options.latency;
+  backends::Backend* backend = backends::find_backend(lo.backend);
+  if (!backend) {
+    res.kind = FindingKind::BackendError;
+    res.backend = lo.backend;
+    res.details = fmt::format("no backend named '{}'", lo.backend);
+    return;
+  }
+  std::shared_ptr<backends::Kernel> compiled[2];
+  for (int i = 0; i < 2; ++i) {
+    auto k = backend->compile(i == 0 ? kernel.root : rewritten);
+    if (!k) {
+      if (backends::is_unsupported(k.error())) {
+        res.notes.push_back(fmt::format("{}: not timed ({})", lo.backend, k.error().message));
+        return;
+      }
+      res.kind = FindingKind::BackendError;
+      res.backend = lo.backend;
+      res.details = fmt::format("the {} does not compile on {}: {}", i == 0 ? "original" : "rewrite", lo.backend, k.error().message);
+      return;
+    }
+    compiled[i] = k.value();
+  }
+  oracle::Inputs in = oracle::make_inputs(kernel.root, seed, options.vars);
+  auto verdict = detect_regression(*compiled[0], *compiled[1], in, lo);
+  if (!verdict) {
+    res.kind = FindingKind::BackendError;
+    res.backend = lo.backend;
+    res.details = fmt::format("seed {}: timing on {} failed: {}", seed, lo.backend, verdict.error().message);
+    return;
+  }
+  res.latency = std::move(*verdict);
+  if (!res.latency->confirmed) return;
+  res.kind = FindingKind::Latency;
+  res.backend = lo.backend;
+  res.details = fmt::format("seed {}: {}", seed, res.latency->summary());
+}
+
 }  // namespace
 
 namespace {
@@ -169,6 +211,7 @@ CheckResult check_kernel(Context& ctx, const Kernel& kernel, const CheckOptions&
 
   oracle::RunOptions ro;
   ro.max_steps = options.max_steps;
+  std::optional<uint64_t> clean_seed;  // the first seed both graphs ran without UB: the latency inputs
   backends::RunOptions bro;
   bro.threads = options.threads;
   for (int k = 0; k < options.seeds; ++k) {
@@ -205,6 +248,7 @@ CheckResult check_kernel(Context& ctx, const Kernel& kernel, const CheckOptions&
       continue;
     }
     ++res.seeds_run;
+    if (!clean_seed) clean_seed = seed;
     if (compare(res, seed, a->outputs, b->outputs, 0, "oracle", "the rewrite")) return res;
     for (BackendRun& br : extra) {
       for (auto [k, what, graph] : {std::tuple{br.original.get(), "the original", kernel.root}, std::tuple{br.rewrite.get(), "the rewrite", rewritten}}) {
@@ -221,6 +265,8 @@ CheckResult check_kernel(Context& ctx, const Kernel& kernel, const CheckOptions&
       }
     }
   }
+  // Results agree: is the rewrite slower? A graph the simplifier left alone cannot be.
+  if (options.latency && clean_seed && rewritten != kernel.root) check_latency(res, kernel, rewritten, *clean_seed, options);
   return res;
 }
 

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "check/latency.h"
 #include "ir/kernel.h"
 #include "simplifier/simplifier.h"
 
@@ -35,6 +36,7 @@ enum class FindingKind : uint8_t {
   Crash,            ///< the check's process died of a signal (or a sanitizer's report)
   Timeout,          ///< the check ran past the per-graph time limit (a hang)
   BackendError,     ///< a backend failed to compile or run a graph the oracle runs
+  Latency,          ///< the rewrite is slower, confirmed by the detector (check/latency.h)
 };
 std::string_view finding_kind_name(FindingKind k);
 
@@ -54,6 +56,10 @@ struct CheckOptions {
   /// Backends (backends/registry.h) both graphs run on; "oracle" is always the reference.
   std::vector<std::string> backends{"oracle"};
   int threads = 1;                       ///< threads a compiled backend may use per run
+  /// When set, a rewrite that changed the graph and checks clean is also timed against the
+  /// original on `latency->backend` (on the first input seed both ran without UB); a
+  /// confirmed regression is a finding of kind Latency there.
+  std::optional<LatencyOptions> latency;
 };
 
 struct CheckResult {
@@ -70,6 +76,7 @@ struct CheckResult {
   bool original_ran = false;
   uint64_t original_steps = 0;       ///< oracle instructions executed
   uint64_t original_iterations = 0;  ///< loop iterations (oracle::RunOutput::iterations)
+  std::optional<LatencyVerdict> latency;  ///< the detector's verdict, when it ran
 };
 
 /// The first element where `got` differs from the reference `want` under a tolerance of

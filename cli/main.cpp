@@ -301,6 +301,51 @@ std::optional<simplifier::SimplifyOptions> simplify_options(const SimplifyFlags&
   return o;
 }
 
+/// Flags of the latency-regression detector (check/latency.h), shared by check and fuzz.
+struct LatencyFlags {
+  bool on = false;
+  check::LatencyOptions options;
+};
+
+void add_latency_flags(CLI::App* cmd, LatencyFlags& f) {
+  cmd->add_flag("--latency", f.on, "also time the rewrite against the original: a confirmed slowdown is a finding of kind latency");
+  cmd->add_option("--latency-backend", f.options.backend, "backend the kernels are timed on")->capture_default_str();
+  cmd->add_option("--latency-samples", f.options.samples, "timed samples of each kernel per round (at least 9)")
+      ->capture_default_str();
+  cmd->add_option("--latency-threshold", f.options.min_slowdown,
+                  "smallest slowdown (rewritten / original median time) that counts")
+      ->capture_default_str();
+  cmd->add_option("--latency-alpha", f.options.alpha, "Mann-Whitney U one-sided p-value it must be below")
+      ->capture_default_str();
+}
+
+/// The detector's options, or nullopt (and a printed error) when a flag is out of range.
+std::optional<std::optional<check::LatencyOptions>> latency_options(const LatencyFlags& f) {
+  if (!f.on) return std::optional<check::LatencyOptions>{};
+  const auto& o = f.options;
+  if (o.samples < 9 || o.min_slowdown < 1 || o.alpha <= 0 || o.alpha >= 1) {
+    fmt::print(stderr, "error: --latency-samples must be at least 9, --latency-threshold at least 1, --latency-alpha in (0, 1)\n");
+    return std::nullopt;
+  }
+  if (!backends::find_backend(o.backend) || o.backend == "oracle") {
+    fmt::print(stderr, "error: --latency-backend must be a compiled backend (available: {})\n", backend_list());
+    return std::nullopt;
+  }
+  return std::optional<check::LatencyOptions>{o};
+}
+
+json round_json(const check::LatencyRound& r) {
+  return {{"ratio", r.ratio}, {"p_value", r.test.p_greater}, {"exact_p", r.test.exact}, {"regressed", r.regressed},
+          {"runs_per_sample", r.runs_per_sample}, {"clock", r.device_clock ? "device" : "host"},
+          {"original_seconds", r.original}, {"rewritten_seconds", r.rewritten}};
+}
+
+json latency_json(const check::LatencyVerdict& v) {
+  json j = {{"confirmed", v.confirmed}, {"first", round_json(v.first)}};
+  if (v.rerun) j["rerun"] = round_json(*v.rerun);
+  return j;
+}
+
 int cmd_list_bugs() {
   for (const auto& b : simplifier::all_bugs())
     fmt::print("{:<28} {:<8} {}\n{:<38}noticed by: {}\n", b.name, simplifier::bug_kind_name(b.kind), b.what, "",
@@ -333,9 +378,11 @@ int cmd_simplify(const std::string& file, const SimplifyFlags& f, bool stats) {
 }
 
 int cmd_check(const std::string& file, const SimplifyFlags& f, int seeds, std::optional<uint64_t> seed, bool as_json,
-              const std::vector<std::string>& backend_names) {
+              const std::vector<std::string>& backend_names, const LatencyFlags& lf) {
   auto opts = simplify_options(f);
   if (!opts) return kExitBadInput;
+  auto latency = latency_options(lf);
+  if (!latency) return kExitBadInput;
   if (!valid_backends(backend_names)) return kExitBadInput;
   if (seeds < 1) {
     fmt::print(stderr, "error: --seeds must be at least 1\n");
@@ -350,6 +397,7 @@ int cmd_check(const std::string& file, const SimplifyFlags& f, int seeds, std::o
   co.base_seed = seed.value_or(kernel.header.seed.value_or(0));
   co.vars.insert(kernel.header.vars.begin(), kernel.header.vars.end());
   co.backends = backend_names;
+  co.latency = *latency;
   auto r = check::check_kernel(*k->ctx, kernel, co);
   std::string rules;
   for (const auto& [name, n] : r.simplified.hits) rules += fmt::format("{}{} ({})", rules.empty() ? "" : ", ", name, n);
@@ -366,6 +414,7 @@ int cmd_check(const std::string& file, const SimplifyFlags& f, int seeds, std::o
     if (r.mismatch)
       j["mismatch"] = {{"seed", r.mismatch->seed}, {"slot", r.mismatch->slot}, {"index", r.mismatch->index},
                        {"original", r.mismatch->expected}, {"rewrite", r.mismatch->got}};
+    if (r.latency) j["latency"] = latency_json(*r.latency);
     fmt::print("{}\n", j.dump(2));
   } else if (r.kind == check::FindingKind::None) {
     fmt::print("{}: ok: rewrite agrees with the original on {} seed(s){} (rules: {}; backends: {})\n", file, r.seeds_run,
@@ -375,8 +424,10 @@ int cmd_check(const std::string& file, const SimplifyFlags& f, int seeds, std::o
     fmt::print("{}: FINDING {}{}: {}\n  rules that fired: {}\n", file, check::finding_kind_name(r.kind),
                r.backend == "oracle" ? "" : " on " + r.backend, r.details, rules.empty() ? "none" : rules);
   }
-  if (!as_json)
+  if (!as_json) {
     for (const auto& n : r.notes) fmt::print("  note: {}\n", n);
+    if (r.latency && r.kind == check::FindingKind::None) fmt::print("  latency on {}: {}\n", lf.options.backend, r.latency->summary());
+  }
   return r.kind == check::FindingKind::None ? kExitOk : kExitFinding;
 }
 
@@ -410,6 +461,8 @@ struct FuzzFlags {
   bool no_isolation = false;
   std::vector<std::string> backends{"oracle"};
   SimplifyFlags simp;
+  LatencyFlags latency;
+  uint64_t latency_every = 20;
 };
 
 int cmd_fuzz(const FuzzFlags& f, const std::string& command_line) {
@@ -424,6 +477,12 @@ int cmd_fuzz(const FuzzFlags& f, const std::string& command_line) {
     return kExitBadInput;
   }
   if (!valid_backends(f.backends)) return kExitBadInput;
+  auto latency = latency_options(f.latency);
+  if (!latency) return kExitBadInput;
+  if (f.latency_every < 1) {
+    fmt::print(stderr, "error: --latency-every must be at least 1\n");
+    return kExitBadInput;
+  }
   fuzz::CampaignOptions co;
   co.seconds = f.seconds;
   co.seed = f.seed;
@@ -432,6 +491,8 @@ int cmd_fuzz(const FuzzFlags& f, const std::string& command_line) {
   co.check.seeds = f.check_seeds;
   co.check.max_steps = 10'000'000;
   co.check.backends = f.backends;
+  co.check.latency = *latency;
+  co.latency_every = f.latency_every;
   // Findings of the faithful simplifier are real bugs: they go to the repository's
   // corpus. With a planted bug they are expected, and kept only where asked.
   co.corpus_dir = f.corpus.value_or(opts->bugs.any() ? "" : "corpus/findings");
@@ -502,12 +563,25 @@ int cmd_fuzz(const FuzzFlags& f, const std::string& command_line) {
   return r.new_findings.empty() ? kExitOk : kExitFinding;
 }
 
-/// For each planted bug, a campaign with it switched on: the harness must find every bug
-/// that changes results. A finding counts only if the faithful simplifier passes the same
-/// minimized case (otherwise it is a real bug, not the planted one).
+// Every line of `text` indented by four spaces (a case printed under a table row).
+std::string indent(const std::string& text) {
+  std::string out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out += "    " + line + "\n";
+  return out;
+}
+
+/// For each planted bug, a campaign with it switched on: the harness must find every one.
+/// A finding counts only if the faithful simplifier passes the same minimized case
+/// (otherwise it is a real bug, not the planted one, and the campaign goes on). Latency
+/// bugs are looked for by the latency detector on `latency_backend`, timing every graph.
 int cmd_selftest(double seconds_per_bug, uint64_t seed, const std::string& json_path,
-                 const std::vector<std::string>& backend_names, double graph_timeout) {
+                 const std::vector<std::string>& backend_names, double graph_timeout, const std::string& latency_backend) {
   if (!valid_backends(backend_names)) return kExitBadInput;
+  if (!backends::find_backend(latency_backend) || latency_backend == "oracle") {
+    fmt::print(stderr, "error: --latency-backend must be a compiled backend (available: {})\n", backend_list());
+    return kExitBadInput;
+  }
   gen::GenPolicy policy;
   fuzz::GraphSource source = [&](Context& ctx, uint64_t gs) { return gen::generate(ctx, policy, gs).kernel; };
   fuzz::Shrinker shrink = fuzz::reducer_shrinker(10);
@@ -516,11 +590,7 @@ int cmd_selftest(double seconds_per_bug, uint64_t seed, const std::string& json_
   int missed = 0;
   std::vector<double> times;
   for (const auto& b : simplifier::all_bugs()) {
-    if (b.kind == simplifier::BugKind::Latency) {
-      fmt::print("{:<28} {:<7} {:>9} {:>8} {:>6}  {}\n", b.name, "-", "-", "-", "-", "latency only: left to the latency detector");
-      rows.push_back({{"bug", b.name}, {"kind", simplifier::bug_kind_name(b.kind)}, {"found", nullptr}});
-      continue;
-    }
+    const bool latency = b.kind == simplifier::BugKind::Latency;
     fuzz::CampaignOptions co;
     co.seconds = seconds_per_bug;
     co.seed = seed;
@@ -528,45 +598,64 @@ int cmd_selftest(double seconds_per_bug, uint64_t seed, const std::string& json_
     co.check.seeds = 2;
     co.check.max_steps = 10'000'000;
     co.check.backends = backend_names;
-    co.stop_at_first_finding = true;
+    if (latency) {
+      co.check.latency = check::LatencyOptions{};
+      co.check.latency->backend = latency_backend;
+    }
     // Isolated, so that the bugs that crash or hang the simplifier are found too.
     co.isolate = true;
     // A check on the oracle takes milliseconds, so 2 s is a hang; compiled backends add two
     // compiles per check (tens of ms, far more on a loaded machine), so they get 10 s.
-    const bool compiled = std::any_of(backend_names.begin(), backend_names.end(),
-                                      [](const std::string& n) { return n != "oracle"; });
+    const bool compiled = latency || std::any_of(backend_names.begin(), backend_names.end(),
+                                                 [](const std::string& n) { return n != "oracle"; });
     co.graph_timeout_s = graph_timeout > 0 ? graph_timeout : compiled ? 10 : 2;
     co.triage_timeout_s = std::min(co.graph_timeout_s, compiled ? 5.0 : 0.5);
-    fuzz::CampaignResult r = fuzz::run_campaign(co, source, shrink);
-    bool found = false;
-    const fuzz::NewFinding* f = r.new_findings.empty() ? nullptr : &r.new_findings.front();
-    if (f && !f->reduced_text.empty()) {  // the planted bug, not a real one: the faithful simplifier passes the case
+    // The planted bug, not a real one: the faithful simplifier passes the minimized case
+    // (for a latency bug: shows no confirmed regression on it either).
+    std::optional<fuzz::NewFinding> planted;
+    co.stop_when = [&](const fuzz::NewFinding& f) {
+      if (f.reduced_text.empty()) return false;
       fuzz::ChildOutcome faithful = fuzz::run_isolated(
           [&] {
             Context ctx;
-            auto k = parse_kernel(ctx, f->reduced_text);
+            auto k = parse_kernel(ctx, f.reduced_text);
             if (!k.ok()) return std::string("unparsable");
             check::CheckOptions opts;
             opts.vars.insert(k->kernel.header.vars.begin(), k->kernel.header.vars.end());
+            opts.latency = co.check.latency;
             return std::string(check::finding_kind_name(check::check_kernel(ctx, k->kernel, opts).kind));
           },
-          10);
-      found = faithful.status == fuzz::ChildOutcome::Status::Returned && faithful.output == "none";
-    }
-    if (found) times.push_back(f->seconds);
+          30);
+      if (faithful.status != fuzz::ChildOutcome::Status::Returned || faithful.output != "none") return false;
+      planted = f;
+      return true;
+    };
+    fuzz::CampaignResult r = fuzz::run_campaign(co, source, shrink);
+    const fuzz::NewFinding* f = planted ? &*planted : r.new_findings.empty() ? nullptr : &r.new_findings.front();
+    if (planted) times.push_back(f->seconds);
     else ++missed;
-    fmt::print("{:<28} {:<7} {:>9} {:>8} {:>6}  {}\n", b.name, found ? "yes" : f ? "OTHER" : "NO",
+    std::string sig = f ? f->signature.text() : "";
+    if (f && f->latency)
+      sig += fmt::format(" ({:.2f}x slower, p={:.2g}; rerun {:.2f}x, p={:.2g})", f->latency->ratio, f->latency->p_value,
+                         f->latency->rerun_ratio, f->latency->rerun_p_value);
+    if (f && !planted) sig += fmt::format(" [a real finding; {} in all]", r.new_findings.size());
+    fmt::print("{:<28} {:<7} {:>9} {:>8} {:>6}  {}\n", b.name, planted ? "yes" : f ? "OTHER" : "NO",
                f ? fmt::format("{:.2f}", f->seconds) : "-", f ? f->graph_index + 1 : r.totals.graphs,
-               f ? std::to_string(f->nodes_reduced) : "-", f ? f->signature.text() : "");
-    json row = {{"bug", b.name}, {"kind", simplifier::bug_kind_name(b.kind)}, {"found", found}, {"graphs", f ? f->graph_index + 1 : r.totals.graphs}};
+               f ? std::to_string(f->nodes_reduced) : "-", sig);
+    json row = {{"bug", b.name}, {"kind", simplifier::bug_kind_name(b.kind)}, {"found", planted.has_value()},
+                {"graphs", f ? f->graph_index + 1 : r.totals.graphs}};
     if (f) {
       row["seconds"] = f->seconds;
       row["nodes_found"] = f->nodes_found;
       row["nodes_reduced"] = f->nodes_reduced;
       row["signature"] = f->signature.text();
       row["case"] = f->reduced_text;
+      if (f->latency)
+        row["latency"] = {{"backend", f->signature.backend}, {"ratio", f->latency->ratio}, {"p_value", f->latency->p_value},
+                          {"rerun_ratio", f->latency->rerun_ratio}, {"rerun_p_value", f->latency->rerun_p_value}};
     }
     rows.push_back(row);
+    if (planted && latency) fmt::print("{}", indent(f->reduced_text));
   }
   std::sort(times.begin(), times.end());
   const double median = times.empty() ? 0 : times[times.size() / 2];
@@ -579,6 +668,7 @@ int cmd_selftest(double seconds_per_bug, uint64_t seed, const std::string& json_
   }
   return missed ? kExitFinding : kExitOk;
 }
+
 
 /// Runs every .uop file under the given files/directories against its header's
 /// expectations; one line per case, then a summary. Exit 1 if any case fails.
@@ -695,6 +785,8 @@ int main(int argc, char** argv) {
   chk->add_option("--backends", check_backends, "backends both graphs run on (available: " + backend_list() + ")")
       ->delimiter(',')
       ->capture_default_str();
+  LatencyFlags check_latency;
+  add_latency_flags(chk, check_latency);
 
   FuzzFlags fz;
   auto* fuzzc = app.add_subcommand("fuzz", "Run a fuzz campaign: generate kernels, check each rewrite, keep minimized findings");
@@ -714,17 +806,23 @@ int main(int argc, char** argv) {
   fuzzc->add_flag("--no-isolation", fz.no_isolation,
                   "check in this process (for a debugger): a crash or hang then ends the campaign");
   add_simplify_flags(fuzzc, fz.simp);
+  add_latency_flags(fuzzc, fz.latency);
+  fuzzc->add_option("--latency-every", fz.latency_every, "with --latency: time one graph in N (graph i when i mod N = 0)")
+      ->capture_default_str();
 
   double st_seconds = 10;
   uint64_t st_seed = 1;
   std::string st_json;
-  auto* selftest = app.add_subcommand("selftest", "Run a campaign per planted bug; fail if any result-changing bug is missed");
+  auto* selftest = app.add_subcommand("selftest", "Run a campaign per planted bug (latency bugs through the latency detector); fail if any is missed");
   selftest->add_option("--time-per-bug", st_seconds, "seconds each campaign may take")->capture_default_str();
   selftest->add_option("--seed", st_seed, "campaign seed")->capture_default_str();
   selftest->add_option("--json", st_json, "write the table as JSON to this file");
   std::vector<std::string> st_backends{"oracle"};
   selftest->add_option("--backends", st_backends, "backends each graph is checked on (available: " + backend_list() + ")")
       ->delimiter(',')
+      ->capture_default_str();
+  std::string st_latency_backend = "cpu";
+  selftest->add_option("--latency-backend", st_latency_backend, "backend the latency detector times kernels on (latency bugs)")
       ->capture_default_str();
   double st_timeout = 0;
   selftest->add_option("--timeout", st_timeout,
@@ -761,7 +859,7 @@ int main(int argc, char** argv) {
   if (*parse) return cmd_parse(parse_file);
   if (*run) return cmd_run(rf);
   if (*replay) return cmd_replay(replay_paths);
-  if (*selftest) return cmd_selftest(st_seconds, st_seed, st_json, st_backends, st_timeout);
+  if (*selftest) return cmd_selftest(st_seconds, st_seed, st_json, st_backends, st_timeout, st_latency_backend);
   if (*fuzzc) {
     std::string cmdline = "uopfuzz";
     for (int i = 1; i < argc; ++i) cmdline += std::string(" ") + argv[i];
@@ -779,7 +877,7 @@ int main(int argc, char** argv) {
     }
     return cmd_simplify(simp_file, simp_flags, simp_stats);
   }
-  if (*chk) return cmd_check(check_file, check_flags, check_seeds, check_seed, check_json, check_backends);
+  if (*chk) return cmd_check(check_file, check_flags, check_seeds, check_seed, check_json, check_backends, check_latency);
   return kExitBadInput;
 }
 

@@ -92,15 +92,37 @@ ir::Kernel corpus_entry(const ir::Kernel& k, const NewFinding& f, const Campaign
   out.header.extra.emplace_back("found-by", line(o.found_by.empty() ? "uopfuzz fuzz" : o.found_by));
   out.header.extra.emplace_back("graph-seed", fmt::format("{}", f.graph_seed));
   out.header.extra.emplace_back("details", line(f.details));
+  if (f.latency) {
+    // The replay re-times it with the faithful simplifier (the regression stays fixed).
+    out.header.extra.emplace_back("check-latency", f.signature.backend);
+    out.header.extra.emplace_back("latency-ratio", fmt::format("{:.3f}", f.latency->ratio));
+    out.header.extra.emplace_back("latency-p", fmt::format("{:.3g}", f.latency->p_value));
+    out.header.extra.emplace_back("latency-rerun-ratio", fmt::format("{:.3f}", f.latency->rerun_ratio));
+    out.header.extra.emplace_back("latency-rerun-p", fmt::format("{:.3g}", f.latency->rerun_p_value));
+    out.header.extra.emplace_back("latency-confirmed", f.latency->confirmed ? "yes" : "no");
+  }
   return out;
 }
 
-// The check options for one kernel: the kernel's own @var values (the generator vouches
-// for them) unless the campaign fixes them.
-check::CheckOptions options_for(const CampaignOptions& o, const ir::Kernel& k) {
+// The check options for graph i: the kernel's own @var values (the generator vouches
+// for them) unless the campaign fixes them, and the latency detector on sampled graphs.
+check::CheckOptions options_for(const CampaignOptions& o, const ir::Kernel& k, uint64_t i) {
   check::CheckOptions co = o.check;
   for (const auto& [name, v] : k.header.vars) co.vars.emplace(name, v);
+  if (co.latency && i % std::max<uint64_t>(o.latency_every, 1) != 0) co.latency.reset();
   return co;
+}
+
+LatencyFigures latency_figures(const check::LatencyVerdict& v) {
+  LatencyFigures f;
+  f.ratio = v.first.ratio;
+  f.p_value = v.first.test.p_greater;
+  if (v.rerun) {
+    f.rerun_ratio = v.rerun->ratio;
+    f.rerun_p_value = v.rerun->test.p_greater;
+  }
+  f.confirmed = v.confirmed;
+  return f;
 }
 
 // Shrinks `k` while `still` holds, and fills in the finding's case and corpus entry.
@@ -110,6 +132,16 @@ void finish_case(NewFinding& f, ir::Context& ctx, const ir::Kernel& k, const red
   ir::Kernel small = shrink ? shrink(ctx, k, still) : k;
   f.nodes_reduced = ir::toposort(small.root).size();
   f.reduced_text = ir::print_kernel(small);
+  if (f.signature.kind == check::FindingKind::Latency) {
+    // The corpus records what the minimized case itself measures (timing is noisy: up to
+    // three tries for a confirmed measurement, else the last one as it was).
+    for (int attempt = 0; attempt < 3; ++attempt) {
+      check::CheckResult again = check::check_kernel(ctx, small, co);
+      if (!again.latency) break;
+      f.latency = latency_figures(*again.latency);
+      if (f.latency->confirmed) break;
+    }
+  }
   f.corpus_text = ir::print_kernel(corpus_entry(small, f, o, co));
 }
 
@@ -124,7 +156,7 @@ class GraphChecker {
     const uint64_t gs = graph_seed(o_.seed, i);
     ir::Context ctx;
     ir::Kernel k = source_(ctx, gs);
-    const check::CheckOptions co = options_for(o_, k);
+    const check::CheckOptions co = options_for(o_, k, i);
     check::CheckResult r = check::check_kernel(ctx, k, co);
     ++tally.graphs;
     tally.nodes.add(ir::toposort(k.root).size());
@@ -188,7 +220,7 @@ CampaignResult run_in_process(const CampaignOptions& o, const GraphSource& sourc
     if (auto f = checker.check(i, p)) {
       keep(*f, o);
       res.new_findings.push_back(std::move(*f));
-      if (o.stop_at_first_finding) break;
+      if (o.stop_when && o.stop_when(res.new_findings.back())) break;
     }
     if (o.on_progress && since(last_report) >= 0.5) {
       last_report = Clock::now();
@@ -231,7 +263,11 @@ json to_json(const NewFinding& f) {
           {"nodes_reduced", f.nodes_reduced},
           {"details", f.details},
           {"reduced_text", f.reduced_text},
-          {"corpus_text", f.corpus_text}};
+          {"corpus_text", f.corpus_text},
+          {"latency", f.latency ? json{{"ratio", f.latency->ratio}, {"p_value", f.latency->p_value},
+                                       {"rerun_ratio", f.latency->rerun_ratio}, {"rerun_p_value", f.latency->rerun_p_value},
+                                       {"confirmed", f.latency->confirmed}}
+                                 : json()}};
 }
 
 NewFinding finding_from_json(const json& j) {
@@ -248,6 +284,9 @@ NewFinding finding_from_json(const json& j) {
   f.details = j.value("details", "");
   f.reduced_text = j.value("reduced_text", "");
   f.corpus_text = j.value("corpus_text", "");
+  if (const auto it = j.find("latency"); it != j.end() && it->is_object())
+    f.latency = LatencyFigures{it->value("ratio", 1.0), it->value("p_value", 1.0), it->value("rerun_ratio", 1.0),
+                               it->value("rerun_p_value", 1.0), it->value("confirmed", false)};
   return f;
 }
 
@@ -296,7 +335,7 @@ NewFinding triage(const CampaignOptions& o, const GraphSource& source, const Shr
   f.seconds = seconds;
   ir::Context ctx;
   ir::Kernel k = source(ctx, f.graph_seed);
-  const check::CheckOptions co = options_for(o, k);
+  const check::CheckOptions co = options_for(o, k, i);
   // A re-run that takes longer than this counts as a hang: candidates are small, and a
   // legitimate check of one takes milliseconds.
   const double limit = o.triage_timeout_s;
@@ -524,7 +563,7 @@ class IsolatedCampaign {
     if (!kept_.insert(f.signature.text()).second) return;
     keep(f, o_);
     res_.new_findings.push_back(std::move(f));
-    if (o_.stop_at_first_finding) stop_ = true;
+    if (o_.stop_when && o_.stop_when(res_.new_findings.back())) stop_ = true;
   }
 
   void on_message(Child& c, const json& j) {

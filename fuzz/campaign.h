@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -44,13 +45,26 @@ struct CampaignOptions {
   check::CheckOptions check;   ///< simplifier switches (planted bugs), input seeds
   std::string corpus_dir;      ///< where new findings go ("" : not written)
   std::string found_by;        ///< recorded in each case's header (e.g. the command)
-  bool stop_at_first_finding = false;  ///< end the campaign once one new signature is kept
+  /// Ends the campaign once a new finding (signature) it returns true for is kept (the
+  /// parent calls it; nullptr: never). The selftest stops at the first finding that is
+  /// its planted bug rather than a real one.
+  std::function<bool(const struct NewFinding&)> stop_when;
   bool isolate = false;        ///< check in forked workers: crashes and hangs become findings
   int jobs = 1;                ///< worker processes (isolate only)
   double graph_timeout_s = 10; ///< isolate: seconds one graph may take before it is a hang
   double triage_timeout_s = 1; ///< isolate: limit for each re-run while reducing a crash or hang
+  /// With check.latency: graph i is timed only when i % latency_every == 0 (a sample of
+  /// the same graphs whatever the number of jobs), so that throughput stays useful.
+  uint64_t latency_every = 1;
   /// Called about twice a second, and once at the end.
   std::function<void(const struct CampaignProgress&)> on_progress;
+};
+
+/// What the latency detector measured on a finding's minimized case (check/latency.h).
+struct LatencyFigures {
+  double ratio = 1, p_value = 1;                ///< first round: median ratio rewritten/original, U test
+  double rerun_ratio = 1, rerun_p_value = 1;    ///< the confirming rerun
+  bool confirmed = false;                       ///< confirmed on the minimized case itself
 };
 
 struct NewFinding {
@@ -64,6 +78,7 @@ struct NewFinding {
   std::string corpus_text;     ///< the corpus entry: reduced_text with its replay header
   std::string path;            ///< corpus file ("" when not written)
   std::string write_error;     ///< why it could not be written, if so
+  std::optional<LatencyFigures> latency;  ///< latency findings only
 };
 
 /// How often each value was seen: exact medians that add up across worker processes
