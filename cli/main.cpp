@@ -432,16 +432,30 @@ int cmd_check(const std::string& file, const SimplifyFlags& f, int seeds, std::o
 }
 
 /// A case whose header says `@check clean` (every corpus finding) must also pass the
-/// differential check with the faithful simplifier: the bug it found stays fixed.
+/// differential check with the faithful simplifier: the bug it found stays fixed. A
+/// latency finding (`@check-latency BACKEND`) is re-timed on that backend too: the
+/// faithful simplifier's rewrite must show no confirmed regression.
 int replay_check(const std::string& file) {
   auto k = load(file);
   if (!k) return kExitBadInput;
   const auto& extra = k->parsed.kernel.header.extra;
-  bool wanted = std::any_of(extra.begin(), extra.end(), [](const auto& kv) { return kv.first == "check" && kv.second == "clean"; });
-  if (!wanted) return kExitOk;
+  auto value = [&](std::string_view key) -> std::optional<std::string> {
+    for (const auto& [k, v] : extra)
+      if (k == key) return v;
+    return std::nullopt;
+  };
+  if (value("check") != "clean") return kExitOk;
   check::CheckOptions co;
   co.base_seed = k->parsed.kernel.header.seed.value_or(0);
   co.vars.insert(k->parsed.kernel.header.vars.begin(), k->parsed.kernel.header.vars.end());
+  if (auto backend = value("check-latency")) {
+    if (!backends::find_backend(*backend) || *backend == "oracle") {
+      fmt::print(stderr, "{}: error: @check-latency names '{}', not a compiled backend ({})\n", file, *backend, backend_list());
+      return kExitBadInput;
+    }
+    co.latency = check::LatencyOptions{};
+    co.latency->backend = *backend;
+  }
   auto r = check::check_kernel(*k->ctx, k->parsed.kernel, co);
   if (r.kind == check::FindingKind::None) return kExitOk;
   fmt::print(stderr, "{}: check: {}: {}\n", file, check::finding_kind_name(r.kind), r.details);
