@@ -70,6 +70,16 @@ class Kernel {
   virtual std::vector<double> device_times() const { return {}; }
 };
 
+/// What a backend runs on, as results files and dashboards name it
+/// (docs/results-format.md, context.devices).
+struct DeviceDescription {
+  std::string device;       ///< "llvmpipe (LLVM 15.0.6, 256 bits)", "Intel(R) Xeon(R) ... (host CPU)"
+  std::string driver;       ///< "llvmpipe", "LLVM 14.0.6 ORC LLJIT"
+  std::string driver_info;  ///< e.g. "Mesa 22.3.6"
+  std::string api_version;  ///< e.g. Vulkan "1.3.230"; "" where there is none
+  std::string device_type;  ///< "cpu", "discrete-gpu", "integrated-gpu", ...
+};
+
 struct CompileOptions {
   bool keep_listing = false;  ///< keep Kernel::listing() (costs time: off in campaigns)
 };
@@ -89,6 +99,8 @@ class Backend {
   /// The compiled-kernel cache (backends/kernel_cache.h) of a compiling backend, for
   /// counters and cold-compile benchmarks; nullptr for one that keeps none (the oracle).
   virtual KernelCache* kernel_cache() { return nullptr; }
+  /// The device kernels run on (Vulkan: the chosen device; creating it if needed).
+  virtual Result<DeviceDescription> device() = 0;
 };
 
 /// True when a compile error means "this backend cannot run this graph" (a capability),

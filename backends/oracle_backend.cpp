@@ -40,6 +40,9 @@ class OracleBackend final : public Backend {
     caps_.notes = "the executable form of SEMANTICS.md";
   }
   std::string_view name() const override { return "oracle"; }
+  Result<DeviceDescription> device() override {
+    return DeviceDescription{"reference interpreter (host CPU)", "uopfuzz oracle", "", "", "cpu"};
+  }
   const Capabilities& caps() const override { return caps_; }
   Result<std::shared_ptr<Kernel>> compile(ir::UOp root, const CompileOptions&) override {
     auto p = oracle::Program::compile(root);

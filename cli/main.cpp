@@ -24,6 +24,8 @@
 #include "oracle/interpreter.h"
 #include "backends/registry.h"
 #include "backends/vulkan/device_info.h"
+#include "bench/run_context.h"
+#include "bench/runner.h"
 #include "check/differential.h"
 #include "fuzz/campaign.h"
 #include "fuzz/isolate.h"
@@ -548,12 +550,17 @@ int cmd_fuzz(const FuzzFlags& f, const std::string& command_line) {
                nf.details);
   if (!f.json_path.empty()) {
     json j;
+    std::vector<std::string> measured = f.backends;
+    if (latency->has_value() && std::find(measured.begin(), measured.end(), (*latency)->backend) == measured.end())
+      measured.push_back((*latency)->backend);
+    j["context"] = bench::context_json("uopfuzz fuzz", bench::describe_devices(measured));
     j["seed"] = f.seed;
     j["seconds"] = t.seconds;
     j["graphs"] = t.graphs;
     j["graphs_per_second"] = t.graphs / std::max(t.seconds, 1e-9);
     j["jobs"] = t.jobs;
     j["backends"] = f.backends;
+    j["latency"] = latency->has_value();
     j["workers_lost"] = t.workers_lost;
     j["median_nodes"] = t.median_nodes;
     j["median_iterations"] = t.median_iterations;
@@ -562,10 +569,17 @@ int cmd_fuzz(const FuzzFlags& f, const std::string& command_line) {
     j["by_signature"] = t.by_signature;
     j["rule_hits"] = t.rule_hits;
     json nfs = json::array();
-    for (const auto& nf : r.new_findings)
-      nfs.push_back({{"signature", nf.signature.text()}, {"graph_index", nf.graph_index}, {"graph_seed", nf.graph_seed},
-                     {"seconds", nf.seconds}, {"nodes_found", nf.nodes_found}, {"nodes_reduced", nf.nodes_reduced},
-                     {"path", nf.path}, {"write_error", nf.write_error}, {"details", nf.details}});
+    for (const auto& nf : r.new_findings) {
+      json one = {{"signature", nf.signature.text()}, {"kind", check::finding_kind_name(nf.signature.kind)},
+                  {"backend", nf.signature.backend}, {"graph_index", nf.graph_index}, {"graph_seed", nf.graph_seed},
+                  {"seconds", nf.seconds}, {"nodes_found", nf.nodes_found}, {"nodes_reduced", nf.nodes_reduced},
+                  {"path", nf.path}, {"write_error", nf.write_error}, {"details", nf.details}};
+      if (nf.latency)
+        one["latency"] = {{"ratio", nf.latency->ratio}, {"p_value", nf.latency->p_value},
+                          {"confirm_ratio", nf.latency->rerun_ratio}, {"confirm_p_value", nf.latency->rerun_p_value},
+                          {"confirmed", nf.latency->confirmed}};
+      nfs.push_back(one);
+    }
     j["new_findings"] = nfs;
     std::ofstream out(f.json_path);
     out << j.dump(2) << "\n";
@@ -683,6 +697,94 @@ int cmd_selftest(double seconds_per_bug, uint64_t seed, const std::string& json_
   return missed ? kExitFinding : kExitOk;
 }
 
+
+struct BenchFlags {
+  std::vector<std::string> backends{"cpu"};
+  std::string cases;
+  int generate = 0;
+  uint64_t seed = 1;
+  int reps = 15;
+  std::string out;
+  bool fail_on_regression = false;
+};
+
+/// Times every case's original and rewrite on each backend; writes the results file.
+int cmd_bench(const BenchFlags& f) {
+  if (!valid_backends(f.backends)) return kExitBadInput;
+  if (f.reps < 9 || f.generate < 0) {
+    fmt::print(stderr, "error: --reps must be at least 9 (the detector's minimum), --generate not negative\n");
+    return kExitBadInput;
+  }
+  if (!f.cases.empty() && f.generate > 0) {
+    fmt::print(stderr, "error: give --cases or --generate, not both\n");
+    return kExitBadInput;
+  }
+  std::vector<bench::BenchCase> cases;
+  std::string label;
+  if (f.generate > 0) {
+    cases = bench::generated_cases(f.generate, f.seed);
+    label = fmt::format("generated: {} graphs, seed {}", f.generate, f.seed);
+  } else {
+    label = f.cases.empty() ? "corpus/examples" : f.cases;
+    auto loaded = bench::cases_from(label);
+    if (!loaded) {
+      fmt::print(stderr, "error: {}\n", loaded.error().message);
+      return kExitBadInput;
+    }
+    cases = std::move(*loaded);
+    if (cases.empty()) {
+      fmt::print(stderr, "error: {}: no .uop files\n", label);
+      return kExitBadInput;
+    }
+  }
+  // Fail before the work, not after it, when the results cannot be written.
+  {
+    std::ofstream probe(f.out, std::ios::app);
+    if (!probe) {
+      fmt::print(stderr, "error: cannot write {}\n", f.out);
+      return kExitBadInput;
+    }
+  }
+  bench::BenchOptions bo;
+  bo.backends = f.backends;
+  bo.reps = f.reps;
+  bo.on_progress = [](std::string_view line) { fmt::print(stderr, "{}\n", line); };
+  bench::BenchResults r = bench::run_bench(cases, bo);
+  for (const auto& d : r.devices) fmt::print("{}: {} ({})\n", d.backend, d.device.device, d.device.driver);
+  fmt::print("{:<28} {:<7} {:>12} {:>12} {:>8} {:>9}  {}\n", "case", "backend", "original", "rewritten", "speedup", "p", "");
+  int confirmed = 0;
+  std::vector<double> speedups;
+  for (const auto& c : r.comparisons) {
+    confirmed += c.confirmed;
+    if (c.rewrite_changed) speedups.push_back(c.speedup);
+    fmt::print("{:<28} {:<7} {:>9.3f} us {:>9.3f} us {:>7.2f}x {:>9.2g}  {}\n", c.case_name, c.backend, c.original_ns / 1e3,
+               c.rewritten_ns / 1e3, c.speedup, c.p_value,
+               c.confirmed ? "CONFIRMED REGRESSION" : c.regressed ? "regressed once, not confirmed" : c.rewrite_changed ? "" : "unchanged");
+  }
+  for (const auto& n : r.notes) fmt::print("note: {}\n", n);
+  auto j = bench::results_json(r, label, f.reps);
+  const std::string tmp = f.out + ".tmp";
+  {
+    std::ofstream out(tmp);
+    out << j.dump(2) << "\n";
+    if (!out) {
+      fmt::print(stderr, "error: cannot write {}\n", tmp);
+      return kExitBadInput;
+    }
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, f.out, ec);
+  if (ec) {
+    fmt::print(stderr, "error: cannot write {}: {}\n", f.out, ec.message());
+    return kExitBadInput;
+  }
+  std::sort(speedups.begin(), speedups.end());
+  fmt::print("bench: {} cases x {} backend(s): {} measured, {} skipped; median speedup of changed kernels {:.2f}x; "
+             "{} confirmed latency regression(s) -> {}\n",
+             cases.size(), f.backends.size(), r.comparisons.size(), r.notes.size(),
+             speedups.empty() ? 1.0 : speedups[speedups.size() / 2], confirmed, f.out);
+  return confirmed && f.fail_on_regression ? kExitFinding : kExitOk;
+}
 
 /// Runs every .uop file under the given files/directories against its header's
 /// expectations; one line per case, then a summary. Exit 1 if any case fails.
@@ -852,6 +954,20 @@ int main(int argc, char** argv) {
   for (CLI::App* sub : {run, chk, fuzzc, selftest})
     sub->add_option("--device", device, "Vulkan device: index or name substring (default: first GPU, else lavapipe; see `uopfuzz devices`)");
 
+  BenchFlags bf;
+  auto* benchc = app.add_subcommand(
+      "bench", "Time compile and run of each case, original vs rewritten, per backend; write Google-Benchmark-compatible JSON");
+  benchc->add_option("--backends", bf.backends, "backends to time on (available: " + backend_list() + ")")
+      ->delimiter(',')
+      ->capture_default_str();
+  benchc->add_option("--cases", bf.cases, "a directory (searched for *.uop) or one .uop file (default: corpus/examples)");
+  benchc->add_option("--generate", bf.generate, "time N generated kernels instead of --cases");
+  benchc->add_option("--seed", bf.seed, "first graph seed of --generate (graph seeds S, S+1, ...)")->capture_default_str();
+  benchc->add_option("--reps", bf.reps, "timed samples of each kernel (at least 9)")->capture_default_str();
+  benchc->add_option("--out", bf.out, "the results file (JSON, docs/results-format.md)")->required();
+  benchc->add_flag("--fail-on-regression", bf.fail_on_regression, "exit 1 when a latency regression is confirmed");
+  benchc->add_option("--device", device, "Vulkan device: index or name substring (default: first GPU, else lavapipe; see `uopfuzz devices`)");
+
   std::vector<std::string> replay_paths;
   auto* replay = app.add_subcommand("replay", "Run every .uop case in the given files/directories against its expectations");
   replay->add_option("PATHS", replay_paths, "files or directories (searched recursively for *.uop)")->required();
@@ -873,6 +989,7 @@ int main(int argc, char** argv) {
   if (*parse) return cmd_parse(parse_file);
   if (*run) return cmd_run(rf);
   if (*replay) return cmd_replay(replay_paths);
+  if (*benchc) return cmd_bench(bf);
   if (*selftest) return cmd_selftest(st_seconds, st_seed, st_json, st_backends, st_timeout, st_latency_backend);
   if (*fuzzc) {
     std::string cmdline = "uopfuzz";

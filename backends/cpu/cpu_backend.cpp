@@ -1,6 +1,8 @@
 #include "backends/cpu/cpu_backend.h"
 
 #include <atomic>
+#include <fstream>
+#include <string>
 #include <chrono>
 #include <cstdlib>
 #include <list>
@@ -18,6 +20,7 @@
 #include <llvm/IR/Module.h>
 #include <llvm/Passes/OptimizationLevel.h>
 #include <llvm/Passes/PassBuilder.h>
+#include <llvm/Config/llvm-config.h>
 #include <llvm/Support/Host.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
@@ -223,7 +226,28 @@ class CpuBackend final : public Backend {
 
   KernelCache* kernel_cache() override { return &cache_; }
 
+  Result<DeviceDescription> device() override {
+    DeviceDescription d;
+    d.device = fmt::format("{} ({}, {} threads)", host_cpu_model(), llvm::sys::getHostCPUName().str(),
+                           std::thread::hardware_concurrency());
+    d.driver = fmt::format("LLVM {} ORC LLJIT", LLVM_VERSION_STRING);
+    d.device_type = "cpu";
+    return d;
+  }
+
  private:
+  // The "model name" line of /proc/cpuinfo (what a person recognizes), else LLVM's name.
+  static std::string host_cpu_model() {
+    std::ifstream f("/proc/cpuinfo");
+    for (std::string line; std::getline(f, line);)
+      if (line.rfind("model name", 0) == 0 && line.find(':') != std::string::npos) {
+        std::string v = line.substr(line.find(':') + 1);
+        v.erase(0, v.find_first_not_of(' '));
+        return v;
+      }
+    return "host CPU";
+  }
+
   Result<std::shared_ptr<Kernel>> build(UOp root, bool keep_listing) {
     if (std::string why = caps_.unsupported(root); !why.empty()) return Error{"unsupported: " + why};
     Jit& j = jit();

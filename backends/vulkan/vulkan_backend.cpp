@@ -169,6 +169,13 @@ class VulkanBackend final : public Backend {
 
   KernelCache* kernel_cache() override { return &cache_; }
 
+  Result<DeviceDescription> device() override {
+    auto ctx = context();
+    if (!ctx) return ctx.error();
+    const DeviceInfo& i = (*ctx)->info();
+    return DeviceDescription{i.name, i.driver, i.driver_info, i.api_version, i.type};
+  }
+
   static constexpr int kTranscendentalUlps64 = 4;
 
  private:
