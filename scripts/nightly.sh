@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# One night of uopfuzz on this machine: a fuzz campaign (with the latency detector), a
+# replay of the corpus, the benchmarks on every available device, and the dashboard
+# regenerated from every results file accumulated so far. Several machines (one per
+# GPU) share one results directory (NFS, or rsync/git in both directions): each adds
+# its own files, named by host and date, and any of them can regenerate the dashboard.
+#
+# Usage: scripts/nightly.sh [options]
+#   --seconds N         campaign length (default 3600)
+#   --seed-schedule S   date      : seed = the date as YYYYMMDD (a new seed each night,
+#                                   reproducible from the date; the default)
+#                       counter   : seed = a counter kept in RESULTS/.seed, +1 per night
+#                       fixed:N   : seed N every night (to re-run one night exactly)
+#   --results DIR       where results accumulate (default: results)
+#   --jobs N            campaign workers (default: nproc)
+#   --backends LIST     campaign backends (default: oracle,cpu)
+#   --bench-cases PATH  cases to benchmark (default: corpus/examples)
+#   --bench-reps N      timed samples per kernel (default: 15)
+#   --no-vulkan         do not benchmark Vulkan devices
+#   --uopfuzz PATH      the binary (default: build/uopfuzz)
+# Exit status: 0 when the night found nothing new and the replay passed, 1 otherwise
+# (every step runs either way, so the dashboard is always fresh), 2 on bad usage.
+set -uo pipefail
+
+seconds=3600
+schedule=date
+results=results
+jobs=$(nproc)
+backends=oracle,cpu
+bench_cases=corpus/examples
+bench_reps=15
+vulkan=1
+uopfuzz=build/uopfuzz
+
+usage() { sed -n '2,/^set -uo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; }
+die() { echo "nightly: $*" >&2; exit 2; }
+
+while (($#)); do
+  case "$1" in
+    --seconds) seconds=${2:?}; shift 2 ;;
+    --seed-schedule) schedule=${2:?}; shift 2 ;;
+    --results) results=${2:?}; shift 2 ;;
+    --jobs) jobs=${2:?}; shift 2 ;;
+    --backends) backends=${2:?}; shift 2 ;;
+    --bench-cases) bench_cases=${2:?}; shift 2 ;;
+    --bench-reps) bench_reps=${2:?}; shift 2 ;;
+    --no-vulkan) vulkan=0; shift ;;
+    --uopfuzz) uopfuzz=${2:?}; shift 2 ;;
+    -h|--help) usage; exit 0 ;;
+    *) die "unknown option '$1' (see --help)" ;;
+  esac
+done
+
+[[ -x "$uopfuzz" ]] || die "$uopfuzz is not there: build it first (make release)"
+mkdir -p "$results" || die "cannot create $results"
+
+case "$schedule" in
+  date) seed=$(date +%Y%m%d) ;;
+  counter)
+    seed=$(( $(cat "$results/.seed" 2>/dev/null || echo 0) + 1 ))
+    echo "$seed" > "$results/.seed.tmp" && mv "$results/.seed.tmp" "$results/.seed" ;;
+  fixed:*) seed=${schedule#fixed:} ;;
+  *) die "--seed-schedule must be date, counter or fixed:N" ;;
+esac
+[[ "$seed" =~ ^[0-9]+$ ]] || die "the seed must be a number, got '$seed'"
+
+stamp=$(date +%Y%m%dT%H%M%S)
+host=$(hostname -s 2>/dev/null || hostname)
+tag="$host-$stamp"
+status=0
+log() { echo "nightly [$(date +%H:%M:%S)] $*"; }
+
+log "campaign: $seconds s, seed $seed, $jobs job(s), backends $backends, latency on"
+"$uopfuzz" fuzz --time "$seconds" --seed "$seed" --jobs "$jobs" --backends "$backends" --latency \
+  --json "$results/fuzz-$tag.json"
+rc=$?
+case $rc in
+  0) ;;
+  1) log "the campaign found something new (see corpus/findings)"; status=1 ;;
+  *) log "the campaign failed (exit $rc)"; status=1 ;;
+esac
+
+log "replay of the corpus"
+if ! "$uopfuzz" replay corpus > "$results/replay-$tag.txt" 2>&1; then
+  log "replay FAILED: $(tail -n 1 "$results/replay-$tag.txt")"
+  status=1
+else
+  log "$(tail -n 1 "$results/replay-$tag.txt")"
+fi
+
+log "benchmarks on cpu"
+"$uopfuzz" bench --backends cpu --cases "$bench_cases" --reps "$bench_reps" --out "$results/bench-$tag-cpu.json" \
+  > "$results/bench-$tag-cpu.txt" || { log "bench on cpu failed"; status=1; }
+
+if ((vulkan)); then
+  # Every Vulkan device this machine has (a GPU and lavapipe alike), one results file each.
+  indices=$("$uopfuzz" devices --json 2>/dev/null | grep -o '"index": *[0-9]*' | grep -o '[0-9]*$')
+  for i in $indices; do
+    log "benchmarks on vulkan device $i"
+    "$uopfuzz" bench --backends vulkan --device "$i" --cases "$bench_cases" --reps "$bench_reps" \
+      --out "$results/bench-$tag-vulkan$i.json" > "$results/bench-$tag-vulkan$i.txt" ||
+      { log "bench on vulkan device $i failed"; status=1; }
+  done
+fi
+
+log "dashboard"
+if "$uopfuzz" dashboard "$results" -o "$results/dashboard.html"; then
+  log "open $results/dashboard.html"
+else
+  log "the dashboard could not be made"
+  status=1
+fi
+exit $status
