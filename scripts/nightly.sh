@@ -12,6 +12,8 @@
 #                       counter   : seed = a counter kept in RESULTS/.seed, +1 per night
 #                       fixed:N   : seed N every night (to re-run one night exactly)
 #   --results DIR       where results accumulate (default: results)
+#   --corpus DIR        the corpus: new findings go to DIR/findings, and DIR is replayed
+#                       (default: corpus)
 #   --jobs N            campaign workers (default: nproc)
 #   --backends LIST     campaign backends (default: oracle,cpu)
 #   --bench-cases PATH  cases to benchmark (default: corpus/examples)
@@ -25,6 +27,7 @@ set -uo pipefail
 seconds=3600
 schedule=date
 results=results
+corpus=corpus
 jobs=$(nproc)
 backends=oracle,cpu
 bench_cases=corpus/examples
@@ -40,6 +43,7 @@ while (($#)); do
     --seconds) seconds=${2:?}; shift 2 ;;
     --seed-schedule) schedule=${2:?}; shift 2 ;;
     --results) results=${2:?}; shift 2 ;;
+    --corpus) corpus=${2:?}; shift 2 ;;
     --jobs) jobs=${2:?}; shift 2 ;;
     --backends) backends=${2:?}; shift 2 ;;
     --bench-cases) bench_cases=${2:?}; shift 2 ;;
@@ -72,16 +76,16 @@ log() { echo "nightly [$(date +%H:%M:%S)] $*"; }
 
 log "campaign: $seconds s, seed $seed, $jobs job(s), backends $backends, latency on"
 "$uopfuzz" fuzz --time "$seconds" --seed "$seed" --jobs "$jobs" --backends "$backends" --latency \
-  --json "$results/fuzz-$tag.json"
+  --corpus "$corpus/findings" --json "$results/fuzz-$tag.json"
 rc=$?
 case $rc in
   0) ;;
-  1) log "the campaign found something new (see corpus/findings)"; status=1 ;;
+  1) log "the campaign found something new (see $corpus/findings)"; status=1 ;;
   *) log "the campaign failed (exit $rc)"; status=1 ;;
 esac
 
 log "replay of the corpus"
-if ! "$uopfuzz" replay corpus > "$results/replay-$tag.txt" 2>&1; then
+if ! "$uopfuzz" replay "$corpus" > "$results/replay-$tag.txt" 2>&1; then
   log "replay FAILED: $(tail -n 1 "$results/replay-$tag.txt")"
   status=1
 else
