@@ -32,6 +32,8 @@
 #include "gen/generator.h"
 #include "reduce/predicates.h"
 #include "reduce/reducer.h"
+#include "report/dashboard.h"
+#include "report/results.h"
 #include "simplifier/simplifier.h"
 
 namespace uopfuzz::cli {
@@ -817,6 +819,59 @@ int cmd_replay(const std::vector<std::string>& paths) {
   return failed ? kExitFinding : kExitOk;
 }
 
+/// Loads every results file (a directory: its *.json files, not recursively), then
+/// writes the dashboard to OUTPUT. Any file that is not a results file is reported, each
+/// on its own `FILE: error:` line, and nothing is written: exit 2.
+int cmd_dashboard(const std::vector<std::string>& paths, const std::string& output) {
+  std::vector<std::string> files;
+  bool bad = false;
+  for (const std::string& p : paths) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(p, ec)) {
+      files.push_back(p);  // load_results reports a missing file
+      continue;
+    }
+    std::vector<std::string> found;
+    for (const auto& e : std::filesystem::directory_iterator(p, ec))
+      if (e.is_regular_file() && e.path().extension() == ".json") found.push_back(e.path().string());
+    if (found.empty()) {
+      fmt::print(stderr, "{}: error: no *.json files in the directory\n", p);
+      bad = true;
+    }
+    std::sort(found.begin(), found.end());
+    files.insert(files.end(), found.begin(), found.end());
+  }
+  std::vector<report::LoadedResults> runs;
+  for (const std::string& file : files) {
+    auto r = report::load_results(file);
+    if (!r) {
+      // The library's message starts with the path; "error:" goes after it, as elsewhere.
+      std::string why = r.error().message;
+      if (why.starts_with(file + ": ")) why.erase(0, file.size() + 2);
+      fmt::print(stderr, "{}: error: {}\n", file, why);
+      bad = true;
+      continue;
+    }
+    runs.push_back(std::move(r.value()));
+  }
+  if (bad) return kExitBadInput;
+  report::DashboardOptions opts;
+  opts.output_path = output;
+  std::string html = report::render_dashboard(runs, opts);
+  std::ofstream out(output, std::ios::binary | std::ios::trunc);
+  out << html;
+  out.close();
+  if (!out) {
+    fmt::print(stderr, "{}: error: cannot write the dashboard\n", output);
+    return kExitBadInput;
+  }
+  size_t bench = std::count_if(runs.begin(), runs.end(),
+                               [](const auto& r) { return r.kind == report::ResultsKind::Bench; });
+  fmt::print("dashboard: {} runs ({} bench, {} fuzz), {} devices -> {}\n", runs.size(), bench, runs.size() - bench,
+             report::all_devices(runs).size(), output);
+  return kExitOk;
+}
+
 int cmd_devices(bool as_json) {
   auto devs = backends::vulkan::list_devices();
   if (!devs) {
@@ -972,6 +1027,13 @@ int main(int argc, char** argv) {
   auto* replay = app.add_subcommand("replay", "Run every .uop case in the given files/directories against its expectations");
   replay->add_option("PATHS", replay_paths, "files or directories (searched recursively for *.uop)")->required();
 
+  std::vector<std::string> dash_paths;
+  std::string dash_output;
+  auto* dash = app.add_subcommand("dashboard",
+                                  "Render results files (uopfuzz bench, fuzz --json) as one self-contained HTML page");
+  dash->add_option("FILES", dash_paths, "results files, or directories of them (their *.json files)")->required();
+  dash->add_option("-o,--output", dash_output, "the HTML file to write")->required();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -990,6 +1052,7 @@ int main(int argc, char** argv) {
   if (*run) return cmd_run(rf);
   if (*replay) return cmd_replay(replay_paths);
   if (*benchc) return cmd_bench(bf);
+  if (*dash) return cmd_dashboard(dash_paths, dash_output);
   if (*selftest) return cmd_selftest(st_seconds, st_seed, st_json, st_backends, st_timeout, st_latency_backend);
   if (*fuzzc) {
     std::string cmdline = "uopfuzz";

@@ -13,6 +13,9 @@ packages=(
   # validation layers (tests) and vulkaninfo. glslang-tools: glslang's CMake config
   # refers to /usr/bin/glslangValidator and fails without it.
   libvulkan-dev mesa-vulkan-drivers glslang-dev glslang-tools spirv-tools vulkan-validationlayers vulkan-tools
+  # Only for the dashboard screenshot test (ctest dashboard.screenshot): headless Chromium
+  # renders the page (its fontconfig brings the DejaVu fonts), libpng reads the screenshot.
+  chromium libpng-dev
 )
 
 missing=()

@@ -1,0 +1,142 @@
+/** \file Results files (docs/results-format.md) loaded into plain structs: the bench
+ * results of `uopfuzz bench` and the fuzz summaries of `uopfuzz fuzz --json`, told apart by
+ * their keys, each with the shared context block that says when, where and from which
+ * commit the run came. */
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "ir/result.h"
+
+namespace uopfuzz::report {
+
+/// One entry of context.devices: what a run measured or checked on.
+struct Device {
+  std::string backend;  // "cpu", "vulkan", ...
+  std::string device;   // the name the dashboard groups by
+  std::string driver;
+  std::string driver_info;
+  std::string api_version;
+  std::string device_type;
+};
+
+struct RunContext {
+  std::string date;                      // ISO 8601, as written
+  std::optional<int64_t> epoch_seconds;  // `date` parsed (UTC); runs are ordered by it
+  std::string host_name;
+  std::string executable;
+  std::string uopfuzz_version;
+  std::string commit;  // full hash, maybe with "-dirty"; "unknown" outside git
+  std::string machine;
+  std::string cases;            // bench only
+  std::optional<int64_t> reps;  // bench only
+  std::vector<Device> devices;
+};
+
+/// One row of "benchmarks": the median of `iterations` samples of one variant of one case.
+struct Benchmark {
+  std::string name;
+  std::string measure;  // "run" or "compile"
+  std::string backend;
+  std::string device;
+  std::string case_name;
+  std::string variant;  // "original" or "rewritten"
+  std::string clock;    // "host" or "device"
+  int64_t iterations = 0;
+  // Times in nanoseconds, converted from the file's time_unit so that runs written with
+  // different units compare.
+  double real_time_ns = 0;
+  std::optional<double> min_ns, max_ns;
+  std::vector<double> samples_ns;
+};
+
+/// One row of "comparisons": rewritten vs original run time of one case on one device.
+struct Comparison {
+  std::string backend;
+  std::string device;
+  std::string case_name;
+  double original_ns = 0;
+  double rewritten_ns = 0;
+  double speedup = 0;             // original_ns / rewritten_ns as the file states it
+  std::optional<double> p_value;  // absent (or null) when the test could not run
+  bool regressed = false;
+  bool confirmed = false;
+  bool rewrite_changed = true;
+  std::string corpus_case;  // "" when there is none
+};
+
+/// The detector's numbers for a latency finding (both the finding run and the rerun).
+struct LatencyStats {
+  double ratio = 0;  // rewritten / original
+  std::optional<double> p_value;
+  std::optional<double> confirm_ratio, confirm_p_value;
+};
+
+struct FuzzFinding {
+  std::string signature;  // kind/culprit rule/backend
+  std::string kind;       // "latency", "mismatch", ...
+  std::string backend;
+  std::optional<int64_t> graph_index;
+  std::optional<uint64_t> graph_seed;
+  std::optional<double> seconds;
+  std::optional<int64_t> nodes_found, nodes_reduced;
+  std::string path;  // the minimized case; "" when it was not written
+  std::string details;
+  std::optional<LatencyStats> latency;  // latency findings only
+};
+
+struct FuzzSummary {
+  std::optional<uint64_t> seed;
+  double seconds = 0;
+  int64_t graphs = 0;
+  double graphs_per_second = 0;
+  int64_t jobs = 1;
+  std::vector<std::string> backends;
+  bool latency = false;
+  int64_t findings = 0;
+  std::vector<std::pair<std::string, int64_t>> by_signature;  // in file order
+  std::vector<FuzzFinding> new_findings;
+};
+
+enum class ResultsKind { Bench, Fuzz };
+
+struct LoadedResults {
+  std::string path;  // as given to load_results
+  ResultsKind kind = ResultsKind::Bench;
+  RunContext context;
+  // kind == Bench:
+  std::vector<Benchmark> benchmarks;
+  std::vector<Comparison> comparisons;
+  // kind == Fuzz:
+  FuzzSummary fuzz;
+};
+
+/// Parses the text of one results file. The error is "not a uopfuzz results file: WHY",
+/// WHY naming the offending key (e.g. "comparisons[2].speedup: expected a number, got
+/// string"); Error::loc is the JSON syntax error's line and column when there is one.
+/// Keys the format marks as optional may be missing; a key that is present must have its
+/// documented type, so that a dashboard never draws a silently defaulted number.
+Result<LoadedResults> parse_results(std::string_view text, const std::string& path);
+
+/// Reads and parses PATH. Errors: "PATH: not a uopfuzz results file: WHY" or
+/// "PATH: cannot read the file".
+Result<LoadedResults> load_results(const std::string& path);
+
+/// Seconds since 1970-01-01 UTC of an ISO 8601 date-time "YYYY-MM-DDTHH:MM:SS[.frac]"
+/// followed by "Z", "+HH:MM", "-HH:MM" or nothing (then UTC); nullopt when malformed.
+std::optional<int64_t> parse_iso8601(std::string_view date);
+
+/// The first 7 characters of a commit hash, keeping a "-dirty" suffix; other strings
+/// ("unknown", "") as they are.
+std::string short_commit(const std::string& commit);
+
+/// Runs in date order (files whose date does not parse last, then by path): the order of
+/// every "across runs" view.
+std::vector<const LoadedResults*> by_date(const std::vector<LoadedResults>& runs);
+
+}  // namespace uopfuzz::report
