@@ -125,23 +125,38 @@ LatencyFigures latency_figures(const check::LatencyVerdict& v) {
   return f;
 }
 
+// What the latency detector measures on `k` with `co`: up to three tries for a confirmed
+// measurement (timing is noisy), else the last one as it was; nullopt when not timed.
+std::optional<LatencyFigures> measure_latency(ir::Context& ctx, const ir::Kernel& k, const check::CheckOptions& co) {
+  std::optional<LatencyFigures> figures;
+  for (int attempt = 0; attempt < 3 && !(figures && figures->confirmed); ++attempt) {
+    check::CheckResult again = check::check_kernel(ctx, k, co);
+    if (!again.latency) break;
+    figures = latency_figures(*again.latency);
+  }
+  return figures;
+}
+
 // Shrinks `k` while `still` holds, and fills in the finding's case and corpus entry.
 void finish_case(NewFinding& f, ir::Context& ctx, const ir::Kernel& k, const reduce::Interesting& still,
                  const CampaignOptions& o, const check::CheckOptions& co, const Shrinker& shrink) {
   f.nodes_found = ir::toposort(k.root).size();
   ir::Kernel small = shrink ? shrink(ctx, k, still) : k;
-  f.nodes_reduced = ir::toposort(small.root).size();
-  f.reduced_text = ir::print_kernel(small);
   if (f.signature.kind == check::FindingKind::Latency) {
-    // The corpus records what the minimized case itself measures (timing is noisy: up to
-    // three tries for a confirmed measurement, else the last one as it was).
-    for (int attempt = 0; attempt < 3; ++attempt) {
-      check::CheckResult again = check::check_kernel(ctx, small, co);
-      if (!again.latency) break;
-      f.latency = latency_figures(*again.latency);
-      if (f.latency->confirmed) break;
+    // The corpus records what the minimized case itself measures. A timing predicate can
+    // pass once by chance, letting the reducer drift to a case that is not slower: then
+    // the case as found is kept instead, if it still measures as a regression.
+    f.latency = measure_latency(ctx, small, co);
+    if (!(f.latency && f.latency->confirmed) && small.root != k.root) {
+      if (auto whole = measure_latency(ctx, k, co); whole && whole->confirmed) {
+        small = k;
+        f.latency = whole;
+        f.details += " (the minimized case did not reproduce: kept as found)";
+      }
     }
   }
+  f.nodes_reduced = ir::toposort(small.root).size();
+  f.reduced_text = ir::print_kernel(small);
   f.corpus_text = ir::print_kernel(corpus_entry(small, f, o, co));
 }
 

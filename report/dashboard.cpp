@@ -24,6 +24,7 @@ using plot::px;
 constexpr double kPlotWidth = 560;
 
 bool has_device(const LoadedResults& r, const DeviceKey& d) {
+  if (r.context.cases != d.cases) return false;
   for (const auto& b : r.benchmarks)
     if (b.backend == d.backend && b.device == d.device) return true;
   for (const auto& c : r.comparisons)
@@ -32,7 +33,7 @@ bool has_device(const LoadedResults& r, const DeviceKey& d) {
 }
 
 std::string device_label(const DeviceKey& d) {
-  return d.backend + " · " + d.device;
+  return d.backend + " · " + d.device + (d.cases.empty() ? "" : " · " + d.cases);
 }
 
 std::string date_of(const RunContext& c) {
@@ -80,9 +81,9 @@ std::string svg_open(const char* cls, const DeviceKey& d, double w, double h,
                      const std::string& label) {
   return fmt::format(
       "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"plot {}\" data-backend=\"{}\" "
-      "data-device=\"{}\" "
+      "data-device=\"{}\" data-cases=\"{}\" "
       "viewBox=\"0 0 {} {}\" width=\"{}\" height=\"{}\" role=\"img\" aria-label=\"{}\">\n",
-      cls, html_escape(d.backend), html_escape(d.device), px(w), px(h), px(w), px(h),
+      cls, html_escape(d.backend), html_escape(d.device), html_escape(d.cases), px(w), px(h), px(w), px(h),
       html_escape(label));
 }
 
@@ -463,11 +464,14 @@ std::string regressions_section(const std::vector<const LoadedResults*>& runs,
         ratio += fmt::format("<div class=\"sub\">rerun {}</div>",
                              plot::format_speedup(*f.latency->confirm_ratio));
       rows += fmt::format(
-          "<tr><td><span class=\"tag\">fuzz</span></td><td><code>{}</code></td><td>{}</td>"
+          "<tr><td><span class=\"tag\">fuzz</span></td><td>{}</td><td>{}</td>"
           "<td class=\"num slower\" data-v=\"{}\">{}</td><td class=\"num\" "
           "data-v=\"{}\">{}</td><td class=\"date\" data-v=\"{}\">{}</td>"
           "<td>{}</td><td>{}</td></tr>\n",
-          html_escape(f.signature), where, f.latency ? f.latency->ratio : 0, ratio,
+          "<code>" + html_escape(f.signature) + "</code>" + (f.latency && !f.latency->confirmed
+                                          ? "<div class=\"sub\">its minimized case did not confirm when re-timed</div>"
+                                          : ""),
+          where, f.latency ? f.latency->ratio : 0, ratio,
           f.latency ? f.latency->p_value.value_or(1) : 1, p, date_key(c),
           html_escape(date_time_of(c)), commit_cell(c), case_link(f.path, o));
     }
@@ -633,8 +637,8 @@ std::string now_utc() {
 std::vector<DeviceKey> bench_devices(const std::vector<LoadedResults>& runs) {
   std::set<DeviceKey> keys;
   for (const auto& r : runs) {
-    for (const auto& b : r.benchmarks) keys.insert({b.backend, b.device});
-    for (const auto& c : r.comparisons) keys.insert({c.backend, c.device});
+    for (const auto& b : r.benchmarks) keys.insert({b.backend, b.device, r.context.cases});
+    for (const auto& c : r.comparisons) keys.insert({c.backend, c.device, r.context.cases});
   }
   return {keys.begin(), keys.end()};
 }
@@ -642,8 +646,8 @@ std::vector<DeviceKey> bench_devices(const std::vector<LoadedResults>& runs) {
 std::vector<DeviceKey> all_devices(const std::vector<LoadedResults>& runs) {
   std::set<DeviceKey> keys;
   for (const auto& r : runs)
-    for (const auto& d : r.context.devices) keys.insert({d.backend, d.device});
-  for (const auto& k : bench_devices(runs)) keys.insert(k);
+    for (const auto& d : r.context.devices) keys.insert({d.backend, d.device, ""});
+  for (const auto& k : bench_devices(runs)) keys.insert({k.backend, k.device, ""});
   return {keys.begin(), keys.end()};
 }
 

@@ -10,10 +10,13 @@
 
 namespace uopfuzz::report {
 
-/// A plotted device: the dashboard draws one latency, speedup and history plot per key.
+/// A plotted device and case set: the dashboard draws one latency, speedup and history
+/// plot per key. Runs over different case sets (the examples, generated kernels) are not
+/// comparable, so each set gets plots of its own.
 struct DeviceKey {
   std::string backend;
   std::string device;
+  std::string cases;  ///< the bench run's context.cases ("" when a file does not say)
   auto operator<=>(const DeviceKey&) const = default;
 };
 
@@ -28,13 +31,16 @@ struct DashboardOptions {
   double unchanged_tolerance = 0.02;
 };
 
-/// The devices with bench data (benchmarks or comparisons) in RUNS, sorted.
+/// The devices (with their case sets) that bench data (benchmarks or comparisons) in RUNS
+/// measured, sorted.
 std::vector<DeviceKey> bench_devices(const std::vector<LoadedResults>& runs);
 
-/// Every backend/device any run names (its context.devices or its bench rows), sorted.
+/// Every backend/device any run names (its context.devices or its bench rows), sorted;
+/// `cases` is left empty.
 std::vector<DeviceKey> all_devices(const std::vector<LoadedResults>& runs);
 
-/// The bench runs that measured DEVICE, in date order (the history plot's points).
+/// The bench runs over DEVICE's case set that measured it, in date order (the history
+/// plot's points).
 std::vector<const LoadedResults*> runs_of_device(const std::vector<LoadedResults>& runs,
                                                  const DeviceKey& device);
 

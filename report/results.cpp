@@ -189,7 +189,7 @@ FuzzFinding read_finding(const Obj& f) {
   if (f.has("latency")) {
     Obj l = f.obj("latency");
     r.latency = LatencyStats{l.num("ratio"), l.opt_num("p_value"), l.opt_num("confirm_ratio"),
-                             l.opt_num("confirm_p_value")};
+                             l.opt_num("confirm_p_value"), l.boolean_or("confirmed", true)};
   }
   return r;
 }

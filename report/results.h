@@ -75,6 +75,9 @@ struct LatencyStats {
   double ratio = 0;  // rewritten / original
   std::optional<double> p_value;
   std::optional<double> confirm_ratio, confirm_p_value;
+  /// Whether the minimized case itself measured as a confirmed regression when it was
+  /// written (a campaign's finding was confirmed when found; its case may not repeat it).
+  bool confirmed = true;
 };
 
 struct FuzzFinding {

@@ -336,6 +336,21 @@ TEST(ReportDashboard, IsSelfContained) {
   EXPECT_EQ(html.find("url("), std::string::npos);
 }
 
+TEST(ReportDashboard, RunsOverAnotherCaseSetGetPlotsOfTheirOwn) {
+  auto runs = all_fixtures();
+  LoadedResults generated = runs.front();  // a bench run: relabel it as generated kernels
+  for (auto& r : runs)
+    if (r.kind == ResultsKind::Bench) generated = r;
+  generated.context.cases = "generated: 20 graphs, seed 1";
+  runs.push_back(generated);
+  auto devices = bench_devices(runs);
+  ASSERT_EQ(devices.size(), 4u);  // cpu and vulkan, each over two case sets
+  std::string html = render_fixtures(runs);
+  EXPECT_EQ(count(html, "class=\"plot latency-plot\""), 4u);
+  EXPECT_NE(html.find("data-cases=\"generated: 20 graphs, seed 1\""), std::string::npos);
+  for (const DeviceKey& d : devices) EXPECT_EQ(runs_of_device(runs, d).size(), d.cases == "corpus/examples" ? 2u : 1u);
+}
+
 TEST(ReportDashboard, OnePlotPerDevice) {
   auto runs = all_fixtures();
   std::string html = render_fixtures(runs);
@@ -377,7 +392,7 @@ TEST(ReportDashboard, SpeedupSummaryInText) {
   std::string sec = section(html, "speedup");
   // Latest vulkan run: 2.77, 4.84, 0.99, 0.70, 1.03, 1.04, 0.96, unchanged (var_end_sum).
   LoadedResults latest = load_ok("bench-2026-11-29.json");
-  SpeedupSummary s = summarize_speedups(comparisons_of(latest, {"vulkan", kVulkan}), 0.02);
+  SpeedupSummary s = summarize_speedups(comparisons_of(latest, {"vulkan", kVulkan, "corpus/examples"}), 0.02);
   EXPECT_EQ(s.count, 8u);
   EXPECT_EQ(s.faster, 4u);
   EXPECT_EQ(s.slower, 2u);
