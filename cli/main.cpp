@@ -740,12 +740,10 @@ int cmd_bench(const BenchFlags& f) {
     }
   }
   // Fail before the work, not after it, when the results cannot be written.
-  {
-    std::ofstream probe(f.out, std::ios::app);
-    if (!probe) {
-      fmt::print(stderr, "error: cannot write {}\n", f.out);
-      return kExitBadInput;
-    }
+  const std::string tmp = f.out + ".tmp";
+  if (!std::ofstream(tmp)) {
+    fmt::print(stderr, "error: cannot write {}\n", f.out);
+    return kExitBadInput;
   }
   bench::BenchOptions bo;
   bo.backends = f.backends;
@@ -765,7 +763,6 @@ int cmd_bench(const BenchFlags& f) {
   }
   for (const auto& n : r.notes) fmt::print("note: {}\n", n);
   auto j = bench::results_json(r, label, f.reps);
-  const std::string tmp = f.out + ".tmp";
   {
     std::ofstream out(tmp);
     out << j.dump(2) << "\n";
