@@ -480,7 +480,7 @@ struct FuzzFlags {
   std::vector<std::string> backends{"oracle"};
   SimplifyFlags simp;
   LatencyFlags latency;
-  uint64_t latency_every = 20;
+  uint64_t latency_every = 50;
 };
 
 int cmd_fuzz(const FuzzFlags& f, const std::string& command_line) {
