@@ -545,6 +545,9 @@ int cmd_fuzz(const FuzzFlags& f, const std::string& command_line) {
              t.graphs, t.seconds, t.graphs / std::max(t.seconds, 1e-9), t.jobs, t.median_nodes, t.median_iterations,
              t.median_steps, f.seed, t.rule_hits.size(), t.findings, r.new_findings.size(),
              t.workers_lost ? fmt::format(", {} worker(s) lost to crashes or hangs", t.workers_lost) : "");
+  if (latency->has_value())
+    fmt::print("  latency: {} graph(s) timed on {} (one in {} sampled; unchanged rewrites are not timed)\n", t.latency_timed,
+               (*latency)->backend, f.latency_every);
   for (const auto& nf : r.new_findings)
     fmt::print("  NEW {}: graph {} (seed {:#x}) after {:.2f}s, {} -> {} nodes{}\n    {}\n", nf.signature.text(), nf.graph_index,
                nf.graph_seed, nf.seconds, nf.nodes_found, nf.nodes_reduced,
@@ -564,6 +567,7 @@ int cmd_fuzz(const FuzzFlags& f, const std::string& command_line) {
     j["backends"] = f.backends;
     j["latency"] = latency->has_value();
     j["workers_lost"] = t.workers_lost;
+    j["latency_timed"] = t.latency_timed;
     j["median_nodes"] = t.median_nodes;
     j["median_iterations"] = t.median_iterations;
     j["median_steps"] = t.median_steps;

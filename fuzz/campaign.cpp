@@ -180,6 +180,7 @@ class GraphChecker {
       tally.steps.add(r.original_steps);
     }
     for (const auto& [name, n] : r.simplified.hits) tally.rule_hits[name] += n;
+    if (r.latency) ++tally.latency_timed;
     if (r.kind == check::FindingKind::None) return std::nullopt;
     ++tally.findings;
     check::Signature sig = check::signature_of(ctx, k, co, r, r.backend);
@@ -309,6 +310,7 @@ json tally_message(const CampaignProgress& t) {
   return {{"type", "tally"},
           {"graphs", t.graphs},
           {"findings", t.findings},
+          {"latency_timed", t.latency_timed},
           {"by_signature", t.by_signature},
           {"rule_hits", t.rule_hits},
           {"nodes", t.nodes.counts},
@@ -323,6 +325,7 @@ void add_histogram(Histogram& h, const json& j) {
 // Graphs are counted in the workers' shared slots instead, which survive a crash.
 void add_tally(CampaignProgress& p, const json& j) {
   p.findings += j.value("findings", uint64_t{0});
+  p.latency_timed += j.value("latency_timed", uint64_t{0});
   for (const auto& [k, v] : j.at("by_signature").items()) p.by_signature[k] += v.get<uint64_t>();
   for (const auto& [k, v] : j.at("rule_hits").items()) p.rule_hits[k] += v.get<uint64_t>();
   add_histogram(p.nodes, j.at("nodes"));

@@ -107,6 +107,7 @@ struct CampaignProgress {
   uint64_t median_steps = 0;
   uint64_t findings = 0;       ///< all findings, duplicates included
   uint64_t workers_lost = 0;   ///< isolate: workers that crashed or hung (each one a finding)
+  uint64_t latency_timed = 0;  ///< graphs the latency detector timed (check.latency; sampled)
   int jobs = 1;
   std::map<std::string, uint64_t> by_signature;
   std::map<std::string, uint64_t> rule_hits;
