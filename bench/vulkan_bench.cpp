@@ -1,7 +1,8 @@
 // Vulkan backend speed (issue 6), on the default device (lavapipe without a GPU):
 // dispatch + readback of a tiny kernel, a 16M-element float32 add (bandwidth counts
 // the two reads and the write: 12 bytes per element), and GLSL -> SPIR-V -> pipeline
-// creation of a generated kernel (a new graph each iteration: no kernel-cache hit).
+// creation of a generated kernel (a new graph each iteration: no kernel-cache hit),
+// with and without SIN (whose shader carries the double-precision sine).
 // Host wall time is Google Benchmark's; the device's timestamp median is a counter.
 #include <algorithm>
 #include <string>
@@ -44,6 +45,14 @@ std::string add_kernel(int64_t n, int c = 0) {
                      n, c);
 }
 
+// out = SIN(a + b + c): the kernel carries the double-precision sine and its reduction.
+std::string sin_kernel(int64_t n, int c) {
+  std::string k = add_kernel(n, c);
+  const std::string store = "%13 = STORE %3 %12 : void";
+  k.replace(k.find(store), store.size(), "%16 = SIN %12 : float32\n%13 = STORE %3 %16 : void");
+  return k;
+}
+
 // Runs `reps` timed runs per benchmark iteration and reports the device median too.
 void run_kernel(benchmark::State& state, int64_t n) {
   ir::Context ctx;
@@ -69,23 +78,28 @@ BENCHMARK(BM_Vulkan_TinyDispatchReadback)->UseManualTime()->Unit(benchmark::kMic
 void BM_Vulkan_Add16M(benchmark::State& state) { run_kernel(state, int64_t{16} << 20); }
 BENCHMARK(BM_Vulkan_Add16M)->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(2.0);
 
-void BM_Vulkan_CompilePipeline(benchmark::State& state) {
+void compile_pipelines(benchmark::State& state, std::string (*kernel)(int64_t, int)) {
   int c = 1000;
   {  // the first compile creates the device context: not measured
     ir::Context ctx;
-    auto k = ir::parse_kernel(ctx, add_kernel(1024, c++));
+    auto k = ir::parse_kernel(ctx, kernel(1024, c++));
     (void)backends::find_backend("vulkan")->compile(k->kernel.root);
   }
   for (auto _ : state) {
     state.PauseTiming();
     ir::Context ctx;
-    auto k = ir::parse_kernel(ctx, add_kernel(1024, c++));  // a new constant: a new shader
+    auto k = ir::parse_kernel(ctx, kernel(1024, c++));  // a new constant: a new shader
     state.ResumeTiming();
     auto r = backends::find_backend("vulkan")->compile(k->kernel.root);
     if (!r.ok()) return state.SkipWithError(r.error().message.c_str());
   }
 }
+void BM_Vulkan_CompilePipeline(benchmark::State& state) { compile_pipelines(state, [](int64_t n, int c) { return add_kernel(n, c); }); }
 BENCHMARK(BM_Vulkan_CompilePipeline)->Unit(benchmark::kMillisecond)->MinTime(2.0);
+
+// The same with SIN: what the double-precision sine adds to a shader's compile time.
+void BM_Vulkan_CompileSinPipeline(benchmark::State& state) { compile_pipelines(state, sin_kernel); }
+BENCHMARK(BM_Vulkan_CompileSinPipeline)->Unit(benchmark::kMillisecond)->MinTime(2.0);
 
 }  // namespace
 }  // namespace uopfuzz

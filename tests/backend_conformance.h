@@ -1,9 +1,10 @@
 /** \file Test helper: the conformance tables every compiled backend must pass against
  * the oracle: every ALU op on every dtype it verifies for, on edge values (0, -0, ±1,
- * INT_MIN, INT_MAX, shift widths, NaN, ±inf, subnormals, the float16 limits), every cast
- * and bitcast pair, every REDUCE op, every example on three seeds. Operand tuples on
- * which the op is undefined (scalar_eval says so) are left out: a backend only runs
- * UB-free kernels. Outputs agree bit for bit, except as the backend declares (its ULPs
+ * INT_MIN, INT_MAX, shift widths, NaN, ±inf, subnormals, the float16 limits; for SIN
+ * also huge arguments and those nearest a multiple of pi/2, and random large ones),
+ * every cast and bitcast pair, every REDUCE op, every example on three seeds. Operand
+ * tuples on which the op is undefined (scalar_eval says so) are left out: a backend only
+ * runs UB-free kernels. Outputs agree bit for bit, except as the backend declares (its ULPs
  * for the graph, the sign of zero), as the differential check compares them. */
 #pragma once
 
@@ -68,6 +69,29 @@ inline std::vector<Value> edge_values(DType dt) {
     v.push_back(Value::of_uint(max - 1));
     v.push_back(Value::of_uint(uint64_t{1} << (bits - 1)));
   }
+  return v;
+}
+
+// SIN's argument reduction, beyond the edge values: large magnitudes up to the largest
+// double, and the doubles and floats nearest a multiple of pi/2 (the best approximations
+// m * 2^e, from the continued fractions of 2^e * 2/pi): 6381956970095103 * 2^797 is the
+// closest of the doubles from 2^31 up (2^-61.5 quadrants off; the known worst case of
+// all doubles), 16367173 * 2^72 of the floats from 2^31 up, and 7763785107565477 * 2^-29
+// of the doubles in [2^12, 2^31) (Cody-Waite's side). Rounded to `dt` (float16: mostly
+// inf).
+inline std::vector<Value> sin_edge_values(DType dt) {
+  std::vector<Value> v;
+  const double dmax = std::numeric_limits<double>::max();
+  for (double d : {2147483648.0, 2147483649.0, 2147483647.5, -2147483648.0, 4294967296.0, 1e10, 1e15, 1e22, -1e22,
+                   9007199254740992.0, 1e100, 1e300, dmax, -dmax, std::ldexp(1.0, 1023), 3e38, double(1e10f),
+                   double(std::numeric_limits<float>::max()), std::ldexp(6381956970095103.0, 797),
+                   -std::ldexp(6381956970095103.0, 797), std::ldexp(6381956970095103.0, 798),
+                   std::ldexp(5916243447979695.0, 79), std::ldexp(8444920710073313.0, 939),
+                   std::ldexp(5850965514341686.0, 525), -std::ldexp(8160885118204141.0, 808),
+                   std::ldexp(8583082635084172.0, 145), std::ldexp(7763785107565477.0, -29),
+                   std::ldexp(16367173.0, 72), -std::ldexp(16367173.0, 73), std::ldexp(10741887.0, 11),
+                   std::ldexp(10057457.0, 62), std::ldexp(11617958.0, 17), std::ldexp(10695401.0, 2)})
+    v.push_back(round_float(dt, d));
   return v;
 }
 
@@ -157,6 +181,8 @@ inline void every_alu_op_agrees(const Conformance& conf) {
       // Every tuple of edge values on which the op is defined.
       std::vector<std::vector<Value>> cols(static_cast<size_t>(arity));
       auto e0 = edge_values(in[0]), e1 = edge_values(dt);
+      if (op == Op::Sin)
+        for (Value x : sin_edge_values(dt)) e0.push_back(x);
       for (size_t i = 0; i < e0.size(); ++i)
         for (size_t j = 0; j < (arity >= 2 ? e1.size() : 1); ++j)
           for (size_t l = 0; l < (arity == 3 ? 3 : 1); ++l) {
@@ -174,6 +200,34 @@ inline void every_alu_op_agrees(const Conformance& conf) {
     }
   }
   EXPECT_GE(tested, 150);  // 33 ops over 13 dtypes, where they verify
+}
+
+// SIN of random large arguments, either sign, on a fixed seed: 2048 float64 with the
+// exponents 31 .. 1023 in turn, 1024 float32 with 31 .. 127.
+inline void sin_of_large_arguments_agrees(const Conformance& conf) {
+  uint64_t state = 12345;
+  auto next = [&state] {  // splitmix64
+    uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  };
+  for (DType dt : {dtypes::Float64, dtypes::Float32}) {
+    const bool f64 = dt == dtypes::Float64;
+    const int mbits = f64 ? 53 : 24, emax = f64 ? 1023 : 127, n = f64 ? 2048 : 1024;
+    std::vector<std::vector<Value>> cols(1);
+    for (int i = 0; i < n; ++i) {
+      const uint64_t r = next();
+      const double m = static_cast<double>((r >> (64 - mbits)) | (uint64_t{1} << (mbits - 1)));  // [2^(mbits-1), 2^mbits)
+      const int e = 31 + i % (emax - 31 + 1);  // |x| in [2^e, 2^(e+1))
+      const double x = std::ldexp(m, e - (mbits - 1));
+      cols[0].push_back(round_float(dt, (r & 1) ? -x : x));
+    }
+    Case c;
+    c.name = fmt::format("SIN {} of large arguments", dt.name());
+    ASSERT_TRUE(build(c, Op::Sin, {dt}, dt, cols)) << c.name;
+    expect_agree(c, conf);
+  }
 }
 
 inline void every_cast_agrees(const Conformance& conf) {

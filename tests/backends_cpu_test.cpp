@@ -40,6 +40,10 @@ TEST(CpuBackend, EveryAluOpOnEveryDtypeAgreesWithTheOracle) {
   test_support::every_alu_op_agrees(kCpu);
 }
 
+TEST(CpuBackend, SinOfLargeArgumentsAgreesWithTheOracle) {
+  test_support::sin_of_large_arguments_agrees(kCpu);
+}
+
 TEST(CpuBackend, EveryCastAndBitcastAgreesWithTheOracle) {
   test_support::every_cast_agrees(kCpu);
 }
