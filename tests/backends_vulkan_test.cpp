@@ -203,7 +203,9 @@ TEST(VulkanBackend, ZeroValidationMessagesOverTheExamples) {
     std::map<std::string, int64_t> vars(k->kernel.header.vars.begin(), k->kernel.header.vars.end());
     auto in = oracle::make_inputs(k->kernel.root, 0, vars);
     auto ref = oracle::run(k->kernel.root, in);
-    if (ref.ok() && ref->status == oracle::RunStatus::Ok) EXPECT_TRUE(c.value()->run(in).ok());
+    if (ref.ok() && ref->status == oracle::RunStatus::Ok) {
+      EXPECT_TRUE(c.value()->run(in).ok());
+    }
   }
   expect_no_validation_messages();
 }
