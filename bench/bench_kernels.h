@@ -10,14 +10,11 @@
 
 #include <fmt/format.h>
 
+#include "check/latency.h"
+
 namespace uopfuzz::bench {
 
-/// The median of a sample (0 when empty).
-inline double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
-  return v[v.size() / 2];
-}
+using check::median;  // the detector's median: one definition for every figure
 
 /// out[i] = a[i] * b[i] + c[i], float32, n elements, over a range of the given axis type
 /// (GLOBAL: a compiled backend may split it over threads or invocations).
