@@ -749,6 +749,12 @@ int cmd_bench(const BenchFlags& f) {
     fmt::print(stderr, "error: cannot write {}\n", f.out);
     return kExitBadInput;
   }
+  // A backend whose device cannot be opened is an error before the work, not a file of skips.
+  for (const auto& d : bench::describe_devices(f.backends))
+    if (d.device.device.rfind("unavailable: ", 0) == 0) {
+      fmt::print(stderr, "error: {}: {}\n", d.backend, d.device.device.substr(13));
+      return kExitBadInput;
+    }
   bench::BenchOptions bo;
   bo.backends = f.backends;
   bo.reps = f.reps;
