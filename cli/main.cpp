@@ -335,6 +335,19 @@ std::optional<std::optional<check::LatencyOptions>> latency_options(const Latenc
     fmt::print(stderr, "error: --latency-backend must be a compiled backend (available: {})\n", backend_list());
     return std::nullopt;
   }
+  // The device is opened in a child: a campaign parent must not hold a device (and its
+  // driver's threads) when it forks workers.
+  fuzz::ChildOutcome probe = fuzz::run_isolated(
+      [&] {
+        auto d = backends::find_backend(o.backend)->device();
+        return d ? std::string("ok") : d.error().message;
+      },
+      60);
+  if (probe.status != fuzz::ChildOutcome::Status::Returned || probe.output != "ok") {
+    fmt::print(stderr, "error: --latency-backend {}: {}\n", o.backend,
+               probe.status == fuzz::ChildOutcome::Status::Returned ? probe.output : "opening its device " + probe.describe());
+    return std::nullopt;
+  }
   return std::optional<check::LatencyOptions>{o};
 }
 
