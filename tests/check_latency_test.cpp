@@ -26,7 +26,6 @@
 #include "ir/graph.h"
 #include "oracle/interpreter.h"
 #include "reduce/predicates.h"
-#include "tests/bug_examples.h"
 
 namespace uopfuzz {
 namespace {
@@ -184,9 +183,30 @@ TEST(LatencyDetector, AKernelMadeTwiceAsSlowIsAlwaysFound) {
   EXPECT_GT(smallest, 1.5);
 }
 
+// corpus/examples/adjacent_ranges.uop at 7 x 13: with merge-more-divmod its two loops
+// become one over 91 with a FLOORDIV and a FLOORMOD by 13 per element, about 5x the time
+// on cpu (the 4 x 8 example is only about 1.15x: too close to the 10% threshold for a
+// test that must not flake).
+const char* kAdjacentRanges = R"(
+%0 = PARAM slot=0 size=91 out : int32
+%1 = CONST 7 : index
+%2 = RANGE %1 axis=0 LOOP : index
+%3 = CONST 13 : index
+%4 = MUL %2 %3 : index
+%5 = RANGE %3 axis=1 LOOP : index
+%6 = ADD %4 %5 : index
+%7 = INDEX %0 %6 : int32
+%8 = CONST 10 : index
+%9 = MUL %2 %8 : index
+%10 = ADD %9 %5 : index
+%11 = CAST %10 : int32
+%12 = STORE %7 %11 : void
+%13 = END %12 %2 %5 : void
+%14 = SINK %13 : void
+)";
+
 TEST(LatencyDetector, ThePlantedMergeIsALatencyFindingSignedShrunkAndRecorded) {
-  const std::string text = test_support::read_example("adjacent_ranges");
-  ASSERT_FALSE(text.empty());
+  const std::string text = kAdjacentRanges;
   ir::Context ctx;
   auto k = ir::parse_kernel(ctx, text);
   ASSERT_TRUE(k.ok());
@@ -202,7 +222,7 @@ TEST(LatencyDetector, ThePlantedMergeIsALatencyFindingSignedShrunkAndRecorded) {
   ASSERT_EQ(r.kind, check::FindingKind::Latency) << r.details;
   EXPECT_EQ(r.backend, "cpu");
   ASSERT_TRUE(r.latency && r.latency->rerun);
-  EXPECT_GE(r.latency->first.ratio, 1.10);
+  EXPECT_GE(r.latency->first.ratio, 2.0);
   EXPECT_LT(r.latency->rerun->test.p_greater, 0.01);
   auto sig = check::signature_of(ctx, k->kernel, co, r, r.backend);
   EXPECT_EQ(sig.text(), "latency/merge_adjacent/cpu");
@@ -222,7 +242,7 @@ TEST(LatencyDetector, ACampaignKeepsTheLatencyFindingWithItsRatioInTheCorpus) {
   o.corpus_dir = dir;
   o.check.latency = check::LatencyOptions{};
   o.check.simplify.bugs.enable(simplifier::Bug::MergeMoreDivmod);
-  const std::string text = test_support::read_example("adjacent_ranges");
+  const std::string text = kAdjacentRanges;
   fuzz::GraphSource source = [&](ir::Context& ctx, uint64_t) { return ir::parse_kernel(ctx, text)->kernel; };
   auto res = fuzz::run_campaign(o, source, fuzz::reducer_shrinker(30));
   ASSERT_EQ(res.new_findings.size(), 1u);
