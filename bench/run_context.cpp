@@ -52,14 +52,15 @@ std::string iso_date() {
 std::vector<MeasuredDevice> describe_devices(const std::vector<std::string>& backend_names) {
   std::vector<MeasuredDevice> out;
   for (const std::string& name : backend_names) {
-    MeasuredDevice m{name, {}};
+    MeasuredDevice m{name, {}, ""};
     if (backends::Backend* b = backends::find_backend(name)) {
       auto d = b->device();
       if (d) m.device = *d;
-      else m.device.device = "unavailable: " + d.error().message;
+      else m.error = d.error().message;
     } else {
-      m.device.device = "unavailable: no such backend";
+      m.error = "no such backend";
     }
+    if (!m.error.empty()) m.device.device = "unavailable: " + m.error;
     out.push_back(std::move(m));
   }
   return out;

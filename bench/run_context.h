@@ -16,10 +16,11 @@ namespace uopfuzz::bench {
 struct MeasuredDevice {
   std::string backend;
   backends::DeviceDescription device;
+  std::string error;  ///< why the device could not be opened ("" when it could)
 };
 
 /// Describes each named backend's device; a backend whose device cannot be opened is
-/// listed with the reason as its device name (the run goes on without it).
+/// listed with `error` set and "unavailable: <error>" as its device name.
 std::vector<MeasuredDevice> describe_devices(const std::vector<std::string>& backend_names);
 
 /// The commit this binary was built from ("-dirty" when the tree had changes; "unknown"

@@ -764,9 +764,8 @@ int cmd_bench(const BenchFlags& f) {
   }
   // A backend whose device cannot be opened is an error before the work, not a file of skips.
   for (const auto& d : bench::describe_devices(f.backends))
-    if (d.device.device.rfind("unavailable: ", 0) == 0) {
-      const std::string why = d.device.device.substr(13);
-      fmt::print(stderr, "error: {}{}\n", why.rfind(d.backend + ":", 0) == 0 ? "" : d.backend + ": ", why);
+    if (!d.error.empty()) {
+      fmt::print(stderr, "error: {}{}\n", d.error.rfind(d.backend + ":", 0) == 0 ? "" : d.backend + ": ", d.error);
       return kExitBadInput;
     }
   bench::BenchOptions bo;
