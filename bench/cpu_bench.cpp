@@ -135,6 +135,18 @@ void BM_Cpu_CompileGenerated(benchmark::State& state) {
 }
 BENCHMARK(BM_Cpu_CompileGenerated)->Unit(benchmark::kMillisecond);
 
+// The fixed cost of one cold compile: the smallest kernel (the float32 sum), cache cleared.
+void BM_Cpu_CompileTiny(benchmark::State& state) {
+  ir::Context ctx;
+  auto k = ir::parse_kernel(ctx, sum(16));
+  backends::Backend* cpu = backends::find_backend("cpu");
+  for (auto _ : state) {
+    cpu->kernel_cache()->clear();
+    benchmark::DoNotOptimize(cpu->compile(k->kernel.root));
+  }
+}
+BENCHMARK(BM_Cpu_CompileTiny)->Unit(benchmark::kMillisecond);
+
 // The campaign's unit of work with --backends oracle,cpu: generate, simplify, check on
 // both (2 input seeds, as `uopfuzz fuzz`), one core.
 void BM_Cpu_CheckedGraphs(benchmark::State& state) {

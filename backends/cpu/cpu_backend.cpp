@@ -21,6 +21,7 @@
 #include <llvm/Passes/OptimizationLevel.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Config/llvm-config.h>
+#include <llvm/Support/CommandLine.h>
 #include <llvm/Support/Host.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
@@ -90,6 +91,17 @@ Jit& jit() {
       return j;
     }
     jtmb->setCodeGenOptLevel(llvm::CodeGenOpt::Default);  // O2
+    // Three code generator stages cost 40% of a kernel's code generation and buy these
+    // kernels nothing measurable (bench/cpu_bench.cpp; README): the DAG selector runs only
+    // where the fast selector cannot (vector code), loop strength reduction only redoes
+    // what x86 addressing modes absorb, and the post-RA list scheduler reorders for
+    // in-order pipelines. UOPFUZZ_CPU_CODEGEN=full keeps all three.
+    const char* codegen = std::getenv("UOPFUZZ_CPU_CODEGEN");
+    if (!codegen || std::string(codegen) != "full") {
+      jtmb->getOptions().EnableFastISel = true;
+      const char* argv[] = {"uopfuzz", "-disable-lsr", "-post-RA-scheduler=false"};
+      llvm::cl::ParseCommandLineOptions(3, argv);
+    }
     auto tm = jtmb->createTargetMachine();
     if (!tm) {
       j->error = to_string(tm.takeError());
@@ -128,9 +140,13 @@ using EntryFn = void (*)(uint8_t**, const int64_t*, int64_t, int64_t);
 
 class CpuKernel final : public Kernel {
  public:
-  CpuKernel(EntryFn fn, llvm::orc::ResourceTrackerSP rt, std::vector<BufferArg> bufs, std::vector<VarSlot> vars,
-            std::string listing)
-      : fn_(fn), rt_(std::move(rt)), bufs_(std::move(bufs)), vars_(std::move(vars)), listing_(std::move(listing)) {}
+  CpuKernel(EntryFn fn, llvm::orc::ResourceTrackerSP rt, LoweredKernel& lowered, std::string listing)
+      : fn_(fn),
+        rt_(std::move(rt)),
+        bufs_(std::move(lowered.buffers)),
+        vars_(std::move(lowered.vars)),
+        parallel_(lowered.parallel),
+        listing_(std::move(listing)) {}
   ~CpuKernel() override {
     std::lock_guard<std::mutex> l(jit().mutex);
     if (auto e = rt_->remove()) llvm::consumeError(std::move(e));
@@ -189,7 +205,7 @@ class CpuKernel final : public Kernel {
   }
 
   void call(std::vector<uint8_t*>& ptrs, const std::vector<int64_t>& vars, int threads) const {
-    const int n = std::clamp(threads, 1, 64);
+    const int n = parallel_ ? std::clamp(threads, 1, 64) : 1;
     if (n == 1) {
       fn_(ptrs.data(), vars.data(), 0, 1);
       return;
@@ -201,6 +217,7 @@ class CpuKernel final : public Kernel {
   llvm::orc::ResourceTrackerSP rt_;
   std::vector<BufferArg> bufs_;
   std::vector<VarSlot> vars_;
+  bool parallel_;
   std::string listing_;
 };
 
@@ -271,15 +288,23 @@ class CpuBackend final : public Backend {
       if (f.isDeclaration()) continue;
       f.addFnAttr("target-cpu", cpu);
       f.addFnAttr("target-features", features);
+      // 256-bit vectors at most: streaming kernels are memory-bound either way, and a
+      // 512-bit loop over bytes carries 64-lane index vectors that cost more to compile
+      // than the rest of the kernel.
+      f.addFnAttr("prefer-vector-width", "256");
     }
     if (keep_listing) {
       llvm::raw_string_ostream os(listing);
       os << "; ---- LLVM IR as lowered ----\n" << m;
     }
     static const bool timing = std::getenv("UOPFUZZ_CPU_TIMING") != nullptr;
+    auto count = [&] { size_t n = 0; for (auto& f : m) for (auto& bb : f) n += bb.size(); return n; };
+    const size_t lowered_size = timing ? count() : 0;
     auto t0 = std::chrono::steady_clock::now();
     optimize(m, *j.tm);
     auto t1 = std::chrono::steady_clock::now();
+    const size_t optimized_size = timing ? count() : 0;
+
     if (keep_listing) {
       llvm::raw_string_ostream os(listing);
       os << "; ---- after the O2 pipeline (what runs) ----\n" << m;
@@ -298,12 +323,11 @@ class CpuBackend final : public Backend {
       return Error{"JIT compilation failed: " + why};
     }
     if (timing)
-      fmt::print(stderr, "cpu compile: optimize {:.2f} ms, codegen {:.2f} ms\n",
+      fmt::print(stderr, "cpu compile: {} -> {} instructions, optimize {:.2f} ms, codegen {:.2f} ms\n", lowered_size, optimized_size,
                  std::chrono::duration<double, std::milli>(t1 - t0).count(),
                  std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t1).count());
     auto fn = reinterpret_cast<EntryFn>(static_cast<uintptr_t>(sym->getAddress()));
-    return std::shared_ptr<Kernel>(std::make_shared<CpuKernel>(fn, std::move(rt), std::move(lowered->buffers),
-                                                               std::move(lowered->vars), std::move(listing)));
+    return std::shared_ptr<Kernel>(std::make_shared<CpuKernel>(fn, std::move(rt), *lowered, std::move(listing)));
   }
 
   static void optimize(llvm::Module& m, llvm::TargetMachine& tm) {
@@ -325,7 +349,14 @@ class CpuBackend final : public Backend {
     pb.registerFunctionAnalyses(fam);
     pb.registerLoopAnalyses(lam);
     pb.crossRegisterProxies(lam, fam, cgam, mam);
-    llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O2);
+    // O2's function simplification and optimization pipelines, without its interprocedural
+    // part: a kernel is one function, and the inliner, IPSCCP, GlobalOpt and
+    // function-attribute inference find nothing to do there (they were a third of the
+    // compile).
+    llvm::ModulePassManager mpm;
+    mpm.addPass(llvm::createModuleToFunctionPassAdaptor(
+        pb.buildFunctionSimplificationPipeline(llvm::OptimizationLevel::O2, llvm::ThinOrFullLTOPhase::None)));
+    mpm.addPass(pb.buildModuleOptimizationPipeline(llvm::OptimizationLevel::O2));
     mpm.run(m, mam);
   }
 

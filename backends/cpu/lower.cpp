@@ -1,5 +1,7 @@
 #include "backends/cpu/lower.h"
 
+#include <algorithm>
+#include <limits>
 #include <map>
 #include <optional>
 #include <unordered_map>
@@ -11,10 +13,12 @@
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Intrinsics.h>
 #include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/MDBuilder.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include "ir/analysis.h"
 #include "ir/graph.h"
 #include "ir/node_map.h"
 #include "ir/scalar_eval.h"
@@ -24,6 +28,24 @@ namespace uopfuzz::backends::cpu {
 using namespace ir;
 
 namespace {
+
+// Loop nests with fewer iterations than this run on one thread.
+constexpr int64_t kParallelWork = int64_t{1} << 15;
+// Loops whose trip count is never this large stay scalar.
+constexpr int64_t kVectorizeTrips = 64;
+
+// An upper bound on the iterations of the loop nest below `end`: the product of every
+// RANGE's largest trip count (saturating).
+int64_t loop_nest_work(UOp end) {
+  Analysis analysis;
+  int64_t total = 1;
+  for (UOp r : toposort(end)) {
+    if (r.op() != Op::Range) continue;
+    const int64_t trips = std::max<int64_t>(analysis.vmax(r.src(0)), 1);
+    total = total > std::numeric_limits<int64_t>::max() / trips ? std::numeric_limits<int64_t>::max() : total * trips;
+  }
+  return total;
+}
 
 bool is_unsigned(DType dt) { return dt.kind() == DTypeKind::Unsigned || dt.is_bool(); }
 
@@ -44,6 +66,7 @@ class Lowerer {
   Lowerer(llvm::LLVMContext& c, llvm::Module& m) : c_(c), m_(m), b_(c) {}
 
   std::optional<Error> run(UOp root, const std::string& name, LoweredKernel& out) {
+    out_ = &out;
     topo_ = toposort(root);
     open_ = open_ranges(topo_);
     for (UOp u : topo_) {
@@ -60,51 +83,32 @@ class Lowerer {
         out.vars.push_back({va.name, va.min, va.max});
       }
     }
-    // The body takes one noalias pointer per buffer (buffers never overlap), so the
-    // vectorizer needs no runtime alias checks once the wrapper inlines it.
+    // One function: void name(i8** buffers, i64* vars, i64 thread, i64 threads).
     auto* i8p = llvm::Type::getInt8PtrTy(c_);
     auto* i64 = b_.getInt64Ty();
-    std::vector<llvm::Type*> params(out.buffers.size(), i8p);
-    params.push_back(i64->getPointerTo());
-    params.push_back(i64);
-    params.push_back(i64);
-    auto* body_ty = llvm::FunctionType::get(b_.getVoidTy(), params, false);
-    fn_ = llvm::Function::Create(body_ty, llvm::Function::InternalLinkage, name + "_body", m_);
-    fn_->addFnAttr(llvm::Attribute::AlwaysInline);
+    auto* fn_ty = llvm::FunctionType::get(b_.getVoidTy(), {i8p->getPointerTo(), i64->getPointerTo(), i64, i64}, false);
+    fn_ = llvm::Function::Create(fn_ty, llvm::Function::ExternalLinkage, name, m_);
     fn_->addFnAttr(llvm::Attribute::NoUnwind);
-    for (size_t i = 0; i < out.buffers.size(); ++i) fn_->addParamAttr(static_cast<unsigned>(i), llvm::Attribute::NoAlias);
+    make_alias_scopes(out.buffers.size());
     entry_ = llvm::BasicBlock::Create(c_, "entry", fn_);
     auto* start = llvm::BasicBlock::Create(c_, "start", fn_);
     b_.SetInsertPoint(entry_);
     b_.CreateBr(start);
     b_.SetInsertPoint(start);
     auto arg = fn_->arg_begin();
-    for (size_t i = 0; i < out.buffers.size(); ++i, ++arg) bufs_.push_back(&*arg);
+    llvm::Value* buf_array = &*arg++;
     llvm::Value* vars = &*arg++;
     thread_ = &*arg++;
     threads_ = &*arg++;
+    for (size_t i = 0; i < out.buffers.size(); ++i)
+      bufs_.push_back(scoped(b_.CreateLoad(i8p, b_.CreateConstInBoundsGEP1_64(i8p, buf_array, i)), kArguments));
     for (auto& [u, k] : var_index_)
-      var_values_[u] = b_.CreateTrunc(b_.CreateLoad(i64, b_.CreateConstInBoundsGEP1_64(i64, vars, k)), repr(u.dtype()));
+      var_values_[u] = b_.CreateTrunc(scoped(b_.CreateLoad(i64, b_.CreateConstInBoundsGEP1_64(i64, vars, k)), kArguments),
+                                      repr(u.dtype()));
     chain_.push_back(new_scope(start));
     for (UOp s : root.src())
       if (auto e = effect(s, /*top=*/true)) return e;
     b_.SetInsertPoint(chain_.back()->cur);
-    b_.CreateRetVoid();
-
-    // The entry: unpacks the buffer array and calls the body (inlined at O2).
-    auto* entry_ty = llvm::FunctionType::get(b_.getVoidTy(), {i8p->getPointerTo(), i64->getPointerTo(), i64, i64}, false);
-    auto* entry_fn = llvm::Function::Create(entry_ty, llvm::Function::ExternalLinkage, name, m_);
-    entry_fn->addFnAttr(llvm::Attribute::NoUnwind);
-    b_.SetInsertPoint(llvm::BasicBlock::Create(c_, "entry", entry_fn));
-    std::vector<llvm::Value*> call_args;
-    auto ea = entry_fn->arg_begin();
-    llvm::Value* buf_array = &*ea++;
-    for (size_t i = 0; i < out.buffers.size(); ++i)
-      call_args.push_back(b_.CreateLoad(i8p, b_.CreateConstInBoundsGEP1_64(i8p, buf_array, i)));
-    call_args.push_back(&*ea++);
-    call_args.push_back(&*ea++);
-    call_args.push_back(&*ea++);
-    b_.CreateCall(fn_, call_args);
     b_.CreateRetVoid();
     out.function = name;
 
@@ -115,6 +119,33 @@ class Lowerer {
   }
 
  private:
+  // ---- aliasing ------------------------------------------------------------------
+  // Buffers never overlap each other or the argument arrays. Each gets an alias scope,
+  // and every access says which scope it is in and which it is not, so that the
+  // vectorizer needs no runtime alias checks (what noalias parameters would say, without
+  // a second function to inline).
+  static constexpr size_t kArguments = ~size_t{0};
+  void make_alias_scopes(size_t buffers) {
+    llvm::MDBuilder md(c_);
+    llvm::MDNode* domain = md.createAnonymousAliasScopeDomain("uopfuzz kernel");
+    std::vector<llvm::Metadata*> scopes;
+    for (size_t i = 0; i <= buffers; ++i) scopes.push_back(md.createAnonymousAliasScope(domain));  // last: the arguments
+    for (size_t i = 0; i <= buffers; ++i) {
+      std::vector<llvm::Metadata*> others;
+      for (size_t j = 0; j <= buffers; ++j)
+        if (j != i) others.push_back(scopes[j]);
+      in_scope_.push_back(llvm::MDNode::get(c_, {scopes[i]}));
+      not_in_scope_.push_back(llvm::MDNode::get(c_, others));
+    }
+  }
+  // `access` reads or writes buffer `buffer` (or the argument arrays: kArguments).
+  llvm::Instruction* scoped(llvm::Instruction* access, size_t buffer) {
+    const size_t i = buffer == kArguments ? in_scope_.size() - 1 : buffer;
+    access->setMetadata(llvm::LLVMContext::MD_alias_scope, in_scope_[i]);
+    access->setMetadata(llvm::LLVMContext::MD_noalias, not_in_scope_[i]);
+    return access;
+  }
+
   // ---- types -------------------------------------------------------------------
   // Register form: bool i1, float16 double (exact half values), index i64.
   llvm::Type* repr(DType dt) {
@@ -193,8 +224,21 @@ class Lowerer {
     chain_.pop_back();
     b_.SetInsertPoint(s->cur);
     b_.CreateStore(b_.CreateAdd(s->iv, b_.getInt64(1)), s->counter);
-    b_.CreateBr(s->header);
+    llvm::BranchInst* latch = b_.CreateBr(s->header);
+    // A loop that never runs many iterations is not worth vectorizing, and the vector
+    // code for a trip count known only at run time (a VAR bound) is most of the compile.
+    if (analysis_.vmax(s->range.src(0)) < kVectorizeTrips) latch->setMetadata(llvm::LLVMContext::MD_loop, no_vectorize());
     chain_.back()->cur = s->exit;
+  }
+
+  // Loop metadata: a distinct self-referencing node with vectorize.enable = false.
+  llvm::MDNode* no_vectorize() {
+    llvm::Metadata* off[] = {llvm::MDString::get(c_, "llvm.loop.vectorize.enable"),
+                             llvm::ConstantAsMetadata::get(b_.getFalse())};
+    llvm::Metadata* ops[] = {nullptr, llvm::MDNode::get(c_, off)};
+    llvm::MDNode* loop = llvm::MDNode::getDistinct(c_, ops);
+    loop->replaceOperandWith(0, loop);
+    return loop;
   }
 
   // Innermost position in chain_[0..depth) binding one of u's open ranges (0: root).
@@ -233,7 +277,7 @@ class Lowerer {
     return v;
   }
 
-  llvm::Value* address(UOp index, size_t depth, llvm::Value** gate) {
+  llvm::Value* address(UOp index, size_t depth, llvm::Value** gate, size_t* buffer) {
     UOp idx = index.src(1);
     *gate = nullptr;
     if (idx.op() == Op::Where && idx.src(2).op() == Op::Invalid) {
@@ -244,7 +288,8 @@ class Lowerer {
     UOp buf = index.src(0);
     llvm::Type* st = storage(buf.dtype());
     at(chain_[depth - 1]);
-    llvm::Value* base = b_.CreateBitCast(bufs_[buf_index_.at(buf)], st->getPointerTo());
+    *buffer = buf_index_.at(buf);
+    llvm::Value* base = b_.CreateBitCast(bufs_[*buffer], st->getPointerTo());
     return b_.CreateInBoundsGEP(st, base, i);
   }
 
@@ -264,17 +309,18 @@ class Lowerer {
     DType dt = u.dtype();
     llvm::Value* alt = u.num_src() == 2 ? place(u.src(1), k + 1) : constant(dt, reduce_identity(Op::Add, dt));
     llvm::Value* gate;
-    llvm::Value* ptr = address(u.src(0), k + 1, &gate);
+    size_t buffer;
+    llvm::Value* ptr = address(u.src(0), k + 1, &gate, &buffer);
     Scope* s = chain_[k];
     at(s);
-    if (!gate) return from_storage(dt, b_.CreateLoad(storage(dt), ptr));
+    if (!gate) return from_storage(dt, scoped(b_.CreateLoad(storage(dt), ptr), buffer));
     // A gated load touches memory only when its gate holds.
     auto* from = b_.GetInsertBlock();
     auto* then = llvm::BasicBlock::Create(c_, "gated_load", fn_);
     auto* merge = llvm::BasicBlock::Create(c_, "gated_load_done", fn_);
     b_.CreateCondBr(gate, then, merge);
     b_.SetInsertPoint(then);
-    llvm::Value* got = from_storage(dt, b_.CreateLoad(storage(dt), ptr));
+    llvm::Value* got = from_storage(dt, scoped(b_.CreateLoad(storage(dt), ptr), buffer));
     auto* then_end = b_.GetInsertBlock();
     b_.CreateBr(merge);
     b_.SetInsertPoint(merge);
@@ -309,27 +355,17 @@ class Lowerer {
   // ---- effects -----------------------------------------------------------------
   std::optional<Error> effect(UOp u, bool top) {
     if (u.op() == Op::Store) {
-      if (top) {
-        // Outside every loop: thread 0 alone stores (a guard scope, so that values it
-        // computes are not reused outside the guard).
-        Scope* root = chain_.back();
-        at(root);
-        auto* then = llvm::BasicBlock::Create(c_, "thread0", fn_);
-        auto* after = llvm::BasicBlock::Create(c_, "thread0_done", fn_);
-        b_.CreateCondBr(b_.CreateICmpEQ(thread_, b_.getInt64(0)), then, after);
-        Scope* g = new_scope(then);
-        chain_.push_back(g);
-        store(u);
-        chain_.pop_back();
-        b_.SetInsertPoint(g->cur);
-        b_.CreateBr(after);
-        root->cur = after;
-      } else {
-        store(u);
-      }
+      // Outside every loop, thread 0 alone stores.
+      if (top) return on_thread0([&] { store(u); return std::nullopt; });
+      store(u);
       return std::nullopt;
     }
     if (u.op() != Op::End) return Error{fmt::format("unexpected {} among the kernel's effects", op_name(u.op()))};
+    // A loop nest too small to be worth waking threads for runs on thread 0 alone, with
+    // its own bounds: a constant trip count lets the optimizer see that a short loop is
+    // not worth vectorizing, which keeps the compile cheap.
+    if (top && loop_nest_work(u) < kParallelWork) return on_thread0([&] { return effect(u, false); });
+    if (top) out_->parallel = true;
     size_t outer = chain_.size();
     for (size_t i = 1; i < u.num_src(); ++i) {
       if (top && i == 1) {
@@ -352,24 +388,44 @@ class Lowerer {
     return std::nullopt;
   }
 
+  // Emits `body` in a scope that only thread 0 enters (a scope of its own, so that values
+  // computed inside are not reused outside the guard).
+  template <class Body>
+  std::optional<Error> on_thread0(Body body) {
+    Scope* root = chain_.back();
+    at(root);
+    auto* then = llvm::BasicBlock::Create(c_, "thread0", fn_);
+    auto* after = llvm::BasicBlock::Create(c_, "thread0_done", fn_);
+    b_.CreateCondBr(b_.CreateICmpEQ(thread_, b_.getInt64(0)), then, after);
+    Scope* g = new_scope(then);
+    chain_.push_back(g);
+    std::optional<Error> e = body();
+    chain_.pop_back();
+    b_.SetInsertPoint(g->cur);
+    b_.CreateBr(after);
+    root->cur = after;
+    return e;
+  }
+
   void store(UOp u) {
     const size_t depth = chain_.size();
     UOp index = u.src(0);
     llvm::Value* gate;
-    llvm::Value* ptr = address(index, depth, &gate);
+    size_t buffer;
+    llvm::Value* ptr = address(index, depth, &gate, &buffer);
     llvm::Value* v = place(u.src(1), depth);
     Scope* s = chain_.back();
     at(s);
     llvm::Value* raw = to_storage(index.src(0).dtype(), v);
     if (!gate) {
-      b_.CreateStore(raw, ptr);
+      scoped(b_.CreateStore(raw, ptr), buffer);
       return;
     }
     auto* then = llvm::BasicBlock::Create(c_, "gated_store", fn_);
     auto* merge = llvm::BasicBlock::Create(c_, "gated_store_done", fn_);
     b_.CreateCondBr(gate, then, merge);
     b_.SetInsertPoint(then);
-    b_.CreateStore(raw, ptr);
+    scoped(b_.CreateStore(raw, ptr), buffer);
     b_.CreateBr(merge);
     s->cur = merge;
   }
@@ -533,9 +589,12 @@ class Lowerer {
   llvm::LLVMContext& c_;
   llvm::Module& m_;
   llvm::IRBuilder<> b_;
+  LoweredKernel* out_ = nullptr;
+  Analysis analysis_;
   llvm::Function* fn_ = nullptr;
   llvm::BasicBlock* entry_ = nullptr;
   std::vector<llvm::Value*> bufs_;
+  std::vector<llvm::MDNode*> in_scope_, not_in_scope_;  // per buffer, then the arguments
   llvm::Value* thread_ = nullptr;
   llvm::Value* threads_ = nullptr;
   std::vector<UOp> topo_;
@@ -550,6 +609,12 @@ class Lowerer {
 };
 
 }  // namespace
+
+bool splits_across_threads(UOp root) {
+  for (UOp s : root.src())
+    if (s.op() == Op::End && loop_nest_work(s) >= kParallelWork) return true;
+  return false;
+}
 
 Result<LoweredKernel> lower(llvm::LLVMContext& ctx, UOp root, const std::string& function) {
   LoweredKernel out;

@@ -40,6 +40,7 @@ struct LoweredKernel {
   std::string function;  ///< the entry's symbol name
   std::vector<BufferArg> buffers;
   std::vector<VarSlot> vars;
+  bool parallel = false;  ///< some loop is split across threads (else one thread does all)
 };
 
 /// Names of the float16 helpers the emitted code calls (defined by the JIT as absolute
@@ -47,6 +48,10 @@ struct LoweredKernel {
 inline constexpr const char* kHalfRound = "uopfuzz_half_round";
 inline constexpr const char* kHalfBits = "uopfuzz_half_bits";
 inline constexpr const char* kHalfValue = "uopfuzz_half_value";
+
+/// Whether some top-level loop nest of the kernel is large enough (2^15 iterations at
+/// most, by static bounds) to be split across threads; the others run on thread 0.
+bool splits_across_threads(ir::UOp root);
 
 Result<LoweredKernel> lower(llvm::LLVMContext& ctx, ir::UOp root, const std::string& function);
 
