@@ -39,6 +39,9 @@ struct Capabilities {
   /// false: the sign of a zero float result may differ from the oracle's (+0 for -0), so
   /// outputs compare with +0 == -0. Declared in SEMANTICS.md like the ULPs.
   bool signed_zeros = true;
+  /// true: adds the terms of reassociable float sums (backends/float_sums.h) in any order,
+  /// so those outputs compare within sum_bounds(), not bit for bit.
+  bool reassociates_float_sums = false;
   std::string notes;              ///< one line: what is missing or differs, and why
 
   bool supports(ir::DType dt) const;

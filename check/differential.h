@@ -87,6 +87,9 @@ struct Tolerance {
   Tolerance(int ulps = 0, bool zero_sign_free = false) : ulps(ulps), zero_sign_free(zero_sign_free) {}  // NOLINT
   int ulps;             ///< finite floats at most this many ULPs apart agree
   bool zero_sign_free;  ///< +0 and -0 agree (a backend that does not keep the sign of zero)
+  /// Per element: reassociated float sums agree when at most this far apart
+  /// (backends::sum_bounds; +inf: any value but NaN). NaN still only matches NaN.
+  const std::vector<double>* sum_bounds = nullptr;
 };
 std::optional<size_t> first_difference(const ir::Buffer& want, const ir::Buffer* got, Tolerance tolerance = {});
 

@@ -18,6 +18,7 @@
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include "backends/float_sums.h"
 #include "ir/analysis.h"
 #include "ir/graph.h"
 #include "ir/node_map.h"
@@ -67,6 +68,7 @@ class Lowerer {
 
   std::optional<Error> run(UOp root, const std::string& name, LoweredKernel& out) {
     out_ = &out;
+    sums_ = reassociable_sums(root);
     topo_ = toposort(root);
     open_ = open_ranges(topo_);
     for (UOp u : topo_) {
@@ -344,7 +346,11 @@ class Lowerer {
     llvm::Value* v = place(u.src(0), chain_.size());
     at(chain_.back());
     llvm::Value* args[3] = {b_.CreateLoad(repr(dt), acc), v, nullptr};
-    b_.CreateStore(alu(op, dt, dt, args), acc);
+    llvm::Value* next = alu(op, dt, dt, args);
+    // A reassociable sum (backends/float_sums.h) may add its terms in any order: the
+    // vectorizer then keeps a partial sum per lane.
+    if (sums_.reduces.contains(u)) llvm::cast<llvm::Instruction>(next)->setHasAllowReassoc(true);
+    b_.CreateStore(next, acc);
     for (size_t i = 1; i < u.num_src(); ++i) close_loop();
     at(chain_[k]);
     llvm::Value* r = b_.CreateLoad(repr(dt), acc);
@@ -591,6 +597,7 @@ class Lowerer {
   llvm::IRBuilder<> b_;
   LoweredKernel* out_ = nullptr;
   Analysis analysis_;
+  ReassociableSums sums_;
   llvm::Function* fn_ = nullptr;
   llvm::BasicBlock* entry_ = nullptr;
   std::vector<llvm::Value*> bufs_;
