@@ -1,7 +1,8 @@
 // CPU backend speed (issue 5): JIT compile time of generated kernels, streaming
 // bandwidth against plain -O3 -march=native C++ loops measured in the same run
 // (elementwise a*b+c and a read-only sum over 64 MiB per buffer), thread scaling, and
-// campaign throughput with --backends oracle,cpu. The ratios are printed at the end.
+// campaign throughput with --backends oracle,cpu. The ratios are printed when the binary
+// exits ("ratio: ..." lines), from the figures of this one run.
 #include <algorithm>
 #include <chrono>
 #include <map>
@@ -49,6 +50,30 @@ std::string sum(int64_t n) {
 )", n);
 }
 
+// Bandwidths measured in this run, printed as the issue's ratios when the binary exits.
+struct Ratios {
+  std::map<std::string, double> gbps;
+  ~Ratios() {
+    auto has = [&](std::initializer_list<const char*> keys) {
+      for (const char* k : keys)
+        if (!gbps.count(k)) return false;
+      return true;
+    };
+    if (has({"cpu1", "native1"}))
+      fmt::print("ratio: cpu elementwise, 1 thread: {:.0f}% of the native triad\n", 100 * gbps["cpu1"] / gbps["native1"]);
+    if (has({"cpu1", "cpu2", "native1", "native2"}))
+      fmt::print("ratio: cpu elementwise, 2 threads: {:.2f}x one thread (the native triad: {:.2f}x)\n",
+                 gbps["cpu2"] / gbps["cpu1"], gbps["native2"] / gbps["native1"]);
+    if (has({"cpu_sum", "native_sum"}))
+      fmt::print("ratio: cpu float32 sum: {:.0f}% of the native sum\n", 100 * gbps["cpu_sum"] / gbps["native_sum"]);
+  }
+};
+Ratios g_ratios;
+
+double gbps(const benchmark::State& state, double seconds, int64_t bytes_per_iteration) {
+  return seconds > 0 ? static_cast<double>(state.iterations()) * static_cast<double>(bytes_per_iteration) / seconds / 1e9 : 0;
+}
+
 // One kernel with its inputs, shared by the benchmarks that stream it.
 struct Streamed {
   ir::Context ctx;
@@ -72,8 +97,14 @@ void BM_Cpu_Elementwise(benchmark::State& state) {
   Streamed& s = streamed("elementwise");
   backends::RunOptions ro;
   ro.threads = static_cast<int>(state.range(0));
-  for (auto _ : state) state.SetIterationTime(s.kernel->time(s.inputs, 1, ro).value()[0]);
+  double total = 0;
+  for (auto _ : state) {
+    const double t = s.kernel->time(s.inputs, 1, ro).value()[0];
+    total += t;
+    state.SetIterationTime(t);
+  }
   state.SetBytesProcessed(state.iterations() * kElems * 4 * 4);
+  g_ratios.gbps[ro.threads == 1 ? "cpu1" : "cpu2"] = gbps(state, total, kElems * 4 * 4);
 }
 BENCHMARK(BM_Cpu_Elementwise)->Arg(1)->Arg(2)->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(2);
 
@@ -82,6 +113,7 @@ void BM_Native_Triad(benchmark::State& state) {
   std::vector<float> out(static_cast<size_t>(kElems));
   auto f = [&](int slot) { return reinterpret_cast<const float*>(s.inputs.buffers.at(slot).data()); };
   const int threads = static_cast<int>(state.range(0));
+  auto t0 = std::chrono::steady_clock::now();
   for (auto _ : state) {
     if (threads == 1) {
       bench::native_triad(out.data(), f(1), f(2), f(3), 0, kElems);
@@ -94,21 +126,31 @@ void BM_Native_Triad(benchmark::State& state) {
     benchmark::ClobberMemory();
   }
   state.SetBytesProcessed(state.iterations() * kElems * 4 * 4);
+  g_ratios.gbps[threads == 1 ? "native1" : "native2"] =
+      gbps(state, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), kElems * 4 * 4);
 }
 BENCHMARK(BM_Native_Triad)->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond)->MinTime(2);
 
 void BM_Cpu_Sum(benchmark::State& state) {
   Streamed& s = streamed("sum");
-  for (auto _ : state) state.SetIterationTime(s.kernel->time(s.inputs, 1).value()[0]);
+  double total = 0;
+  for (auto _ : state) {
+    const double t = s.kernel->time(s.inputs, 1).value()[0];
+    total += t;
+    state.SetIterationTime(t);
+  }
   state.SetBytesProcessed(state.iterations() * kElems * 4);
+  g_ratios.gbps["cpu_sum"] = gbps(state, total, kElems * 4);
 }
 BENCHMARK(BM_Cpu_Sum)->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(2);
 
 void BM_Native_Sum(benchmark::State& state) {
   Streamed& s = streamed("sum");
   const float* a = reinterpret_cast<const float*>(s.inputs.buffers.at(1).data());
+  auto t0 = std::chrono::steady_clock::now();
   for (auto _ : state) benchmark::DoNotOptimize(bench::native_sum(a, kElems));
   state.SetBytesProcessed(state.iterations() * kElems * 4);
+  g_ratios.gbps["native_sum"] = gbps(state, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), kElems * 4);
 }
 BENCHMARK(BM_Native_Sum)->Unit(benchmark::kMillisecond)->MinTime(2);
 
