@@ -150,6 +150,67 @@ TEST(CpuBackend, SmallLoopNestsStaySerial) {
   EXPECT_FALSE(backends::cpu::splits_across_threads(k->kernel.root));
 }
 
+// An UPCAST axis becomes vectors of its width: out[4g + u] = in[4g + u] * 2 over GLOBAL g
+// and UPCAST u (4), and an int32 REDUCE over an UPCAST axis of 8. The optimized IR holds
+// <4 x float> and <8 x i32> values, the vectorizer says it vectorized at those widths,
+// and the results match the oracle's.
+TEST(CpuBackend, UpcastAxesBecomeVectorsOfTheirWidth) {
+  const char* kernels[][2] = {{R"(
+%0 = PARAM slot=0 size=4000 out : float32
+%1 = PARAM slot=1 size=4000 in : float32
+%2 = CONST 1000 : index
+%3 = RANGE %2 axis=0 GLOBAL : index
+%4 = CONST 4 : index
+%5 = RANGE %4 axis=1 UPCAST : index
+%6 = MUL %3 %4 : index
+%7 = ADD %6 %5 : index
+%8 = INDEX %1 %7 : float32
+%9 = LOAD %8 : float32
+%10 = CONST 2 : float32
+%11 = MUL %9 %10 : float32
+%12 = INDEX %0 %7 : float32
+%13 = STORE %12 %11 : void
+%14 = END %13 %3 %5 : void
+%15 = SINK %14 : void
+)", "<4 x float>"}, {R"(
+%0 = PARAM slot=0 size=100 out : int32
+%1 = PARAM slot=1 size=800 in : int32
+%2 = CONST 100 : index
+%3 = RANGE %2 axis=0 GLOBAL : index
+%4 = CONST 8 : index
+%5 = RANGE %4 axis=1 UPCAST : index
+%6 = MUL %3 %4 : index
+%7 = ADD %6 %5 : index
+%8 = INDEX %1 %7 : int32
+%9 = LOAD %8 : int32
+%10 = REDUCE %9 %5 op=ADD : int32
+%11 = INDEX %0 %3 : int32
+%12 = STORE %11 %10 : void
+%13 = END %12 %3 : void
+%14 = SINK %13 : void
+)", "<8 x i32>"}};
+  for (auto& [text, vector] : kernels) {
+    Context x;
+    auto k = parse_kernel(x, text);
+    ASSERT_TRUE(k.ok()) << k.error().message;
+    backends::CompileOptions co;
+    co.keep_listing = true;
+    auto c = backends::find_backend("cpu")->compile(k->kernel.root, co);
+    ASSERT_TRUE(c.ok()) << c.error().message;
+    const std::string listing = c.value()->listing();
+    const std::string optimized = listing.substr(listing.find("after the O2 pipeline"));
+    EXPECT_NE(optimized.find(vector), std::string::npos) << optimized;
+    const std::string width = fmt::format("vectorization width: {}", vector[1]);
+    EXPECT_NE(listing.find(width), std::string::npos) << listing;
+    oracle::Inputs in = oracle::make_inputs(k->kernel.root, 5);
+    auto want = oracle::run(k->kernel.root, in);
+    ASSERT_TRUE(want.ok());
+    auto got = c.value()->run(in);
+    ASSERT_TRUE(got.ok());
+    EXPECT_FALSE(check::first_difference(want->outputs.at(0), &got->outputs.at(0)).has_value());
+  }
+}
+
 TEST(CpuBackend, ListingHasTheIr) {
   Context x;
   auto k = parse_kernel(x, "%0 = PARAM slot=0 size=1 out : float32\n%1 = CONST 0 : index\n%2 = INDEX %0 %1 : float32\n"

@@ -1,6 +1,7 @@
 #include "backends/cpu/lower.h"
 
 #include <algorithm>
+#include <bit>
 #include <limits>
 #include <map>
 #include <optional>
@@ -34,6 +35,8 @@ namespace {
 constexpr int64_t kParallelWork = int64_t{1} << 15;
 // Loops whose trip count is never this large stay scalar.
 constexpr int64_t kVectorizeTrips = 64;
+// The widest vector an UPCAST axis becomes (LLVM's limit for a forced width).
+constexpr int64_t kMaxUpcastWidth = 64;
 
 // An upper bound on the iterations of the loop nest below `end`: the product of every
 // RANGE's largest trip count (saturating).
@@ -227,17 +230,34 @@ class Lowerer {
     b_.SetInsertPoint(s->cur);
     b_.CreateStore(b_.CreateAdd(s->iv, b_.getInt64(1)), s->counter);
     llvm::BranchInst* latch = b_.CreateBr(s->header);
-    // A loop that never runs many iterations is not worth vectorizing, and the vector
-    // code for a trip count known only at run time (a VAR bound) is most of the compile.
-    if (analysis_.vmax(s->range.src(0)) < kVectorizeTrips) latch->setMetadata(llvm::LLVMContext::MD_loop, no_vectorize());
+    UOp bound = s->range.src(0);
+    if (s->range.arg<RangeArg>().type == AxisType::Upcast && bound.is_const() && bound.const_value().i >= 2) {
+      // An UPCAST axis becomes vectors of its width: the vectorizer is told to vectorize
+      // its loop at exactly that width (the largest power of two within it; the rest, if
+      // any, stays a scalar remainder), so a constant trip count of K turns into one
+      // iteration of <K x T> code where the vectorizer can (remarks say where not).
+      const auto width = std::bit_floor(static_cast<uint64_t>(std::min<int64_t>(bound.const_value().i, kMaxUpcastWidth)));
+      latch->setMetadata(llvm::LLVMContext::MD_loop, loop_hints(true, static_cast<unsigned>(width)));
+    } else if (analysis_.vmax(bound) < kVectorizeTrips) {
+      // A loop that never runs many iterations is not worth vectorizing, and the vector
+      // code for a trip count known only at run time (a VAR bound) is most of the compile.
+      latch->setMetadata(llvm::LLVMContext::MD_loop, loop_hints(false, 0));
+    }
     chain_.back()->cur = s->exit;
   }
 
-  // Loop metadata: a distinct self-referencing node with vectorize.enable = false.
-  llvm::MDNode* no_vectorize() {
-    llvm::Metadata* off[] = {llvm::MDString::get(c_, "llvm.loop.vectorize.enable"),
-                             llvm::ConstantAsMetadata::get(b_.getFalse())};
-    llvm::Metadata* ops[] = {nullptr, llvm::MDNode::get(c_, off)};
+  // Loop metadata: a distinct self-referencing node with vectorize.enable (and the width
+  // when nonzero).
+  llvm::MDNode* loop_hints(bool vectorize, unsigned width) {
+    std::vector<llvm::Metadata*> ops{nullptr};
+    llvm::Metadata* enable[] = {llvm::MDString::get(c_, "llvm.loop.vectorize.enable"),
+                                llvm::ConstantAsMetadata::get(b_.getInt1(vectorize))};
+    ops.push_back(llvm::MDNode::get(c_, enable));
+    if (width) {
+      llvm::Metadata* w[] = {llvm::MDString::get(c_, "llvm.loop.vectorize.width"),
+                             llvm::ConstantAsMetadata::get(b_.getInt32(width))};
+      ops.push_back(llvm::MDNode::get(c_, w));
+    }
     llvm::MDNode* loop = llvm::MDNode::getDistinct(c_, ops);
     loop->replaceOperandWith(0, loop);
     return loop;
