@@ -211,6 +211,35 @@ TEST(CpuBackend, UpcastAxesBecomeVectorsOfTheirWidth) {
   }
 }
 
+// Vector code for a loop bounded by a small VAR costs more to compile than it can save:
+// such a loop stays scalar, while the same loop with a large bound vectorizes.
+TEST(CpuBackend, OnlyLoopsThatCanRunLongVectorize) {
+  for (int64_t max : {63, 100000}) {
+    Context x;
+    auto k = parse_kernel(x, fmt::format(R"(
+%0 = PARAM slot=0 size={0} out : float32
+%1 = PARAM slot=1 size={0} in : float32
+%2 = VAR name=n min=0 max={0} : index
+%3 = RANGE %2 axis=0 LOOP : index
+%4 = INDEX %1 %3 : float32
+%5 = LOAD %4 : float32
+%6 = MUL %5 %5 : float32
+%7 = INDEX %0 %3 : float32
+%8 = STORE %7 %6 : void
+%9 = END %8 %3 : void
+%10 = SINK %9 : void
+)", max));
+    ASSERT_TRUE(k.ok()) << k.error().message;
+    backends::CompileOptions co;
+    co.keep_listing = true;
+    auto c = backends::find_backend("cpu")->compile(k->kernel.root, co);
+    ASSERT_TRUE(c.ok()) << c.error().message;
+    const std::string listing = c.value()->listing();
+    const bool vectorized = listing.find("vectorized loop (vectorization width") != std::string::npos;
+    EXPECT_EQ(vectorized, max >= 64) << "VAR max " << max << "\n" << listing;
+  }
+}
+
 TEST(CpuBackend, ListingHasTheIr) {
   Context x;
   auto k = parse_kernel(x, "%0 = PARAM slot=0 size=1 out : float32\n%1 = CONST 0 : index\n%2 = INDEX %0 %1 : float32\n"
