@@ -80,6 +80,13 @@ TEST(CpuBackend, RejectsBadInputsAsValues) {
   EXPECT_TRUE(c.value()->run(in).ok());
 }
 
+// The kernel with its listing: IR as lowered, after O2, and the vectorizer's remarks.
+Result<std::shared_ptr<backends::Kernel>> compile_with_listing(UOp root) {
+  backends::CompileOptions co;
+  co.keep_listing = true;
+  return backends::find_backend("cpu")->compile(root, co);
+}
+
 // A large loop nest is split across threads, a small one runs on thread 0, and a
 // top-level store once: on 1, 2 and 3 threads (an odd split) every output must match
 // the oracle bit for bit.
@@ -193,9 +200,7 @@ TEST(CpuBackend, UpcastAxesBecomeVectorsOfTheirWidth) {
     Context x;
     auto k = parse_kernel(x, text);
     ASSERT_TRUE(k.ok()) << k.error().message;
-    backends::CompileOptions co;
-    co.keep_listing = true;
-    auto c = backends::find_backend("cpu")->compile(k->kernel.root, co);
+    auto c = compile_with_listing(k->kernel.root);
     ASSERT_TRUE(c.ok()) << c.error().message;
     const std::string listing = c.value()->listing();
     const std::string optimized = listing.substr(listing.find("after the O2 pipeline"));
@@ -230,9 +235,7 @@ TEST(CpuBackend, OnlyLoopsThatCanRunLongVectorize) {
 %10 = SINK %9 : void
 )", max));
     ASSERT_TRUE(k.ok()) << k.error().message;
-    backends::CompileOptions co;
-    co.keep_listing = true;
-    auto c = backends::find_backend("cpu")->compile(k->kernel.root, co);
+    auto c = compile_with_listing(k->kernel.root);
     ASSERT_TRUE(c.ok()) << c.error().message;
     const std::string listing = c.value()->listing();
     const bool vectorized = listing.find("vectorized loop (vectorization width") != std::string::npos;
