@@ -80,13 +80,16 @@ struct BackendRun {
 
 }  // namespace
 
+bool agrees_at(const Buffer& want, size_t i, Value got, Tolerance tol) {
+  if (tol.sum_bounds && i < tol.sum_bounds->size()) return sum_agrees(want.get(i), got, (*tol.sum_bounds)[i]);
+  return agrees(want.dtype(), want.get(i), got, tol);
+}
+
 std::optional<size_t> first_difference(const Buffer& want, const Buffer* got, Tolerance tol) {
   for (size_t i = 0; i < want.size(); ++i) {
     // An output the rewrite no longer writes reads as its initial zero.
     Value g = got && i < got->size() ? got->get(i) : Value::of_int(0);
-    const bool ok = tol.sum_bounds && i < tol.sum_bounds->size() ? sum_agrees(want.get(i), g, (*tol.sum_bounds)[i])
-                                                                  : agrees(want.dtype(), want.get(i), g, tol);
-    if (!ok) return i;
+    if (!agrees_at(want, i, g, tol)) return i;
   }
   return std::nullopt;
 }

@@ -92,6 +92,8 @@ struct Tolerance {
   const std::vector<double>* sum_bounds = nullptr;
 };
 std::optional<size_t> first_difference(const ir::Buffer& want, const ir::Buffer* got, Tolerance tolerance = {});
+/// Whether `got` agrees with element i of `want` under `tolerance` (first_difference's test).
+bool agrees_at(const ir::Buffer& want, size_t i, ir::Value got, Tolerance tolerance = {});
 
 CheckResult check_kernel(ir::Context& ctx, const ir::Kernel& kernel, const CheckOptions& options = {});
 
