@@ -243,6 +243,44 @@ TEST(CpuBackend, OnlyLoopsThatCanRunLongVectorize) {
   }
 }
 
+// Found by a campaign (mismatch/lift_add_ne/cpu): out = x - 1 > -1 ? x - 1 : 0 for x in
+// {0, 1} is always 0, but LLVM 14's fast instruction selector at O2 placed the XOR that
+// zeroes a register between the SUB and the CMOV that reads its carry, and gave -1 for
+// x = 0. The backend uses the DAG selector; this kernel must stay right on both inputs.
+TEST(CpuBackend, SelectOnASubtractionsSignIsNotMiscompiled) {
+  Context x;
+  auto k = parse_kernel(x, R"(
+%0 = PARAM slot=1 size=3 out : int32
+%1 = CONST 2 : index
+%2 = INDEX %0 %1 : int32
+%3 = CONST -1 : index
+%4 = PARAM slot=0 size=3 in vmin=0 vmax=1 : uint32
+%5 = INDEX %4 %1 : uint32
+%6 = LOAD %5 : uint32
+%7 = CAST %6 : index
+%8 = ADD %7 %3 : index
+%9 = CMPLT %3 %8 : bool
+%10 = CONST 0 : index
+%11 = WHERE %9 %8 %10 : index
+%12 = CAST %11 : int32
+%13 = CONST 0 : int32
+%14 = WHERE %9 %12 %13 : int32
+%15 = STORE %2 %14 : void
+%16 = SINK %15 : void
+)");
+  ASSERT_TRUE(k.ok()) << k.error().message;
+  auto c = backends::find_backend("cpu")->compile(k->kernel.root);
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  for (uint32_t v : {0u, 1u}) {
+    oracle::Inputs in;
+    in.buffers[0] = Buffer(dtypes::UInt32, 3);
+    in.buffers[0].set(2, Value::of_uint(v));
+    auto got = c.value()->run(in);
+    ASSERT_TRUE(got.ok());
+    EXPECT_EQ(got->outputs.at(1).get(2).i, 0) << "x = " << v;
+  }
+}
+
 TEST(CpuBackend, ListingHasTheIr) {
   Context x;
   auto k = parse_kernel(x, "%0 = PARAM slot=0 size=1 out : float32\n%1 = CONST 0 : index\n%2 = INDEX %0 %1 : float32\n"

@@ -91,18 +91,21 @@ Jit& jit() {
       return j;
     }
     jtmb->setCodeGenOptLevel(llvm::CodeGenOpt::Default);  // O2
-    // Three code generator stages cost 40% of a kernel's code generation and buy these
-    // kernels nothing measurable (bench/cpu_bench.cpp; README): the DAG selector runs only
-    // where the fast selector cannot (vector code), loop strength reduction only redoes
-    // what x86 addressing modes absorb, and the post-RA list scheduler reorders for
-    // in-order pipelines. UOPFUZZ_CPU_CODEGEN=full keeps all three.
+    // Three code generator passes cost a third of a kernel's code generation and buy
+    // these kernels nothing measurable (bench/cpu_bench.cpp; README): loop strength
+    // reduction redoes what x86 addressing modes absorb, and the two instruction
+    // schedulers reorder for pipelines that an out-of-order core reorders anyway. Only
+    // optimizations are switched off, never a different way of generating code.
+    // UOPFUZZ_CPU_CODEGEN=full keeps all three. (The fast instruction selector would save
+    // as much again, but LLVM 14 miscompiles with it at O2: a campaign found a zeroing
+    // XOR placed between a SUB and the CMOV reading its carry; tests/backends_cpu_test.cpp
+    // keeps that kernel.)
     const char* codegen = std::getenv("UOPFUZZ_CPU_CODEGEN");
     if (!codegen || std::string(codegen) != "full") {
-      jtmb->getOptions().EnableFastISel = true;
-      const char* argv[] = {"uopfuzz", "-disable-lsr", "-post-RA-scheduler=false"};
+      const char* argv[] = {"uopfuzz", "-disable-lsr", "-post-RA-scheduler=false", "-enable-misched=false"};
       std::string unknown;  // an LLVM without these options keeps its defaults (never exits)
       llvm::raw_string_ostream errors(unknown);
-      llvm::cl::ParseCommandLineOptions(3, argv, "", &errors);
+      llvm::cl::ParseCommandLineOptions(4, argv, "", &errors);
     }
     auto tm = jtmb->createTargetMachine();
     if (!tm) {

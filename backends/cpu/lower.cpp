@@ -57,12 +57,11 @@ bool is_unsigned(DType dt) { return dt.kind() == DTypeKind::Unsigned || dt.is_bo
 struct Scope {
   llvm::BasicBlock* cur = nullptr;  // where this scope's code goes next (before its terminator, if any)
   UOp range;                        // the RANGE it binds (none for root and guards)
-  llvm::Value* iv = nullptr;
+  llvm::PHINode* iv = nullptr;
   uint32_t id = 0;                  // fresh per instance: memo keys never cross closed loops
   // loop bookkeeping
   llvm::BasicBlock* header = nullptr;
   llvm::BasicBlock* exit = nullptr;
-  llvm::AllocaInst* counter = nullptr;
 };
 
 class Lowerer {
@@ -105,8 +104,10 @@ class Lowerer {
     llvm::Value* vars = &*arg++;
     thread_ = &*arg++;
     threads_ = &*arg++;
-    for (size_t i = 0; i < out.buffers.size(); ++i)
-      bufs_.push_back(scoped(b_.CreateLoad(i8p, b_.CreateConstInBoundsGEP1_64(i8p, buf_array, i)), kArguments));
+    for (size_t i = 0; i < out.buffers.size(); ++i) {
+      llvm::Value* raw = scoped(b_.CreateLoad(i8p, b_.CreateConstInBoundsGEP1_64(i8p, buf_array, i)), kArguments);
+      bufs_.push_back(b_.CreateBitCast(raw, storage(out.buffers[i].dtype)->getPointerTo()));  // typed once
+    }
     for (auto& [u, k] : var_index_)
       var_values_[u] = b_.CreateTrunc(scoped(b_.CreateLoad(i64, b_.CreateConstInBoundsGEP1_64(i64, vars, k)), kArguments),
                                       repr(u.dtype()));
@@ -212,14 +213,15 @@ class Lowerer {
     auto* i64 = b_.getInt64Ty();
     Scope* s = new_scope(nullptr);
     s->range = range;
-    s->counter = alloca(i64);
-    b_.CreateStore(lo ? lo : b_.getInt64(0), s->counter);
+    llvm::BasicBlock* preheader = b_.GetInsertBlock();
     s->header = llvm::BasicBlock::Create(c_, "loop", fn_);
     auto* body = llvm::BasicBlock::Create(c_, "body", fn_);
     s->exit = llvm::BasicBlock::Create(c_, "done", fn_);
     b_.CreateBr(s->header);
     b_.SetInsertPoint(s->header);
-    s->iv = b_.CreateLoad(i64, s->counter);
+    // The counter is an SSA value from the start (one less thing for the optimizer to do).
+    s->iv = b_.CreatePHI(i64, 2);
+    s->iv->addIncoming(lo ? lo : b_.getInt64(0), preheader);
     b_.CreateCondBr(b_.CreateICmpSLT(s->iv, hi), body, s->exit);
     s->cur = body;
     chain_.push_back(s);
@@ -228,7 +230,7 @@ class Lowerer {
     Scope* s = chain_.back();
     chain_.pop_back();
     b_.SetInsertPoint(s->cur);
-    b_.CreateStore(b_.CreateAdd(s->iv, b_.getInt64(1)), s->counter);
+    s->iv->addIncoming(b_.CreateAdd(s->iv, b_.getInt64(1)), s->cur);
     llvm::BranchInst* latch = b_.CreateBr(s->header);
     UOp bound = s->range.src(0);
     if (s->range.arg<RangeArg>().type == AxisType::Upcast && bound.is_const() && bound.const_value().i >= 2) {
@@ -283,7 +285,7 @@ class Lowerer {
     switch (u.op()) {
       case Op::Const: v = constant(u.dtype(), u.const_value()); break;
       case Op::Var: v = var_values_.at(u); break;
-      case Op::Range: v = chain_[k]->range == u ? chain_[k]->iv : b_.getInt64(0); break;
+      case Op::Range: v = chain_[k]->range == u ? static_cast<llvm::Value*>(chain_[k]->iv) : b_.getInt64(0); break;
       case Op::Load: v = load(u, k); break;
       case Op::Reduce: v = reduce(u, k); break;
       default: {
@@ -311,8 +313,7 @@ class Lowerer {
     llvm::Type* st = storage(buf.dtype());
     at(chain_[depth - 1]);
     *buffer = buf_index_.at(buf);
-    llvm::Value* base = b_.CreateBitCast(bufs_[*buffer], st->getPointerTo());
-    return b_.CreateInBoundsGEP(st, base, i);
+    return b_.CreateInBoundsGEP(st, bufs_[*buffer], i);
   }
 
   llvm::Value* from_storage(DType dt, llvm::Value* raw) {
