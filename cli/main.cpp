@@ -482,6 +482,18 @@ int replay_check(const std::string& file) {
   check::CheckOptions co;
   co.base_seed = k->parsed.kernel.header.seed.value_or(0);
   co.vars.insert(k->parsed.kernel.header.vars.begin(), k->parsed.kernel.header.vars.end());
+  if (auto list = value("check-backends")) {
+    co.backends.clear();
+    for (size_t at = 0; at <= list->size();) {
+      const size_t comma = std::min(list->find(',', at), list->size());
+      co.backends.push_back(list->substr(at, comma - at));
+      at = comma + 1;
+    }
+    if (!valid_backends(co.backends)) {
+      fmt::print(stderr, "{}: error: @check-backends must list backends by name, comma-separated\n", file);
+      return kExitBadInput;
+    }
+  }
   if (auto backend = value("check-latency")) {
     if (!backends::find_backend(*backend) || *backend == "oracle") {
       fmt::print(stderr, "{}: error: @check-latency names '{}', not a compiled backend ({})\n", file, *backend, backend_list());

@@ -89,6 +89,9 @@ ir::Kernel corpus_entry(const ir::Kernel& k, const NewFinding& f, const Campaign
   out.header.extra.clear();
   out.header.extra.emplace_back("signature", f.signature.text());
   out.header.extra.emplace_back("check", "clean");  // the faithful simplifier must agree
+  // A finding on a compiled backend replays there too (the backend must run it right).
+  if (f.signature.backend != "oracle" && !f.latency)
+    out.header.extra.emplace_back("check-backends", fmt::format("oracle,{}", f.signature.backend));
   out.header.extra.emplace_back("found-by", line(o.found_by.empty() ? "uopfuzz fuzz" : o.found_by));
   out.header.extra.emplace_back("graph-seed", fmt::format("{}", f.graph_seed));
   out.header.extra.emplace_back("details", line(f.details));
