@@ -60,8 +60,9 @@ struct Scope {
   llvm::PHINode* iv = nullptr;
   uint32_t id = 0;                  // fresh per instance: memo keys never cross closed loops
   // loop bookkeeping
-  llvm::BasicBlock* header = nullptr;
+  llvm::BasicBlock* header = nullptr;  // the body's first block (its counter's phi)
   llvm::BasicBlock* exit = nullptr;
+  llvm::Value* end = nullptr;          // the loop runs while the counter is below it
 };
 
 class Lowerer {
@@ -205,33 +206,35 @@ class Lowerer {
     return eb.CreateAlloca(t);
   }
 
-  // Opens a loop over `range` (or over [lo, hi) when given) at the innermost scope.
+  // Opens a loop over `range` (or over [lo, hi) when given) at the innermost scope. Loops
+  // are emitted rotated (tested at the bottom, guarded once before entry unless the
+  // bounds show at least one iteration): the form the optimizer would give them anyway.
   void open_loop(UOp range, llvm::Value* lo = nullptr, llvm::Value* hi = nullptr) {
     if (!hi) hi = place(range.src(0), chain_.size());
     Scope* outer = chain_.back();
     at(outer);
-    auto* i64 = b_.getInt64Ty();
     Scope* s = new_scope(nullptr);
     s->range = range;
+    s->end = hi;
+    llvm::Value* first = lo ? lo : b_.getInt64(0);
     llvm::BasicBlock* preheader = b_.GetInsertBlock();
     s->header = llvm::BasicBlock::Create(c_, "loop", fn_);
-    auto* body = llvm::BasicBlock::Create(c_, "body", fn_);
     s->exit = llvm::BasicBlock::Create(c_, "done", fn_);
-    b_.CreateBr(s->header);
+    if (!lo && analysis_.vmin(range.src(0)) > 0) b_.CreateBr(s->header);
+    else b_.CreateCondBr(b_.CreateICmpSLT(first, hi), s->header, s->exit);
     b_.SetInsertPoint(s->header);
-    // The counter is an SSA value from the start (one less thing for the optimizer to do).
-    s->iv = b_.CreatePHI(i64, 2);
-    s->iv->addIncoming(lo ? lo : b_.getInt64(0), preheader);
-    b_.CreateCondBr(b_.CreateICmpSLT(s->iv, hi), body, s->exit);
-    s->cur = body;
+    s->iv = b_.CreatePHI(b_.getInt64Ty(), 2);
+    s->iv->addIncoming(first, preheader);
+    s->cur = s->header;
     chain_.push_back(s);
   }
   void close_loop() {
     Scope* s = chain_.back();
     chain_.pop_back();
     b_.SetInsertPoint(s->cur);
-    s->iv->addIncoming(b_.CreateAdd(s->iv, b_.getInt64(1)), s->cur);
-    llvm::BranchInst* latch = b_.CreateBr(s->header);
+    llvm::Value* next = b_.CreateAdd(s->iv, b_.getInt64(1));
+    s->iv->addIncoming(next, s->cur);
+    llvm::BranchInst* latch = b_.CreateCondBr(b_.CreateICmpSLT(next, s->end), s->header, s->exit);
     UOp bound = s->range.src(0);
     if (s->range.arg<RangeArg>().type == AxisType::Upcast && bound.is_const() && bound.const_value().i >= 2) {
       // An UPCAST axis becomes vectors of its width: the vectorizer is told to vectorize
