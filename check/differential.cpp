@@ -94,17 +94,33 @@ std::optional<size_t> first_difference(const Buffer& want, const Buffer* got, To
   return std::nullopt;
 }
 
+Tolerance OutputTolerance::at(int slot) const {
+  Tolerance t = declared;
+  auto b = sum_bounds.find(slot);
+  t.sum_bounds = b == sum_bounds.end() ? nullptr : &b->second;
+  return t;
+}
+
+Result<OutputTolerance> output_tolerance(Context& ctx, backends::Backend& backend, UOp graph, const oracle::Inputs& inputs) {
+  OutputTolerance t;
+  t.declared = Tolerance(backend.tolerance_ulps(graph), !backend.caps().signed_zeros);
+  if (backend.caps().reassociates_float_sums) {
+    auto b = backends::sum_bounds(ctx, graph, inputs);
+    if (!b) return Error{"no sum bounds: " + b.error().message};
+    t.sum_bounds = std::move(*b);
+  }
+  return t;
+}
+
 namespace {
 
 // Records a mismatch of `got` against the reference outputs `want`; true if one was found.
 bool compare(CheckResult& res, uint64_t seed, const std::map<int, Buffer>& want, const std::map<int, Buffer>& got,
-             Tolerance tol, const std::string& backend, const std::string& what,
-             const std::map<int, std::vector<double>>& sum_bounds = {}) {
+             const OutputTolerance& tolerance, const std::string& backend, const std::string& what) {
   for (const auto& [slot, w] : want) {
     auto it = got.find(slot);
     const Buffer* g = it == got.end() ? nullptr : &it->second;
-    auto b = sum_bounds.find(slot);
-    tol.sum_bounds = b == sum_bounds.end() ? nullptr : &b->second;
+    const Tolerance tol = tolerance.at(slot);
     auto i = first_difference(w, g, tol);
     if (!i) continue;
     Value gv = g && *i < g->size() ? g->get(*i) : Value::of_int(0);
@@ -267,11 +283,10 @@ CheckResult check_kernel(Context& ctx, const Kernel& kernel, const CheckOptions&
     }
     ++res.seeds_run;
     if (!clean_seed) clean_seed = seed;
-    if (compare(res, seed, a->outputs, b->outputs, 0, "oracle", "the rewrite")) return res;
+    if (compare(res, seed, a->outputs, b->outputs, {}, "oracle", "the rewrite")) return res;
     for (BackendRun& br : extra) {
       for (auto [k, what, graph] : {std::tuple{br.original.get(), "the original", kernel.root}, std::tuple{br.rewrite.get(), "the rewrite", rewritten}}) {
         if (!k) continue;  // skipped: unsupported (noted)
-        const Tolerance tol(br.backend->tolerance_ulps(graph), !br.backend->caps().signed_zeros);
         auto out = k->run(in, bro);
         if (!out) {
           res.kind = FindingKind::BackendError;
@@ -281,18 +296,14 @@ CheckResult check_kernel(Context& ctx, const Kernel& kernel, const CheckOptions&
         }
         // The oracle ran the rewrite bit for bit like the original (compared above), so
         // the graph's own sum bounds hold against the original's outputs too.
-        std::map<int, std::vector<double>> bounds;
-        if (br.backend->caps().reassociates_float_sums) {
-          auto b = backends::sum_bounds(ctx, graph, in);
-          if (!b) {
-            res.kind = FindingKind::BackendError;
-            res.backend = br.name;
-            res.details = fmt::format("seed {}: no sum bounds for {}: {}", seed, what, b.error().message);
-            return res;
-          }
-          bounds = std::move(*b);
+        auto tol = output_tolerance(ctx, *br.backend, graph, in);
+        if (!tol) {
+          res.kind = FindingKind::BackendError;
+          res.backend = br.name;
+          res.details = fmt::format("seed {}: {} on {}: {}", seed, what, br.name, tol.error().message);
+          return res;
         }
-        if (compare(res, seed, a->outputs, out->outputs, tol, br.name, fmt::format("{} on {}", what, br.name), bounds))
+        if (compare(res, seed, a->outputs, out->outputs, *tol, br.name, fmt::format("{} on {}", what, br.name)))
           return res;
       }
     }

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/backend.h"
 #include "check/latency.h"
 #include "ir/kernel.h"
 #include "simplifier/simplifier.h"
@@ -92,6 +93,19 @@ struct Tolerance {
   const std::vector<double>* sum_bounds = nullptr;
 };
 std::optional<size_t> first_difference(const ir::Buffer& want, const ir::Buffer* got, Tolerance tolerance = {});
+
+/// How one backend's outputs for one graph and inputs compare with the oracle's: the
+/// ULPs and sign of zero it declares, and the bounds of its reassociated float sums
+/// (backends/float_sums.h). Default-constructed: bit for bit (the oracle's own).
+struct OutputTolerance {
+  Tolerance declared;
+  std::map<int, std::vector<double>> sum_bounds;  ///< by output slot
+  /// The tolerance for output `slot` (its sum bounds point into this object).
+  Tolerance at(int slot) const;
+};
+/// Errors: the sum bounds cannot be computed (the magnitude graph does not run).
+Result<OutputTolerance> output_tolerance(ir::Context& ctx, backends::Backend& backend, ir::UOp graph,
+                                         const oracle::Inputs& inputs);
 /// Whether `got` agrees with element i of `want` under `tolerance` (first_difference's test).
 bool agrees_at(const ir::Buffer& want, size_t i, ir::Value got, Tolerance tolerance = {});
 

@@ -22,7 +22,6 @@
 #include "ir/printer.h"
 #include "ir/verify.h"
 #include "oracle/interpreter.h"
-#include "backends/float_sums.h"
 #include "backends/registry.h"
 #include "backends/vulkan/device_info.h"
 #include "bench/run_context.h"
@@ -170,8 +169,7 @@ int cmd_run(const RunFlags& f) {
     return kExitBadInput;
   }
   std::string listing;
-  check::Tolerance tolerance;  // the oracle's outputs are this document's, bit for bit
-  std::map<int, std::vector<double>> sum_bounds;
+  check::OutputTolerance tolerance;  // the oracle's outputs are this document's, bit for bit
   if (f.backend != "oracle" && (out->status == oracle::RunStatus::Ok || f.dump_ir)) {
     backends::Backend* be = backends::find_backend(f.backend);
     backends::CompileOptions co;
@@ -192,15 +190,12 @@ int cmd_run(const RunFlags& f) {
       }
       out->outputs = std::move(got->outputs);
       // The expectations hold as the check compares: within what the backend declares.
-      tolerance = check::Tolerance(be->tolerance_ulps(kernel.root), !be->caps().signed_zeros);
-      if (be->caps().reassociates_float_sums) {
-        auto b = backends::sum_bounds(*k->ctx, kernel.root, inputs);
-        if (!b) {
-          fmt::print(stderr, "{}: error: {}\n", f.file, b.error().message);
-          return kExitFinding;
-        }
-        sum_bounds = std::move(*b);
+      auto t = check::output_tolerance(*k->ctx, *be, kernel.root, inputs);
+      if (!t) {
+        fmt::print(stderr, "{}: error: {}\n", f.file, t.error().message);
+        return kExitFinding;
       }
+      tolerance = std::move(*t);
     } else {
       fmt::print(stderr, "{}: note: not run on {}: the oracle found the kernel {}\n", f.file, f.backend,
                  out->status == oracle::RunStatus::Ub ? "has undefined behaviour" : "runs past the step limit");
@@ -219,10 +214,9 @@ int cmd_run(const RunFlags& f) {
       const Buffer& got = out->outputs.at(e.slot);
       Buffer want(got.dtype(), e.values.size());
       for (size_t i = 0; i < e.values.size(); ++i) want.set(i, e.values[i]);
-      auto bounds = sum_bounds.find(e.slot);
-      tolerance.sum_bounds = bounds == sum_bounds.end() ? nullptr : &bounds->second;
+      const check::Tolerance tol = tolerance.at(e.slot);
       for (size_t i = 0; i < e.values.size(); ++i)
-        if (!check::agrees_at(want, i, got.get(i), tolerance))
+        if (!check::agrees_at(want, i, got.get(i), tol))
           mismatches.push_back({{"slot", e.slot}, {"index", i},
                                 {"expected", format_value(got.dtype(), e.values[i])},
                                 {"got", format_value(got.dtype(), got.get(i))}});

@@ -21,7 +21,6 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include "backends/float_sums.h"
 #include "backends/kernel_cache.h"
 #include "backends/registry.h"
 #include "check/differential.h"
@@ -141,13 +140,8 @@ inline void expect_agree(Case& c, const Conformance& conf) {
   ASSERT_NE(be, nullptr) << conf.backend;
   auto k = be->compile(c.root);
   ASSERT_TRUE(k.ok()) << c.name << ": " << k.error().message;
-  check::Tolerance tol(be->tolerance_ulps(c.root), !be->caps().signed_zeros);
-  std::map<int, std::vector<double>> sum_bounds;
-  if (be->caps().reassociates_float_sums) {
-    auto b = backends::sum_bounds(c.ctx, c.root, c.inputs);
-    ASSERT_TRUE(b.ok()) << c.name << ": " << b.error().message;
-    sum_bounds = std::move(*b);
-  }
+  auto tol = check::output_tolerance(c.ctx, *be, c.root, c.inputs);
+  ASSERT_TRUE(tol.ok()) << c.name << ": " << tol.error().message;
   for (int threads : conf.threads) {
     backends::RunOptions ro;
     ro.threads = threads;
@@ -155,9 +149,7 @@ inline void expect_agree(Case& c, const Conformance& conf) {
     ASSERT_TRUE(got.ok()) << c.name << ": " << got.error().message;
     for (const auto& [slot, want] : ref->outputs) {
       const Buffer& g = got->outputs.at(slot);
-      auto bound = sum_bounds.find(slot);
-      tol.sum_bounds = bound == sum_bounds.end() ? nullptr : &bound->second;
-      auto i = check::first_difference(want, &g, tol);
+      auto i = check::first_difference(want, &g, tol->at(slot));
       if (!i) continue;
       std::string operands;
       for (const auto& [s, b] : c.inputs.buffers) operands += " " + format_value(b.dtype(), b.get(*i));

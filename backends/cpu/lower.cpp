@@ -51,6 +51,16 @@ int64_t loop_nest_work(UOp end) {
   return total;
 }
 
+}  // namespace
+
+bool splits_across_threads(UOp root) {
+  for (UOp s : root.src())
+    if (s.op() == Op::End && loop_nest_work(s) >= kParallelWork) return true;
+  return false;
+}
+
+namespace {
+
 bool is_unsigned(DType dt) { return dt.kind() == DTypeKind::Unsigned || dt.is_bool(); }
 
 // One loop (or the root, or a thread-0 guard) in the chain of open scopes.
@@ -70,7 +80,7 @@ class Lowerer {
   Lowerer(llvm::LLVMContext& c, llvm::Module& m) : c_(c), m_(m), b_(c) {}
 
   std::optional<Error> run(UOp root, const std::string& name, LoweredKernel& out) {
-    out_ = &out;
+    out.parallel = splits_across_threads(root);
     sums_ = reassociable_sums(root);
     topo_ = toposort(root);
     open_ = open_ranges(topo_);
@@ -395,7 +405,6 @@ class Lowerer {
     // its own bounds: a constant trip count lets the optimizer see that a short loop is
     // not worth vectorizing, which keeps the compile cheap.
     if (top && loop_nest_work(u) < kParallelWork) return on_thread0([&] { return effect(u, false); });
-    if (top) out_->parallel = true;
     size_t outer = chain_.size();
     for (size_t i = 1; i < u.num_src(); ++i) {
       if (top && i == 1) {
@@ -619,7 +628,6 @@ class Lowerer {
   llvm::LLVMContext& c_;
   llvm::Module& m_;
   llvm::IRBuilder<> b_;
-  LoweredKernel* out_ = nullptr;
   Analysis analysis_;
   ReassociableSums sums_;
   llvm::Function* fn_ = nullptr;
@@ -640,12 +648,6 @@ class Lowerer {
 };
 
 }  // namespace
-
-bool splits_across_threads(UOp root) {
-  for (UOp s : root.src())
-    if (s.op() == Op::End && loop_nest_work(s) >= kParallelWork) return true;
-  return false;
-}
 
 Result<LoweredKernel> lower(llvm::LLVMContext& ctx, UOp root, const std::string& function) {
   LoweredKernel out;
