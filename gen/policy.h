@@ -192,6 +192,7 @@ struct GenPolicy {
   double p_same_axis_type = 0.85;   ///< adjacent store ranges share an axis type (merge candidates)
   double p_global_axis = 0.25;      ///< a store nest's axis type is GLOBAL (else LOOP)
   double p_warp_axis = 0.03;        ///< a store range is a WARP axis (never split)
+  double p_upcast_axis = 0.08;      ///< the innermost store range is an UPCAST axis with a CONST end of 2..8 (the CPU backend's vectors)
   double p_horner_index = 0.3;      ///< the store index is (i*Nj + j)*Nk + k rather than i*(Nj*Nk) + (j*Nk + k)
   double p_value_uses_flat = 0.5;   ///< a range leaf in a stored value is the flat index i*N + j (merge keeps it)
   double p_focus_range = 0.6;       ///< a range leaf inside a REDUCE is the range that REDUCE opened

@@ -52,22 +52,25 @@ std::string to_string(llvm::Error e) {
   return os.str();
 }
 
-// Collects the vectorizers' optimization remarks (UOPFUZZ_CPU_REMARKS=1, or a listing).
+// Takes the optimizer's diagnostics: the vectorizers' remarks, and the warning that a
+// loop whose vectorization was forced (an UPCAST axis) stayed a loop. With `out` set
+// (UOPFUZZ_CPU_REMARKS=1, or a listing) they are collected; without, they are dropped,
+// where LLVM's default handler would print the warnings to stderr in every campaign.
 struct RemarkCollector : llvm::DiagnosticHandler {
   std::string* out;
   explicit RemarkCollector(std::string* o) : out(o) {}
   static bool wanted(llvm::StringRef pass) { return pass == "loop-vectorize" || pass == "slp-vectorizer"; }
-  bool isAnalysisRemarkEnabled(llvm::StringRef pass) const override { return wanted(pass); }
-  bool isMissedOptRemarkEnabled(llvm::StringRef pass) const override { return wanted(pass); }
-  bool isPassedOptRemarkEnabled(llvm::StringRef pass) const override { return wanted(pass); }
-  bool isAnyRemarkEnabled() const override { return true; }
+  bool isAnalysisRemarkEnabled(llvm::StringRef pass) const override { return out && wanted(pass); }
+  bool isMissedOptRemarkEnabled(llvm::StringRef pass) const override { return out && wanted(pass); }
+  bool isPassedOptRemarkEnabled(llvm::StringRef pass) const override { return out && wanted(pass); }
+  bool isAnyRemarkEnabled() const override { return out != nullptr; }
   bool handleDiagnostics(const llvm::DiagnosticInfo& di) override {
-    if (auto* r = llvm::dyn_cast<llvm::DiagnosticInfoOptimizationBase>(&di)) {
-      if (!wanted(r->getPassName())) return true;
-      *out += fmt::format("; remark {}: {}\n", r->getPassName().str(), r->getMsg());
-      return true;
-    }
-    return false;
+    auto* r = llvm::dyn_cast<llvm::DiagnosticInfoOptimizationBase>(&di);
+    if (!r) return false;  // anything else (an error) goes to LLVM's default handler
+    const bool failure = di.getKind() == llvm::DK_OptimizationFailure;
+    if (out && (failure || wanted(r->getPassName())))
+      *out += fmt::format("; remark {}: {}\n", failure ? "transform-warning" : r->getPassName().str(), r->getMsg());
+    return true;
   }
 };
 
@@ -284,7 +287,7 @@ class CpuBackend final : public Backend {
     }();
     auto ctx = std::make_unique<llvm::LLVMContext>();
     std::string listing, remarks;
-    if (keep_listing || remarks_env) ctx->setDiagnosticHandler(std::make_unique<RemarkCollector>(&remarks));
+    ctx->setDiagnosticHandler(std::make_unique<RemarkCollector>(keep_listing || remarks_env ? &remarks : nullptr));
     const std::string name = fmt::format("uopfuzz_kernel_{}", j.counter.fetch_add(1));
     auto lowered = lower(*ctx, root, name);
     if (!lowered) return lowered.error();
