@@ -370,7 +370,7 @@ class Builder {
         if (e_.chance(p_.p_warp_axis)) t = AxisType::Warp;
         else if (i > 0 && !e_.chance(p_.p_same_axis_type)) t = type == AxisType::Loop ? AxisType::Global : AxisType::Loop;
         if (i == count - 1 && budget >= 2 && e_.chance(p_.p_upcast_axis))
-          r = range(I(e_.between(2, std::min<int64_t>(budget, 8))), AxisType::Upcast);  // as an optimizer's upcast leaves it
+          r = range(I(e_.between(2, std::min<int64_t>(budget, 8))), AxisType::Upcast);  // an optimizer upcasts by a small CONST factor
         else
           r = range(range_end(budget), t);
         store_ranges_.push_back(r);
