@@ -1,7 +1,7 @@
 # uopfuzz top-level Makefile: every target first makes sure the Debian packages are
 # there (scripts/install-deps.sh is quiet when nothing is missing), then configures
 # and builds through the CMake presets.
-.PHONY: all deps release debug asan libfuzzer test fuzz bench clean format
+.PHONY: all deps release debug asan libfuzzer test fuzz bench clean format format-check tidy
 
 
 all: release
@@ -46,6 +46,14 @@ bench: release
 
 format:
 	@git ls-files '*.h' '*.cpp' | xargs clang-format -i
+
+# Fails (and names the files) when a file differs from what clang-format would write.
+format-check:
+	@git ls-files '*.h' '*.cpp' | xargs clang-format --dry-run --Werror
+
+# The checks in .clang-tidy over every source file, with the release tree's compile commands.
+tidy: release
+	@git ls-files '*.cpp' | grep -v '^fuzz/targets/' | xargs clang-tidy -p build --quiet
 
 clean:
 	rm -rf build build-debug build-asan build-libfuzzer
