@@ -5,6 +5,8 @@ set -euo pipefail
 
 packages=(
   cmake ninja-build make g++ clang-14 libclang-rt-14-dev
+  # make format-check (CI) and make tidy
+  clang-format clang-tidy
   libfmt-dev libcli11-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   llvm-14-dev
