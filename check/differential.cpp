@@ -27,6 +27,7 @@ std::string_view finding_kind_name(FindingKind k) {
     case FindingKind::Timeout: return "timeout";
     case FindingKind::BackendError: return "backend-error";
     case FindingKind::Latency: return "latency";
+    case FindingKind::RewriteStepLimit: return "rewrite-step-limit";
   }
   return "?";
 }
@@ -278,8 +279,10 @@ CheckResult check_kernel(Context& ctx, const Kernel& kernel, const CheckOptions&
       return res;
     }
     if (b->status == oracle::RunStatus::StepLimit) {
-      ++res.seeds_skipped;  // the rewrite may legitimately be slower; not a wrong result
-      continue;
+      res.kind = FindingKind::RewriteStepLimit;
+      res.details = fmt::format("seed {}: the rewrite ran past the step limit of {} where the original finished in {} steps",
+                                seed, options.max_steps, a->steps);
+      return res;
     }
     ++res.seeds_run;
     if (!clean_seed) clean_seed = seed;

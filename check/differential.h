@@ -38,6 +38,9 @@ enum class FindingKind : uint8_t {
   Timeout,          ///< the check ran past the per-graph time limit (a hang)
   BackendError,     ///< a backend failed to compile or run a graph the oracle runs
   Latency,          ///< the rewrite is slower, confirmed by the detector (check/latency.h)
+  /// The rewrite ran past the oracle's step limit on a seed where the original finished:
+  /// a loop the rewrite made endless, or far longer (never a clean pass).
+  RewriteStepLimit,
 };
 std::string_view finding_kind_name(FindingKind k);
 

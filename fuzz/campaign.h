@@ -5,8 +5,8 @@
  * and written to the corpus (atomically) before the campaign goes on. The same seed
  * gives the same sequence of graphs on any machine.
  *
- * With `isolate`, graphs are checked in forked worker processes (`jobs` of them; worker
- * w takes graphs w, w+jobs, w+2*jobs, ...). A worker that dies or runs past
+ * With `isolate`, graphs are checked in forked worker processes (fuzz/process_pool.h,
+ * `jobs` of them; worker w takes graphs w, w+jobs, w+2*jobs, ...). A worker that dies or runs past
  * `graph_timeout_s` on one graph is replaced by a new one that goes on after that graph,
  * and the graph becomes a finding of kind crash or timeout, signed by the rule that was
  * running (fuzz/isolate.h) and reduced in a separate triage process whose every attempt

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
@@ -119,34 +120,44 @@ std::string ChildOutcome::describe() const {
   return "?";
 }
 
-ChildOutcome run_isolated(const std::function<std::string()>& fn, double timeout_s) {
-  ChildOutcome out;
-  SharedSlots shared(1);
-  ChildSlot& slot = shared[0];
+ForkedChild fork_child(const std::function<int(int)>& body) {
   int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) return out;
+  if (::pipe2(fds, O_CLOEXEC) != 0) return {};
+  std::fflush(nullptr);  // nothing buffered may be written twice
   const int pid = ::fork();
   if (pid < 0) {
     ::close(fds[0]);
     ::close(fds[1]);
-    return out;
+    return {};
   }
-  if (pid == 0) {  // the child: run, hand back the result, leave without running atexit hooks
+  if (pid == 0) {
     ::close(fds[0]);
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // a hung child never outlives whoever waits for it
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // a hung or orphaned child never outlives whoever waits for it
     silence_output();
-    install_breadcrumb_handlers(slot);
-    // An exception must not leave the child: up the stack is the parent's code (a test
-    // framework's handler would go on running the parent's tests here). It is a crash.
-    bool ok = false;
+    // Up the stack is the parent's code (a test framework's handler would go on running
+    // the parent's tests here): an exception is a crash.
+    int status = 0;
     try {
-      ok = write_all(fds[1], fn());
+      status = body(fds[1]);
     } catch (...) {
       std::abort();
     }
-    ::_exit(ok ? 0 : 3);
+    ::_exit(status);
   }
   ::close(fds[1]);
+  return {pid, fds[0]};
+}
+
+ChildOutcome run_isolated(const std::function<std::string()>& fn, double timeout_s) {
+  ChildOutcome out;
+  SharedSlots shared(1);
+  ChildSlot& slot = shared[0];
+  const ForkedChild child = fork_child([&](int fd) {
+    install_breadcrumb_handlers(slot);
+    return write_all(fd, fn()) ? 0 : 3;
+  });
+  if (child.pid < 0) return out;
+  const int pid = child.pid;
   const int64_t deadline = monotonic_ns() + static_cast<int64_t>(timeout_s * 1e9);
   char buf[65536];
   bool timed_out = false;
@@ -156,16 +167,16 @@ ChildOutcome run_isolated(const std::function<std::string()>& fn, double timeout
       timed_out = true;
       break;
     }
-    pollfd p{fds[0], POLLIN, 0};
+    pollfd p{child.fd, POLLIN, 0};
     int ready = ::poll(&p, 1, static_cast<int>(std::min<int64_t>(left_ms, 1000)));
     if (ready < 0 && errno == EINTR) continue;
     if (ready <= 0) continue;
-    ssize_t n = ::read(fds[0], buf, sizeof buf);
+    ssize_t n = ::read(child.fd, buf, sizeof buf);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;  // EOF: the child is done (or dead)
     out.output.append(buf, static_cast<size_t>(n));
   }
-  ::close(fds[0]);
+  ::close(child.fd);
   if (timed_out) {
     out.status = ChildOutcome::Status::TimedOut;
     out.rule = stop_hung_child(pid, slot);

@@ -53,6 +53,17 @@ void install_breadcrumb_handlers(ChildSlot& slot);
 /// `wait_s` for it, then kills it with SIGKILL and reaps it. Returns the rule ("" if none).
 std::string stop_hung_child(int pid, ChildSlot& slot, double wait_s = 0.2);
 
+/// A forked child and the read end of the pipe it writes to.
+struct ForkedChild {
+  int pid = -1;  ///< -1: the pipe or the fork failed (fd is then -1 too)
+  int fd = -1;   ///< the read end (close-on-exec), for the parent to close
+};
+
+/// Forks a child that runs `body(write_fd)` and leaves with `_exit` of what it returns:
+/// never through atexit hooks, and never back into the parent's code (an exception in it
+/// is a crash: abort). The child dies with its parent; its output is silenced.
+ForkedChild fork_child(const std::function<int(int write_fd)>& body);
+
 /// How a child ended.
 struct ChildOutcome {
   enum class Status { Returned, Crashed, TimedOut, ForkFailed };

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "bench/runner.h"
-#include "tests/bug_examples.h"
+#include "tests/support/bug_examples.h"
 
 namespace uopfuzz {
 namespace {

@@ -19,7 +19,7 @@
 #include "reduce/predicates.h"
 #include "reduce/reducer.h"
 #include "simplifier/bugs.h"
-#include "tests/bug_examples.h"
+#include "tests/support/bug_examples.h"
 
 namespace uopfuzz::reduce {
 namespace {

@@ -9,7 +9,7 @@
 #include "check/differential.h"
 #include "fuzz/isolate.h"
 #include "ir/parser.h"
-#include "tests/bug_examples.h"
+#include "tests/support/bug_examples.h"
 
 namespace uopfuzz::simplifier {
 namespace {

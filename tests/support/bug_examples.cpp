@@ -1,15 +1,11 @@
-/** \file Test helper: the corpus example that shows each planted bug, and reading examples. */
-#pragma once
+#include "tests/support/bug_examples.h"
 
 #include <fstream>
-#include <map>
 #include <sstream>
-#include <string>
 
 namespace uopfuzz::test_support {
 
-/// Planted bug name -> the corpus/examples/ kernel (without .uop) that shows it.
-inline const std::map<std::string, std::string>& bug_examples() {
+const std::map<std::string, std::string>& bug_examples() {
   static const std::map<std::string, std::string> table = {
       {"split-no-divisibility", "range_mod_nondivisible"},
       {"split-dynamic-end", "range_mod_var_end"},
@@ -34,8 +30,7 @@ inline const std::map<std::string, std::string>& bug_examples() {
   return table;
 }
 
-/// The text of corpus/examples/<name>.uop, or "" when it cannot be read.
-inline std::string read_example(const std::string& name) {
+std::string read_example(const std::string& name) {
   std::ifstream f(std::string(UOPFUZZ_SOURCE_DIR) + "/corpus/examples/" + name + ".uop");
   std::stringstream ss;
   ss << f.rdbuf();

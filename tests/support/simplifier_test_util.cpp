@@ -1,50 +1,36 @@
-/** \file Shared helpers for simplifier tests: parse, simplify, inspect, compare on the oracle. */
-#pragma once
-
-#include <string>
-#include <vector>
-
-#include <gtest/gtest.h>
-
-#include "ir/graph.h"
-#include "ir/parser.h"
-#include "ir/printer.h"
-#include "ir/verify.h"
-#include "oracle/interpreter.h"
-#include "simplifier/simplifier.h"
+#include "tests/support/simplifier_test_util.h"
 
 namespace uopfuzz::simplifier::testing {
 
-inline ir::Kernel parse_or_die(ir::Context& ctx, const std::string& text) {
+ir::Kernel parse_or_die(ir::Context& ctx, const std::string& text) {
   auto p = ir::parse_kernel(ctx, text);
   EXPECT_TRUE(p.ok()) << (p.ok() ? "" : p.error().message);
   return p.ok() ? p->kernel : ir::Kernel{};
 }
 
-/// The RANGE nodes of a graph, in topological order.
-inline std::vector<ir::UOp> ranges_of(ir::UOp root) {
+std::vector<ir::UOp> ranges_of(ir::UOp root) {
   std::vector<ir::UOp> out;
   for (ir::UOp u : ir::toposort(root))
     if (u.op() == ir::Op::Range) out.push_back(u);
   return out;
 }
 
-inline int count_op(ir::UOp root, ir::Op op) {
+int count_op(ir::UOp root, ir::Op op) {
   int n = 0;
   for (ir::UOp u : ir::toposort(root)) n += u.op() == op;
   return n;
 }
 
-inline int64_t end_of(ir::UOp range) {
+int64_t end_of(ir::UOp range) {
   EXPECT_TRUE(range.src(0).is_const()) << "range end is not a constant";
   return range.src(0).is_const() ? range.src(0).const_value().i : -1;
 }
 
-/// Original and rewrite produce the same outputs on the oracle for a few seeds, and the
-/// rewrite verifies.
-inline void expect_same_results(ir::UOp original, ir::UOp rewritten, const std::map<std::string, int64_t>& vars = {}) {
+void expect_same_results(ir::UOp original, ir::UOp rewritten,
+                         const std::map<std::string, int64_t>& vars) {
   auto errors = ir::verify(rewritten);
-  ASSERT_TRUE(errors.empty()) << "rewrite does not verify: " << errors[0].message << "\n" << ir::print_graph(rewritten);
+  ASSERT_TRUE(errors.empty()) << "rewrite does not verify: " << errors[0].message << "\n"
+                              << ir::print_graph(rewritten);
   for (uint64_t seed = 0; seed < 3; ++seed) {
     auto in = oracle::make_inputs(original, seed, vars);
     auto a = oracle::run(original, in);

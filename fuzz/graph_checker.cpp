@@ -1,0 +1,184 @@
+#include "fuzz/graph_checker.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <utility>
+
+#include "fuzz/corpus.h"
+#include "ir/graph.h"
+#include "ir/hash.h"
+#include "ir/parser.h"
+#include "ir/printer.h"
+#include "oracle/interpreter.h"
+#include "reduce/predicates.h"
+
+namespace uopfuzz::fuzz {
+
+double seconds_since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+void settle_medians(CampaignProgress& p) {
+  p.median_nodes = p.nodes.median();
+  p.median_iterations = p.iterations.median();
+  p.median_steps = p.steps.median();
+}
+
+namespace {
+
+// The corpus entry: the reduced original graph, with what a replay checks (its oracle
+// outputs, and that the faithful simplifier's rewrite agrees) and how it was found.
+ir::Kernel corpus_entry(const ir::Kernel& k, const NewFinding& f, const CampaignOptions& o,
+                        const check::CheckOptions& co) {
+  ir::Kernel out = k;
+  out.header.name = "finding-" + content_hash(k).substr(0, 8);
+  out.header.seed = co.base_seed;
+  out.header.expect = ir::Expect::Ok;
+  out.header.expect_given = true;
+  out.header.outputs.clear();
+  // VARs the check derived from the seed are pinned, so the replay runs what was found.
+  oracle::Inputs in = oracle::make_inputs(k.root, co.base_seed, co.vars);
+  out.header.vars.assign(in.vars.begin(), in.vars.end());
+  if (auto run = oracle::run(k.root, in); run.ok() && run->status == oracle::RunStatus::Ok)
+    for (const auto& [slot, buf] : run->outputs) {
+      ir::ExpectedOutput e{slot, {}};
+      for (size_t i = 0; i < buf.size(); ++i) e.values.push_back(buf.get(i));
+      out.header.outputs.push_back(std::move(e));
+    }
+  // Header values are one line without '#' (a comment): keep free text printable.
+  auto line = [](std::string s) {
+    for (char& ch : s)
+      if (ch == '#' || ch == '\n' || ch == '\r') ch = ' ';
+    while (!s.empty() && s.back() == ' ') s.pop_back();
+    return s.empty() ? std::string("-") : s;
+  };
+  out.header.extra.clear();
+  out.header.extra.emplace_back("signature", f.signature.text());
+  out.header.extra.emplace_back("check", "clean");  // the faithful simplifier must agree
+  // A finding on a compiled backend replays there too (the backend must run it right).
+  if (f.signature.backend != "oracle" && !f.latency)
+    out.header.extra.emplace_back("check-backends", fmt::format("oracle,{}", f.signature.backend));
+  out.header.extra.emplace_back("found-by", line(o.found_by.empty() ? "uopfuzz fuzz" : o.found_by));
+  out.header.extra.emplace_back("graph-seed", fmt::format("{}", f.graph_seed));
+  out.header.extra.emplace_back("details", line(f.details));
+  if (f.latency) {
+    // The replay re-times it with the faithful simplifier (the regression stays fixed).
+    out.header.extra.emplace_back("check-latency", f.signature.backend);
+    out.header.extra.emplace_back("latency-ratio", fmt::format("{:.3f}", f.latency->ratio));
+    out.header.extra.emplace_back("latency-p", fmt::format("{:.3g}", f.latency->p_value));
+    out.header.extra.emplace_back("latency-rerun-ratio",
+                                  fmt::format("{:.3f}", f.latency->rerun_ratio));
+    out.header.extra.emplace_back("latency-rerun-p",
+                                  fmt::format("{:.3g}", f.latency->rerun_p_value));
+    out.header.extra.emplace_back("latency-confirmed", f.latency->confirmed ? "yes" : "no");
+  }
+  return out;
+}
+
+LatencyFigures latency_figures(const check::LatencyVerdict& v) {
+  LatencyFigures f;
+  f.ratio = v.first.ratio;
+  f.p_value = v.first.test.p_greater;
+  if (v.rerun) {
+    f.rerun_ratio = v.rerun->ratio;
+    f.rerun_p_value = v.rerun->test.p_greater;
+  }
+  f.confirmed = v.confirmed;
+  return f;
+}
+
+// What the latency detector measures on `k` with `co`: up to three tries for a confirmed
+// measurement (timing is noisy), else the last one as it was; nullopt when not timed.
+std::optional<LatencyFigures> measure_latency(ir::Context& ctx, const ir::Kernel& k,
+                                              const check::CheckOptions& co) {
+  std::optional<LatencyFigures> figures;
+  for (int attempt = 0; attempt < 3 && !(figures && figures->confirmed); ++attempt) {
+    check::CheckResult again = check::check_kernel(ctx, k, co);
+    if (!again.latency) break;
+    figures = latency_figures(*again.latency);
+  }
+  return figures;
+}
+
+}  // namespace
+
+check::CheckOptions options_for(const CampaignOptions& o, const ir::Kernel& k, uint64_t i) {
+  check::CheckOptions co = o.check;
+  for (const auto& [name, v] : k.header.vars) co.vars.emplace(name, v);
+  if (co.latency && i % std::max<uint64_t>(o.latency_every, 1) != 0) co.latency.reset();
+  return co;
+}
+
+void finish_case(NewFinding& f, ir::Context& ctx, const ir::Kernel& k,
+                 const reduce::Interesting& still, const CampaignOptions& o,
+                 const check::CheckOptions& co, const Shrinker& shrink) {
+  f.nodes_found = ir::toposort(k.root).size();
+  ir::Kernel small = shrink ? shrink(ctx, k, still) : k;
+  if (f.signature.kind == check::FindingKind::Latency) {
+    // The corpus records what the minimized case itself measures. A timing predicate can
+    // pass once by chance, letting the reducer drift to a case that is not slower: then
+    // the case as found is kept instead, if it still measures as a regression.
+    f.latency = measure_latency(ctx, small, co);
+    if (!(f.latency && f.latency->confirmed) && small.root != k.root) {
+      if (auto whole = measure_latency(ctx, k, co); whole && whole->confirmed) {
+        small = k;
+        f.latency = whole;
+        f.details += " (the minimized case did not reproduce: kept as found)";
+      }
+    }
+  }
+  f.nodes_reduced = ir::toposort(small.root).size();
+  f.reduced_text = ir::print_kernel(small);
+  f.corpus_text = ir::print_kernel(corpus_entry(small, f, o, co));
+}
+
+std::optional<NewFinding> GraphChecker::check(uint64_t i, CampaignProgress& tally) {
+  const uint64_t gs = graph_seed(o_.seed, i);
+  ir::Context ctx;
+  ir::Kernel k = source_(ctx, gs);
+  const check::CheckOptions co = options_for(o_, k, i);
+  check::CheckResult r = check::check_kernel(ctx, k, co);
+  ++tally.graphs;
+  tally.nodes.add(ir::toposort(k.root).size());
+  if (r.original_ran) {
+    tally.iterations.add(r.original_iterations);
+    tally.steps.add(r.original_steps);
+  }
+  for (const auto& [name, n] : r.simplified.hits) tally.rule_hits[name] += n;
+  if (r.latency) ++tally.latency_timed;
+  if (r.kind == check::FindingKind::None) return std::nullopt;
+  ++tally.findings;
+  check::Signature sig = check::signature_of(ctx, k, co, r, r.backend);
+  ++tally.by_signature[sig.text()];
+  if (!seen_.insert(sig.text()).second) return std::nullopt;
+  NewFinding f;
+  f.signature = sig;
+  f.graph_seed = gs;
+  f.graph_index = i;
+  f.seconds = seconds_since(start_);
+  f.details = r.details;
+  finish_case(f, ctx, k, reduce::keeps_signature(co, sig), o_, co, shrink_);
+  return f;
+}
+
+void keep(NewFinding& f, const CampaignOptions& o) {
+  if (o.corpus_dir.empty()) return;
+  if (f.corpus_text.empty()) {
+    f.write_error = "no case to write (" + f.details + ")";
+    return;
+  }
+  ir::Context ctx;
+  auto k = ir::parse_kernel(ctx, f.corpus_text);
+  if (!k.ok()) {
+    f.write_error = "the case does not parse back: " + k.error().message;
+    return;
+  }
+  auto path = write_case(o.corpus_dir, k->kernel);
+  if (path.ok())
+    f.path = *path;
+  else
+    f.write_error = path.error().message;
+}
+
+}  // namespace uopfuzz::fuzz
