@@ -45,9 +45,9 @@ std::variant<CaseRun, CaseError> run_case(ir::Context& ctx, const ir::Kernel& ke
     co.keep_listing = o.keep_listing;
     auto compiled = be->compile(kernel.root, co);
     if (!compiled)
-      return CaseError{!backends::is_unsupported(compiled.error()),
-                       fmt::format("{} cannot compile the kernel: {}", o.backend,
-                                   compiled.error().message)};
+      return CaseError{
+          !backends::is_unsupported(compiled.error()),
+          fmt::format("{} cannot compile the kernel: {}", o.backend, compiled.error().message)};
     c.listing = compiled.value()->listing();
     if (oracle_ok) {
       backends::RunOptions bro;

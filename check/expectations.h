@@ -1,4 +1,6 @@
-/** \file A case checked against its recorded expectations (the .uop header's @expect and @output): the oracle runs it first, then the chosen backend where the oracle found it free of undefined behaviour; `uopfuzz run` and `replay` print the verdict. */
+/** \file A case checked against its recorded expectations (the .uop header's @expect and @output):
+ * the oracle runs it first, then the chosen backend where the oracle found it free of undefined
+ * behaviour; `uopfuzz run` and `replay` print the verdict. */
 #pragma once
 
 #include <cstdint>
@@ -35,11 +37,11 @@ ExpectationVerdict check_expectations(const ir::KernelHeader& header, const orac
 
 struct CaseRunOptions {
   std::string backend = "oracle";
-  uint64_t seed = 0;                     ///< input-fill seed
+  uint64_t seed = 0;                    ///< input-fill seed
   std::map<std::string, int64_t> vars;  ///< VAR values (others seed-derived)
-  uint64_t max_steps = 2'000'000'000;    ///< oracle steps
-  int threads = 1;                       ///< threads a compiled backend may use
-  bool keep_listing = false;             ///< compile for a listing even when it does not run
+  uint64_t max_steps = 2'000'000'000;   ///< oracle steps
+  int threads = 1;                      ///< threads a compiled backend may use
+  bool keep_listing = false;            ///< compile for a listing even when it does not run
 };
 
 struct CaseRun {

@@ -1,10 +1,10 @@
 // uopfuzz bench: original vs rewritten timings of each case, written as a results file.
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-
-#include <fmt/format.h>
 
 #include "bench/run_context.h"
 #include "bench/runner.h"
@@ -67,8 +67,8 @@ int run_bench(const BenchFlags& f) {
   // A backend whose device cannot be opened is an error before the work, not a file of skips.
   for (const auto& d : bench::describe_devices(f.backends))
     if (!d.error.empty()) {
-      fmt::print(stderr, "error: {}{}\n", d.error.rfind(d.backend + ":", 0) == 0 ? "" : d.backend + ": ",
-                 d.error);
+      fmt::print(stderr, "error: {}{}\n",
+                 d.error.rfind(d.backend + ":", 0) == 0 ? "" : d.backend + ": ", d.error);
       return kExitBadInput;
     }
   bench::BenchOptions bo;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+
 #include <nlohmann/json.hpp>
 
 #include "check/differential.h"
@@ -66,10 +67,10 @@ void print_text(const CheckFlags& f, const check::CheckResult& r) {
   for (const auto& [name, n] : r.simplified.hits)
     rules += fmt::format("{}{} ({})", rules.empty() ? "" : ", ", name, n);
   if (r.kind == check::FindingKind::None) {
-    fmt::print("{}: ok: rewrite agrees with the original on {} seed(s){} (rules: {}; backends: {})\n",
-               f.file, r.seeds_run,
-               r.seeds_skipped ? fmt::format(", {} skipped", r.seeds_skipped) : "",
-               rules.empty() ? "none" : rules, fmt::join(f.backends, ", "));
+    fmt::print(
+        "{}: ok: rewrite agrees with the original on {} seed(s){} (rules: {}; backends: {})\n",
+        f.file, r.seeds_run, r.seeds_skipped ? fmt::format(", {} skipped", r.seeds_skipped) : "",
+        rules.empty() ? "none" : rules, fmt::join(f.backends, ", "));
   } else {
     fmt::print("{}: FINDING {}{}: {}\n  rules that fired: {}\n", f.file,
                check::finding_kind_name(r.kind), r.backend == "oracle" ? "" : " on " + r.backend,

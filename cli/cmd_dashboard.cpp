@@ -1,10 +1,10 @@
 // uopfuzz dashboard FILES -o OUTPUT: results files rendered as one HTML page.
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-
-#include <fmt/format.h>
 
 #include "cli/command.h"
 #include "report/dashboard.h"
@@ -65,9 +65,8 @@ int run_dashboard(const DashboardFlags& f) {
     fmt::print(stderr, "{}: error: cannot write the dashboard\n", f.output);
     return kExitBadInput;
   }
-  size_t bench = std::count_if(runs.begin(), runs.end(), [](const auto& r) {
-    return r.kind == report::ResultsKind::Bench;
-  });
+  size_t bench = std::count_if(runs.begin(), runs.end(),
+                               [](const auto& r) { return r.kind == report::ResultsKind::Bench; });
   fmt::print("dashboard: {} runs ({} bench, {} fuzz), {} devices -> {}\n", runs.size(), bench,
              runs.size() - bench, report::all_devices(runs).size(), f.output);
   return kExitOk;

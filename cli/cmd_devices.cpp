@@ -1,6 +1,7 @@
 // uopfuzz devices: the Vulkan devices, as text or JSON.
 
 #include <fmt/format.h>
+
 #include <nlohmann/json.hpp>
 
 #include "backends/vulkan/device_info.h"
@@ -49,9 +50,8 @@ void print_text(const std::vector<backends::vulkan::DeviceInfo>& devs) {
     fmt::print(
         "    subgroup size {}, max workgroup invocations {}, max workgroups x {}, push constants "
         "{} B, max storage buffer {} B, timestamps {} ({} ns/tick)\n",
-        d.subgroup_size, d.max_workgroup_invocations, d.max_workgroup_count_x,
-        d.max_push_constants, d.max_storage_buffer_range, d.timestamps ? "yes" : "no",
-        d.timestamp_period);
+        d.subgroup_size, d.max_workgroup_invocations, d.max_workgroup_count_x, d.max_push_constants,
+        d.max_storage_buffer_range, d.timestamps ? "yes" : "no", d.timestamp_period);
     fmt::print(
         "    int64 {}, int16 {}, int8 {}, float64 {}, float16 {}, 8-bit storage {}, 16-bit "
         "storage {}, denorm preserve f32 {} f64 {}\n",

@@ -1,12 +1,11 @@
 // uopfuzz fuzz: a campaign of generated kernels, findings minimized into the corpus.
 
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
-
-#include <fmt/format.h>
 
 #include "bench/run_context.h"
 #include "cli/command.h"
@@ -68,9 +67,9 @@ report::FuzzSummary summary(const FuzzFlags& f, const fuzz::CampaignResult& r, b
     one.write_error = nf.write_error;
     one.details = nf.details;
     if (nf.latency)
-      one.latency = report::LatencyStats{nf.latency->ratio, nf.latency->p_value,
-                                         nf.latency->rerun_ratio, nf.latency->rerun_p_value,
-                                         nf.latency->confirmed};
+      one.latency =
+          report::LatencyStats{nf.latency->ratio, nf.latency->p_value, nf.latency->rerun_ratio,
+                               nf.latency->rerun_p_value, nf.latency->confirmed};
     s.new_findings.push_back(std::move(one));
   }
   return s;
@@ -117,10 +116,9 @@ int run_fuzz(const FuzzFlags& f, const std::string& command_line) {
   co.on_progress = [&](const fuzz::CampaignProgress& p) {
     std::string sigs;
     for (const auto& [s, n] : p.by_signature) sigs += fmt::format(" {}x{}", s, n);
-    std::string line =
-        fmt::format("[{:6.1f}s] {} graphs ({:.0f}/s), {} rules hit, findings: {}{}", p.seconds,
-                    p.graphs, p.graphs / std::max(p.seconds, 1e-9), p.rule_hits.size(),
-                    p.findings, sigs);
+    std::string line = fmt::format("[{:6.1f}s] {} graphs ({:.0f}/s), {} rules hit, findings: {}{}",
+                                   p.seconds, p.graphs, p.graphs / std::max(p.seconds, 1e-9),
+                                   p.rule_hits.size(), p.findings, sigs);
     if (tty) {
       fmt::print("\r{:<120}", line.substr(0, 120));
       std::fflush(stdout);
@@ -144,8 +142,7 @@ int run_fuzz(const FuzzFlags& f, const std::string& command_line) {
       t.graphs, t.seconds, t.graphs / std::max(t.seconds, 1e-9), t.jobs, t.median_nodes,
       t.median_iterations, t.median_steps, f.seed, t.rule_hits.size(), t.findings,
       r.new_findings.size(),
-      t.workers_lost ? fmt::format(", {} worker(s) lost to crashes or hangs", t.workers_lost)
-                     : "");
+      t.workers_lost ? fmt::format(", {} worker(s) lost to crashes or hangs", t.workers_lost) : "");
   if (latency->has_value())
     fmt::print(
         "  latency: {} graph(s) timed on {} (one in {} sampled; unchanged rewrites are not "

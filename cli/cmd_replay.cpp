@@ -1,9 +1,9 @@
 // uopfuzz replay PATHS: every .uop case against its recorded expectations.
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <filesystem>
-
-#include <fmt/format.h>
 
 #include "check/expectations.h"
 #include "cli/command.h"

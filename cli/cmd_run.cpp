@@ -1,10 +1,10 @@
 // uopfuzz run FILE: a kernel's outputs on one backend, and its header's expectations.
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "check/expectations.h"
@@ -30,14 +30,20 @@ struct RunFlags {
 
 json value_json(ir::DType dt, ir::Value v) {
   switch (dt.kind()) {
-    case ir::DTypeKind::Bool: return v.i != 0;
-    case ir::DTypeKind::Unsigned: return v.u;
+    case ir::DTypeKind::Bool:
+      return v.i != 0;
+    case ir::DTypeKind::Unsigned:
+      return v.u;
     case ir::DTypeKind::Float:
       // JSON has no NaN or infinity.
       if (std::isnan(v.f) || std::isinf(v.f)) return ir::format_value(dt, v);
       return v.f;
-    default: return v.i;
+    case ir::DTypeKind::Void:
+    case ir::DTypeKind::Signed:
+    case ir::DTypeKind::Index:
+      return v.i;
   }
+  return v.i;
 }
 
 /// The header's @var values overridden by --var NAME=V, or nullopt (and a printed error).
@@ -64,9 +70,12 @@ std::optional<std::map<std::string, int64_t>> var_values(const ir::KernelHeader&
 
 const char* status_name(oracle::RunStatus s) {
   switch (s) {
-    case oracle::RunStatus::Ok: return "ok";
-    case oracle::RunStatus::Ub: return "ub";
-    case oracle::RunStatus::StepLimit: return "step-limit";
+    case oracle::RunStatus::Ok:
+      return "ok";
+    case oracle::RunStatus::Ub:
+      return "ub";
+    case oracle::RunStatus::StepLimit:
+      return "step-limit";
   }
   return "?";
 }
@@ -76,9 +85,7 @@ void print_run(const RunFlags& f, const LoadedKernel& k, uint64_t seed, const ch
   const ir::KernelHeader& h = k.parsed.kernel.header;
   const oracle::RunOutput& out = c.run;
   auto name_of = [&](ir::UOp u) { return fmt::format("%{}", k.names.at(u)); };
-  auto line_of = [&](ir::UOp u) {
-    return k.parsed.where.count(u) ? k.parsed.where.at(u).line : 0;
-  };
+  auto line_of = [&](ir::UOp u) { return k.parsed.where.count(u) ? k.parsed.where.at(u).line : 0; };
   const bool pass = c.verdict.pass;
   if (f.json) {
     json mismatches = json::array();
@@ -134,8 +141,7 @@ void print_run(const RunFlags& f, const LoadedKernel& k, uint64_t seed, const ch
     fmt::print("  out[{}] {} x {}: [{}]\n", slot, buf.size(), buf.dtype().name(), vals);
   }
   for (const auto& m : c.verdict.mismatches)
-    fmt::print("  MISMATCH out[{}][{}]: expected {}, got {}\n", m.slot, m.index, m.expected,
-               m.got);
+    fmt::print("  MISMATCH out[{}][{}]: expected {}, got {}\n", m.slot, m.index, m.expected, m.got);
   if (h.expect_given || !h.outputs.empty())
     fmt::print("  expectation ({}{}): {}\n", h.expect == ir::Expect::Ub ? "ub" : "ok",
                h.outputs.empty() ? "" : " with outputs", pass ? "met" : "NOT met");

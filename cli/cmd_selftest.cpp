@@ -1,10 +1,10 @@
 // uopfuzz selftest: a campaign per planted bug; every one must be found.
 
-#include <fstream>
-#include <sstream>
-
 #include <fmt/format.h>
+
+#include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "cli/command.h"
 #include "cli/shared_flags.h"
@@ -36,8 +36,11 @@ void print_row(const fuzz::SelftestRow& row) {
                        f->latency->p_value, f->latency->rerun_ratio, f->latency->rerun_p_value);
   if (f && !row.found) sig += fmt::format(" [a real finding; {} in all]", row.new_findings);
   fmt::print("{:<28} {:<7} {:>9} {:>8} {:>6}  {}\n", row.bug.name,
-             row.found ? "yes" : f ? "OTHER" : "NO", f ? fmt::format("{:.2f}", f->seconds) : "-",
-             row.graphs, f ? std::to_string(f->nodes_reduced) : "-", sig);
+             row.found ? "yes"
+             : f       ? "OTHER"
+                       : "NO",
+             f ? fmt::format("{:.2f}", f->seconds) : "-", row.graphs,
+             f ? std::to_string(f->nodes_reduced) : "-", sig);
   if (row.found && row.bug.kind == simplifier::BugKind::Latency)
     fmt::print("{}", indent(f->reduced_text));
 }

@@ -21,8 +21,8 @@ struct SimplifyCommandFlags {
 
 int list_bugs() {
   for (const auto& b : simplifier::all_bugs())
-    fmt::print("{:<28} {:<8} {}\n{:<38}noticed by: {}\n", b.name,
-               simplifier::bug_kind_name(b.kind), b.what, "", b.noticed_by);
+    fmt::print("{:<28} {:<8} {}\n{:<38}noticed by: {}\n", b.name, simplifier::bug_kind_name(b.kind),
+               b.what, "", b.noticed_by);
   return kExitOk;
 }
 

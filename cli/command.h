@@ -1,10 +1,10 @@
-/** \file What each subcommand file provides to the dispatcher in main.cpp: a function that adds its flags to its CLI11 subcommand and returns the action that runs it. */
+/** \file What each subcommand file provides to the dispatcher in main.cpp: a function that adds its
+ * flags to its CLI11 subcommand and returns the action that runs it. */
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <functional>
 #include <string>
-
-#include <CLI/CLI.hpp>
 
 namespace uopfuzz::cli {
 

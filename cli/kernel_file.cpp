@@ -1,10 +1,10 @@
 #include "cli/kernel_file.h"
 
+#include <fmt/format.h>
+
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-
-#include <fmt/format.h>
 
 #include "ir/graph.h"
 #include "ir/verify.h"

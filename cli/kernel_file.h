@@ -1,4 +1,5 @@
-/** \file A .uop file loaded for a subcommand: parsed and verified, every problem printed as `file:line:col: error: ...`. */
+/** \file A .uop file loaded for a subcommand: parsed and verified, every problem printed as
+ * `file:line:col: error: ...`. */
 #pragma once
 
 #include <memory>
@@ -13,7 +14,7 @@ namespace uopfuzz::cli {
 struct LoadedKernel {
   std::unique_ptr<ir::Context> ctx = std::make_unique<ir::Context>();
   ir::ParsedKernel parsed;
-  std::string text;                                          ///< the file as read
+  std::string text;                                        ///< the file as read
   std::unordered_map<ir::UOp, size_t, ir::UOpHash> names;  ///< printed name %k of each node
 };
 

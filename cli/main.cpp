@@ -3,11 +3,10 @@
 // Exit status: 0 ok, 1 a finding (undefined behaviour, output mismatch, step limit),
 // 2 bad input or usage.
 
+#include <CLI/CLI.hpp>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <CLI/CLI.hpp>
 
 #include "backends/vulkan/device_info.h"
 #include "cli/command.h"
@@ -26,9 +25,9 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) invocation.command_line += std::string(" ") + argv[i];
 
   std::vector<std::pair<CLI::App*, Action>> commands;
-#define UOPFUZZ_COMMAND(name, help)                      \
-  {                                                      \
-    CLI::App* cmd = app.add_subcommand(#name, help);     \
+#define UOPFUZZ_COMMAND(name, help)                           \
+  {                                                           \
+    CLI::App* cmd = app.add_subcommand(#name, help);          \
     commands.emplace_back(cmd, add_##name(*cmd, invocation)); \
   }
 #include "cli/commands.def"
@@ -55,4 +54,6 @@ int main(int argc, char** argv) {
 
 }  // namespace uopfuzz::cli
 
-int main(int argc, char** argv) { return uopfuzz::cli::main(argc, argv); }
+int main(int argc, char** argv) {
+  return uopfuzz::cli::main(argc, argv);
+}

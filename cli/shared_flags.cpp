@@ -1,9 +1,9 @@
 #include "cli/shared_flags.h"
 
-#include <algorithm>
-
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+
+#include <algorithm>
 
 #include "backends/registry.h"
 #include "fuzz/isolate.h"
@@ -29,8 +29,7 @@ bool is_compiled_backend(const std::string& name) {
 }
 
 void add_simplify_flags(CLI::App& cmd, SimplifyFlags& f) {
-  cmd.add_flag("--no-optimize", f.no_optimize,
-               "run only the stages that run without optimization");
+  cmd.add_flag("--no-optimize", f.no_optimize, "run only the stages that run without optimization");
   cmd.add_option("--inject-bug", f.bugs,
                  "switch on a planted bug (repeatable; see simplify --list-bugs)");
   cmd.add_option("--disable-rule", f.disabled,

@@ -1,11 +1,11 @@
-/** \file Flags that several subcommands take (backends, the simplifier, the latency detector, the Vulkan device), and their checks, which print what is wrong. */
+/** \file Flags that several subcommands take (backends, the simplifier, the latency detector, the
+ * Vulkan device), and their checks, which print what is wrong. */
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <CLI/CLI.hpp>
 
 #include "check/latency.h"
 #include "simplifier/simplifier.h"

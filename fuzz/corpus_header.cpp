@@ -1,9 +1,9 @@
 #include "fuzz/corpus_header.h"
 
-#include <charconv>
-
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+
+#include <charconv>
 
 #include "backends/registry.h"
 
@@ -43,7 +43,9 @@ bool parse_number(std::string_view s, T& out) {
   return ec == std::errc() && p == s.data() + s.size();
 }
 
-std::string backend_names() { return fmt::format("{}", fmt::join(backends::backend_names(), ", ")); }
+std::string backend_names() {
+  return fmt::format("{}", fmt::join(backends::backend_names(), ", "));
+}
 
 }  // namespace
 
@@ -122,12 +124,14 @@ Result<CorpusHeader> read_corpus_header(const ir::KernelHeader& header, std::str
   if (!latency.backend.empty())
     h.latency = latency;
   else if (!latency_key.empty())
-    return Error{fmt::format("@{} without @check-latency (which backend it was timed on)", latency_key),
-                 SourceLoc{line_of_key(text, latency_key), 0}};
+    return Error{
+        fmt::format("@{} without @check-latency (which backend it was timed on)", latency_key),
+        SourceLoc{line_of_key(text, latency_key), 0}};
   return h;
 }
 
-check::CheckOptions replay_check_options(const CorpusHeader& corpus, const ir::KernelHeader& header) {
+check::CheckOptions replay_check_options(const CorpusHeader& corpus,
+                                         const ir::KernelHeader& header) {
   check::CheckOptions co;
   co.base_seed = header.seed.value_or(0);
   co.vars.insert(header.vars.begin(), header.vars.end());

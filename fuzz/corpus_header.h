@@ -1,4 +1,6 @@
-/** \file The metadata lines of a findings-corpus case (@signature, @check, @check-backends, @check-latency, @found-by, ...): written by a campaign into the case's header, read back by `uopfuzz replay`, which re-checks the case as they ask. */
+/** \file The metadata lines of a findings-corpus case (@signature, @check, @check-backends,
+ * @check-latency, @found-by, ...): written by a campaign into the case's header, read back by
+ * `uopfuzz replay`, which re-checks the case as they ask. */
 #pragma once
 
 #include <cstdint>
@@ -18,10 +20,10 @@ namespace uopfuzz::fuzz {
 /// simplifier there must be no confirmed regression). The figures are the detector's
 /// when the case was found, kept to 3 digits.
 struct CorpusLatency {
-  std::string backend;                    ///< @check-latency: a compiled backend
-  double ratio = 1, p_value = 1;          ///< @latency-ratio, @latency-p
+  std::string backend;                        ///< @check-latency: a compiled backend
+  double ratio = 1, p_value = 1;              ///< @latency-ratio, @latency-p
   double rerun_ratio = 1, rerun_p_value = 1;  ///< @latency-rerun-ratio, @latency-rerun-p
-  bool confirmed = false;                 ///< @latency-confirmed yes|no
+  bool confirmed = false;                     ///< @latency-confirmed yes|no
   friend bool operator==(const CorpusLatency&, const CorpusLatency&) = default;
 };
 
@@ -32,9 +34,9 @@ struct CorpusHeader {
   bool check_clean = false;
   /// @check-backends oracle,cpu: where that check runs (empty: the check's default).
   std::vector<std::string> check_backends;
-  std::string found_by;               ///< @found-by: the command that found it
+  std::string found_by;                ///< @found-by: the command that found it
   std::optional<uint64_t> graph_seed;  ///< @graph-seed: the generator's seed of the graph
-  std::string details;                ///< @details: the check's one-line description
+  std::string details;                 ///< @details: the check's one-line description
   std::optional<CorpusLatency> latency;
   friend bool operator==(const CorpusHeader&, const CorpusHeader&) = default;
 };
@@ -55,6 +57,7 @@ Result<CorpusHeader> read_corpus_header(const ir::KernelHeader& header, std::str
 /// The differential check a replay runs on a case whose header says check_clean: the
 /// faithful simplifier on the case's @seed and @var values, on check_backends (when
 /// given), the rewrite re-timed on the latency backend for a latency finding.
-check::CheckOptions replay_check_options(const CorpusHeader& corpus, const ir::KernelHeader& header);
+check::CheckOptions replay_check_options(const CorpusHeader& corpus,
+                                         const ir::KernelHeader& header);
 
 }  // namespace uopfuzz::fuzz

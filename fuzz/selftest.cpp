@@ -22,7 +22,8 @@ bool faithful_passes(const std::string& reduced_text,
         check::CheckOptions opts;
         opts.vars.insert(k->kernel.header.vars.begin(), k->kernel.header.vars.end());
         opts.latency = latency;
-        return std::string(check::finding_kind_name(check::check_kernel(ctx, k->kernel, opts).kind));
+        return std::string(
+            check::finding_kind_name(check::check_kernel(ctx, k->kernel, opts).kind));
       },
       30);
   return faithful.status == ChildOutcome::Status::Returned && faithful.output == "none";
@@ -75,7 +76,7 @@ SelftestResult run_selftest(const SelftestOptions& o,
     CampaignResult r = run_campaign(co, source, shrink);
     SelftestRow row{b};
     row.found = planted.has_value();
-    row.finding = planted ? planted
+    row.finding = planted                  ? planted
                   : r.new_findings.empty() ? std::nullopt
                                            : std::optional<NewFinding>(r.new_findings.front());
     row.graphs = row.finding ? row.finding->graph_index + 1 : r.totals.graphs;

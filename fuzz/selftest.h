@@ -1,4 +1,6 @@
-/** \file The harness's self-test: for each planted bug, a campaign with it switched on must find it (a result-changing bug through the differential check, a latency bug through the latency detector). */
+/** \file The harness's self-test: for each planted bug, a campaign with it switched on must find it
+ * (a result-changing bug through the differential check, a latency bug through the latency
+ * detector). */
 #pragma once
 
 #include <cstdint>
@@ -14,7 +16,7 @@ namespace uopfuzz::fuzz {
 
 struct SelftestOptions {
   double seconds_per_bug = 10;
-  uint64_t seed = 1;  ///< campaign seed
+  uint64_t seed = 1;                            ///< campaign seed
   std::vector<std::string> backends{"oracle"};  ///< where each graph is checked
   /// Seconds one check may take before it is a hang; 0: 2 on the oracle alone, 10 with a
   /// compiled backend (or a latency bug).
@@ -29,7 +31,7 @@ struct SelftestRow {
   /// finding (a bug the faithful simplifier has too), else none.
   std::optional<NewFinding> finding;
   bool found = false;
-  uint64_t graphs = 0;       ///< graphs tried: up to the finding, else the campaign's total
+  uint64_t graphs = 0;      ///< graphs tried: up to the finding, else the campaign's total
   size_t new_findings = 0;  ///< the campaign's findings, all signatures
 };
 
