@@ -9,20 +9,14 @@
 namespace uopfuzz::report {
 namespace {
 
-const char *kContext = R"({"date": "2026-11-29T10:20:30+01:00", "host_name": "box",
+// clang-format off
+const char* kContext = R"json({"date": "2026-11-29T10:20:30+01:00", "host_name": "box",
   "executable": "uopfuzz fuzz", "uopfuzz_version": "0.1.0", "commit": "0123456789abcdef-dirty",
-  "machine": "box (a CPU, 2 cores)",
-           "load_avg" : [ 0.25, 1.5, 2.0 ], "devices" : [
-             {"backend" : "oracle", "device" : "interpreter", "driver" : "uopfuzz"}, {
-               "backend" : "cpu",
-               "device" : "Some CPU",
-               "driver" : "LLVM 15",
-               "driver_info" : "O2",
-               "api_version" : "",
-               "device_type" : "cpu"
-             }
-           ]
-})";
+  "machine": "box (a CPU, 2 cores)", "load_avg": [0.25, 1.5, 2.0],
+  "devices": [{"backend": "oracle", "device": "interpreter", "driver": "uopfuzz"},
+              {"backend": "cpu", "device": "Some CPU", "driver": "LLVM 15", "driver_info": "O2",
+               "api_version": "", "device_type": "cpu"}]})json";
+// clang-format on
 
 FuzzSummary full_summary() {
   FuzzSummary s;
