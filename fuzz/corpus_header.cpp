@@ -73,7 +73,10 @@ Result<CorpusHeader> read_corpus_header(const ir::KernelHeader& header, std::str
   CorpusHeader h;
   CorpusLatency latency;
   std::string latency_key;  // the first latency figure seen, for the error without @check-latency
-  for (const auto& [key, value] : header.extra) {
+  for (const auto& line : header.extra) {
+    // Named, not structured bindings: clang 14 cannot capture those in the lambdas below.
+    const std::string& key = line.first;
+    const std::string& value = line.second;
     auto fail = [&](std::string why) {
       return Error{fmt::format("@{} {}", key, why), SourceLoc{line_of_key(text, key), 0}};
     };
