@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "fuzz/corpus.h"
+#include "fuzz/corpus_header.h"
 #include "ir/graph.h"
 #include "ir/hash.h"
 #include "ir/parser.h"
@@ -46,33 +47,21 @@ ir::Kernel corpus_entry(const ir::Kernel& k, const NewFinding& f, const Campaign
       for (size_t i = 0; i < buf.size(); ++i) e.values.push_back(buf.get(i));
       out.header.outputs.push_back(std::move(e));
     }
-  // Header values are one line without '#' (a comment): keep free text printable.
-  auto line = [](std::string s) {
-    for (char& ch : s)
-      if (ch == '#' || ch == '\n' || ch == '\r') ch = ' ';
-    while (!s.empty() && s.back() == ' ') s.pop_back();
-    return s.empty() ? std::string("-") : s;
-  };
-  out.header.extra.clear();
-  out.header.extra.emplace_back("signature", f.signature.text());
-  out.header.extra.emplace_back("check", "clean");  // the faithful simplifier must agree
+  CorpusHeader corpus;
+  corpus.signature = f.signature.text();
+  corpus.check_clean = true;  // the faithful simplifier must agree
   // A finding on a compiled backend replays there too (the backend must run it right).
   if (f.signature.backend != "oracle" && !f.latency)
-    out.header.extra.emplace_back("check-backends", fmt::format("oracle,{}", f.signature.backend));
-  out.header.extra.emplace_back("found-by", line(o.found_by.empty() ? "uopfuzz fuzz" : o.found_by));
-  out.header.extra.emplace_back("graph-seed", fmt::format("{}", f.graph_seed));
-  out.header.extra.emplace_back("details", line(f.details));
-  if (f.latency) {
-    // The replay re-times it with the faithful simplifier (the regression stays fixed).
-    out.header.extra.emplace_back("check-latency", f.signature.backend);
-    out.header.extra.emplace_back("latency-ratio", fmt::format("{:.3f}", f.latency->ratio));
-    out.header.extra.emplace_back("latency-p", fmt::format("{:.3g}", f.latency->p_value));
-    out.header.extra.emplace_back("latency-rerun-ratio",
-                                  fmt::format("{:.3f}", f.latency->rerun_ratio));
-    out.header.extra.emplace_back("latency-rerun-p",
-                                  fmt::format("{:.3g}", f.latency->rerun_p_value));
-    out.header.extra.emplace_back("latency-confirmed", f.latency->confirmed ? "yes" : "no");
-  }
+    corpus.check_backends = {"oracle", f.signature.backend};
+  corpus.found_by = o.found_by.empty() ? "uopfuzz fuzz" : o.found_by;
+  corpus.graph_seed = f.graph_seed;
+  corpus.details = f.details;
+  // The replay re-times it with the faithful simplifier (the regression stays fixed).
+  if (f.latency)
+    corpus.latency = CorpusLatency{f.signature.backend,      f.latency->ratio,
+                                   f.latency->p_value,       f.latency->rerun_ratio,
+                                   f.latency->rerun_p_value, f.latency->confirmed};
+  out.header.extra = corpus_header_lines(corpus);
   return out;
 }
 

@@ -185,6 +185,7 @@ FuzzFinding read_finding(const Obj& f) {
   r.nodes_found = f.opt_integer("nodes_found");
   r.nodes_reduced = f.opt_integer("nodes_reduced");
   r.path = f.str_or("path", "");
+  r.write_error = f.str_or("write_error", "");
   r.details = f.str_or("details", "");
   if (f.has("latency")) {
     Obj l = f.obj("latency");
@@ -192,6 +193,19 @@ FuzzFinding read_finding(const Obj& f) {
                              l.opt_num("confirm_p_value"), l.boolean_or("confirmed", true)};
   }
   return r;
+}
+
+/// An object of integer counts (by_signature, rule_hits), in file order; absent: none.
+std::vector<std::pair<std::string, int64_t>> counts(const Obj& top, const char* key) {
+  std::vector<std::pair<std::string, int64_t>> out;
+  if (!top.has(key)) return out;
+  const json& m = top.get(key);
+  if (!m.is_object()) bad_type(top.at(key), "an object", m);
+  for (auto it = m.begin(); it != m.end(); ++it) {
+    if (!it->is_number_integer()) bad_type(top.at(key) + "." + it.key(), "an integer", *it);
+    out.emplace_back(it.key(), it->get<int64_t>());
+  }
+  return out;
 }
 
 FuzzSummary read_fuzz(const Obj& top) {
@@ -211,14 +225,13 @@ FuzzSummary read_fuzz(const Obj& top) {
     s.new_findings.push_back(read_finding(Obj(j, where)));
   });
   s.findings = top.opt_integer("findings").value_or(int64_t(s.new_findings.size()));
-  if (top.has("by_signature")) {
-    const json& m = top.get("by_signature");
-    if (!m.is_object()) bad_type(top.at("by_signature"), "an object", m);
-    for (auto it = m.begin(); it != m.end(); ++it) {
-      if (!it->is_number_integer()) bad_type("by_signature." + it.key(), "an integer", *it);
-      s.by_signature.emplace_back(it.key(), it->get<int64_t>());
-    }
-  }
+  s.workers_lost = top.opt_integer("workers_lost").value_or(0);
+  s.latency_timed = top.opt_integer("latency_timed").value_or(0);
+  s.median_nodes = top.opt_integer("median_nodes").value_or(0);
+  s.median_iterations = top.opt_integer("median_iterations").value_or(0);
+  s.median_steps = top.opt_integer("median_steps").value_or(0);
+  s.by_signature = counts(top, "by_signature");
+  s.rule_hits = counts(top, "rule_hits");
   return s;
 }
 
@@ -284,6 +297,54 @@ Result<LoadedResults> parse_results(std::string_view text, const std::string& pa
     // Only reachable through a conversion the checks above missed; still an input error.
     return Error{kNotResults + std::string(e.what())};
   }
+}
+
+std::string fuzz_summary_json(const FuzzSummary& s, std::string_view context) {
+  auto object = [](const std::vector<std::pair<std::string, int64_t>>& counts) {
+    json o = json::object();
+    for (const auto& [name, n] : counts) o[name] = n;
+    return o;
+  };
+  json j;
+  j["context"] = json::parse(context);
+  if (s.seed) j["seed"] = *s.seed;
+  j["seconds"] = s.seconds;
+  j["graphs"] = s.graphs;
+  j["graphs_per_second"] = s.graphs_per_second;
+  j["jobs"] = s.jobs;
+  j["backends"] = s.backends;
+  j["latency"] = s.latency;
+  j["workers_lost"] = s.workers_lost;
+  j["latency_timed"] = s.latency_timed;
+  j["median_nodes"] = s.median_nodes;
+  j["median_iterations"] = s.median_iterations;
+  j["median_steps"] = s.median_steps;
+  j["findings"] = s.findings;
+  j["by_signature"] = object(s.by_signature);
+  j["rule_hits"] = object(s.rule_hits);
+  json findings = json::array();
+  for (const FuzzFinding& f : s.new_findings) {
+    json one = {{"signature", f.signature}, {"kind", f.kind}, {"backend", f.backend}};
+    if (f.graph_index) one["graph_index"] = *f.graph_index;
+    if (f.graph_seed) one["graph_seed"] = *f.graph_seed;
+    if (f.seconds) one["seconds"] = *f.seconds;
+    if (f.nodes_found) one["nodes_found"] = *f.nodes_found;
+    if (f.nodes_reduced) one["nodes_reduced"] = *f.nodes_reduced;
+    one["path"] = f.path;
+    one["write_error"] = f.write_error;
+    one["details"] = f.details;
+    if (const auto& l = f.latency) {
+      json lat = {{"ratio", l->ratio}};
+      if (l->p_value) lat["p_value"] = *l->p_value;
+      if (l->confirm_ratio) lat["confirm_ratio"] = *l->confirm_ratio;
+      if (l->confirm_p_value) lat["confirm_p_value"] = *l->confirm_p_value;
+      lat["confirmed"] = l->confirmed;
+      one["latency"] = lat;
+    }
+    findings.push_back(one);
+  }
+  j["new_findings"] = findings;
+  return j.dump(2) + "\n";
 }
 
 Result<LoadedResults> load_results(const std::string& path) {

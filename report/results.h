@@ -89,6 +89,7 @@ struct FuzzFinding {
   std::optional<double> seconds;
   std::optional<int64_t> nodes_found, nodes_reduced;
   std::string path;  // the minimized case; "" when it was not written
+  std::string write_error;  // why it was not written; "" when it was (or was not asked for)
   std::string details;
   std::optional<LatencyStats> latency;  // latency findings only
 };
@@ -101,8 +102,13 @@ struct FuzzSummary {
   int64_t jobs = 1;
   std::vector<std::string> backends;
   bool latency = false;
+  int64_t workers_lost = 0;   // isolated workers lost to crashes or hangs
+  int64_t latency_timed = 0;  // graphs the latency detector timed
+  // The typical graph: medians of node count, loop iterations and oracle steps.
+  int64_t median_nodes = 0, median_iterations = 0, median_steps = 0;
   int64_t findings = 0;
   std::vector<std::pair<std::string, int64_t>> by_signature;  // in file order
+  std::vector<std::pair<std::string, int64_t>> rule_hits;     // in file order
   std::vector<FuzzFinding> new_findings;
 };
 
@@ -125,6 +131,11 @@ struct LoadedResults {
 /// Keys the format marks as optional may be missing; a key that is present must have its
 /// documented type, so that a dashboard never draws a silently defaulted number.
 Result<LoadedResults> parse_results(std::string_view text, const std::string& path);
+
+/// The text of a fuzz summary (`uopfuzz fuzz --json`) that parse_results reads back as
+/// `summary`: `context` is the context block as JSON text (bench/run_context.h writes
+/// it; it is copied as it is). Optional numbers of `summary` that are absent are left out.
+std::string fuzz_summary_json(const FuzzSummary& summary, std::string_view context);
 
 /// Reads and parses PATH. Errors: "PATH: not a uopfuzz results file: WHY" or
 /// "PATH: cannot read the file".

@@ -1,0 +1,130 @@
+// uopfuzz check FILE: the simplifier's rewrite compared with the original.
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <nlohmann/json.hpp>
+
+#include "check/differential.h"
+#include "cli/command.h"
+#include "cli/kernel_file.h"
+#include "cli/shared_flags.h"
+
+namespace uopfuzz::cli {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+struct CheckFlags {
+  std::string file;
+  SimplifyFlags simplify;
+  int seeds = 3;
+  std::optional<uint64_t> seed;
+  bool json = false;
+  std::vector<std::string> backends{"oracle"};
+  LatencyFlags latency;
+};
+
+json round_json(const check::LatencyRound& r) {
+  return {{"ratio", r.ratio},
+          {"p_value", r.test.p_greater},
+          {"exact_p", r.test.exact},
+          {"regressed", r.regressed},
+          {"runs_per_sample", r.runs_per_sample},
+          {"clock", r.device_clock ? "device" : "host"},
+          {"original_seconds", r.original},
+          {"rewritten_seconds", r.rewritten}};
+}
+
+json latency_json(const check::LatencyVerdict& v) {
+  json j = {{"confirmed", v.confirmed}, {"first", round_json(v.first)}};
+  if (v.rerun) j["rerun"] = round_json(*v.rerun);
+  return j;
+}
+
+void print_json(const std::string& file, const check::CheckResult& r) {
+  json j;
+  j["file"] = file;
+  j["finding"] = check::finding_kind_name(r.kind);
+  j["backend"] = r.backend;
+  j["notes"] = r.notes;
+  j["details"] = r.details;
+  j["seeds_run"] = r.seeds_run;
+  j["seeds_skipped"] = r.seeds_skipped;
+  j["rules"] = r.simplified.hits;
+  if (r.mismatch)
+    j["mismatch"] = {{"seed", r.mismatch->seed},
+                     {"slot", r.mismatch->slot},
+                     {"index", r.mismatch->index},
+                     {"original", r.mismatch->expected},
+                     {"rewrite", r.mismatch->got}};
+  if (r.latency) j["latency"] = latency_json(*r.latency);
+  fmt::print("{}\n", j.dump(2));
+}
+
+void print_text(const CheckFlags& f, const check::CheckResult& r) {
+  std::string rules;
+  for (const auto& [name, n] : r.simplified.hits)
+    rules += fmt::format("{}{} ({})", rules.empty() ? "" : ", ", name, n);
+  if (r.kind == check::FindingKind::None) {
+    fmt::print(
+        "{}: ok: rewrite agrees with the original on {} seed(s){} (rules: {}; backends: {})\n",
+        f.file, r.seeds_run, r.seeds_skipped ? fmt::format(", {} skipped", r.seeds_skipped) : "",
+        rules.empty() ? "none" : rules, fmt::join(f.backends, ", "));
+  } else {
+    fmt::print("{}: FINDING {}{}: {}\n  rules that fired: {}\n", f.file,
+               check::finding_kind_name(r.kind), r.backend == "oracle" ? "" : " on " + r.backend,
+               r.details, rules.empty() ? "none" : rules);
+  }
+  for (const auto& n : r.notes) fmt::print("  note: {}\n", n);
+  if (r.latency && r.kind == check::FindingKind::None)
+    fmt::print("  latency on {}: {}\n", f.latency.options.backend, r.latency->summary());
+}
+
+int run_check(const CheckFlags& f) {
+  auto opts = simplify_options(f.simplify);
+  if (!opts) return kExitBadInput;
+  auto latency = latency_options(f.latency);
+  if (!latency) return kExitBadInput;
+  if (!valid_backends(f.backends)) return kExitBadInput;
+  if (f.seeds < 1) {
+    fmt::print(stderr, "error: --seeds must be at least 1\n");
+    return kExitBadInput;
+  }
+  auto k = load_kernel(f.file);
+  if (!k) return kExitBadInput;
+  const ir::Kernel& kernel = k->parsed.kernel;
+  check::CheckOptions co;
+  co.simplify = *opts;
+  co.seeds = f.seeds;
+  co.base_seed = f.seed.value_or(kernel.header.seed.value_or(0));
+  co.vars.insert(kernel.header.vars.begin(), kernel.header.vars.end());
+  co.backends = f.backends;
+  co.latency = *latency;
+  auto r = check::check_kernel(*k->ctx, kernel, co);
+  if (f.json)
+    print_json(f.file, r);
+  else
+    print_text(f, r);
+  return r.kind == check::FindingKind::None ? kExitOk : kExitFinding;
+}
+
+}  // namespace
+
+Action add_check(CLI::App& cmd, Invocation& invocation) {
+  auto f = std::make_shared<CheckFlags>();
+  cmd.add_option("FILE", f->file, "the .uop file")->required();
+  add_simplify_flags(cmd, f->simplify);
+  cmd.add_option("--seeds", f->seeds, "number of input seeds to compare on")->capture_default_str();
+  cmd.add_option("--seed", f->seed, "first input seed (default: the file's @seed, else 0)");
+  cmd.add_flag("--json", f->json, "print the verdict as JSON");
+  cmd.add_option("--backends", f->backends,
+                 "backends both graphs run on (available: " + backend_list() + ")")
+      ->delimiter(',')
+      ->capture_default_str();
+  add_latency_flags(cmd, f->latency);
+  add_device_flag(cmd, invocation.device);
+  return [f] { return run_check(*f); };
+}
+
+}  // namespace uopfuzz::cli

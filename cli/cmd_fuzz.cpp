@@ -1,0 +1,214 @@
+// uopfuzz fuzz: a campaign of generated kernels, findings minimized into the corpus.
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+
+#include "bench/run_context.h"
+#include "cli/command.h"
+#include "cli/shared_flags.h"
+#include "fuzz/campaign.h"
+#include "gen/generator.h"
+#include "report/results.h"
+
+namespace uopfuzz::cli {
+namespace {
+
+struct FuzzFlags {
+  double seconds = 60;
+  uint64_t seed = 1;
+  uint64_t max_graphs = 0;
+  int check_seeds = 2;
+  std::optional<std::string> corpus;
+  std::string json_path;
+  bool no_reduce = false;
+  int jobs = 1;
+  double graph_timeout = 10;
+  bool no_isolation = false;
+  std::vector<std::string> backends{"oracle"};
+  SimplifyFlags simplify;
+  LatencyFlags latency;
+  uint64_t latency_every = 50;
+};
+
+/// The campaign as the results format (docs/results-format.md) summarizes it.
+report::FuzzSummary summary(const FuzzFlags& f, const fuzz::CampaignResult& r, bool latency) {
+  const auto& t = r.totals;
+  report::FuzzSummary s;
+  s.seed = f.seed;
+  s.seconds = t.seconds;
+  s.graphs = int64_t(t.graphs);
+  s.graphs_per_second = t.graphs / std::max(t.seconds, 1e-9);
+  s.jobs = t.jobs;
+  s.backends = f.backends;
+  s.latency = latency;
+  s.workers_lost = int64_t(t.workers_lost);
+  s.latency_timed = int64_t(t.latency_timed);
+  s.median_nodes = int64_t(t.median_nodes);
+  s.median_iterations = int64_t(t.median_iterations);
+  s.median_steps = int64_t(t.median_steps);
+  s.findings = int64_t(t.findings);
+  for (const auto& [sig, n] : t.by_signature) s.by_signature.emplace_back(sig, int64_t(n));
+  for (const auto& [rule, n] : t.rule_hits) s.rule_hits.emplace_back(rule, int64_t(n));
+  for (const auto& nf : r.new_findings) {
+    report::FuzzFinding one;
+    one.signature = nf.signature.text();
+    one.kind = check::finding_kind_name(nf.signature.kind);
+    one.backend = nf.signature.backend;
+    one.graph_index = int64_t(nf.graph_index);
+    one.graph_seed = nf.graph_seed;
+    one.seconds = nf.seconds;
+    one.nodes_found = int64_t(nf.nodes_found);
+    one.nodes_reduced = int64_t(nf.nodes_reduced);
+    one.path = nf.path;
+    one.write_error = nf.write_error;
+    one.details = nf.details;
+    if (nf.latency)
+      one.latency =
+          report::LatencyStats{nf.latency->ratio, nf.latency->p_value, nf.latency->rerun_ratio,
+                               nf.latency->rerun_p_value, nf.latency->confirmed};
+    s.new_findings.push_back(std::move(one));
+  }
+  return s;
+}
+
+int run_fuzz(const FuzzFlags& f, const std::string& command_line) {
+  auto opts = simplify_options(f.simplify);
+  if (!opts) return kExitBadInput;
+  if (f.seconds <= 0 || f.check_seeds < 1 || f.jobs < 1 || f.graph_timeout <= 0) {
+    fmt::print(stderr,
+               "error: --time and --timeout must be positive, --seeds and --jobs at least 1\n");
+    return kExitBadInput;
+  }
+  if (f.no_isolation && f.jobs > 1) {
+    fmt::print(stderr, "error: --jobs needs isolation (drop --no-isolation)\n");
+    return kExitBadInput;
+  }
+  if (!valid_backends(f.backends)) return kExitBadInput;
+  auto latency = latency_options(f.latency);
+  if (!latency) return kExitBadInput;
+  if (f.latency_every < 1) {
+    fmt::print(stderr, "error: --latency-every must be at least 1\n");
+    return kExitBadInput;
+  }
+  fuzz::CampaignOptions co;
+  co.seconds = f.seconds;
+  co.seed = f.seed;
+  co.max_graphs = f.max_graphs;
+  co.check.simplify = *opts;
+  co.check.seeds = f.check_seeds;
+  co.check.max_steps = 10'000'000;
+  co.check.backends = f.backends;
+  co.check.latency = *latency;
+  co.latency_every = f.latency_every;
+  // Findings of the faithful simplifier are real bugs: they go to the repository's
+  // corpus. With a planted bug they are expected, and kept only where asked.
+  co.corpus_dir = f.corpus.value_or(opts->bugs.any() ? "" : "corpus/findings");
+  co.found_by = command_line;
+  co.isolate = !f.no_isolation;
+  co.jobs = f.jobs;
+  co.graph_timeout_s = f.graph_timeout;
+  const bool tty = ::isatty(STDOUT_FILENO);
+  double last_line = -10;
+  co.on_progress = [&](const fuzz::CampaignProgress& p) {
+    std::string sigs;
+    for (const auto& [s, n] : p.by_signature) sigs += fmt::format(" {}x{}", s, n);
+    std::string line = fmt::format("[{:6.1f}s] {} graphs ({:.0f}/s), {} rules hit, findings: {}{}",
+                                   p.seconds, p.graphs, p.graphs / std::max(p.seconds, 1e-9),
+                                   p.rule_hits.size(), p.findings, sigs);
+    if (tty) {
+      fmt::print("\r{:<120}", line.substr(0, 120));
+      std::fflush(stdout);
+    } else if (p.seconds - last_line >= 5) {
+      last_line = p.seconds;
+      fmt::print("{}\n", line);
+    }
+  };
+  gen::GenPolicy policy;
+  fuzz::GraphSource source = [&](ir::Context& ctx, uint64_t gs) {
+    return gen::generate(ctx, policy, gs).kernel;
+  };
+  fuzz::Shrinker shrink = f.no_reduce ? fuzz::Shrinker() : fuzz::reducer_shrinker(10);
+  fuzz::CampaignResult r = fuzz::run_campaign(co, source, shrink);
+  if (tty) fmt::print("\n");
+
+  const auto& t = r.totals;
+  fmt::print(
+      "fuzz: {} graphs in {:.1f}s ({:.0f}/s, {} job(s); median graph {} nodes, {} loop "
+      "iterations, {} oracle steps), seed {}, {} rules hit, {} findings, {} new signature(s){}\n",
+      t.graphs, t.seconds, t.graphs / std::max(t.seconds, 1e-9), t.jobs, t.median_nodes,
+      t.median_iterations, t.median_steps, f.seed, t.rule_hits.size(), t.findings,
+      r.new_findings.size(),
+      t.workers_lost ? fmt::format(", {} worker(s) lost to crashes or hangs", t.workers_lost) : "");
+  if (latency->has_value())
+    fmt::print(
+        "  latency: {} graph(s) timed on {} (one in {} sampled; unchanged rewrites are not "
+        "timed)\n",
+        t.latency_timed, (*latency)->backend, f.latency_every);
+  for (const auto& nf : r.new_findings)
+    fmt::print("  NEW {}: graph {} (seed {:#x}) after {:.2f}s, {} -> {} nodes{}\n    {}\n",
+               nf.signature.text(), nf.graph_index, nf.graph_seed, nf.seconds, nf.nodes_found,
+               nf.nodes_reduced,
+               nf.path.empty()
+                   ? (nf.write_error.empty() ? "" : " (NOT written: " + nf.write_error + ")")
+                   : ", written to " + nf.path,
+               nf.details);
+  if (!f.json_path.empty()) {
+    // The devices of every backend measured: the checked ones and the timed one.
+    std::vector<std::string> measured = f.backends;
+    if (latency->has_value() &&
+        std::find(measured.begin(), measured.end(), (*latency)->backend) == measured.end())
+      measured.push_back((*latency)->backend);
+    const std::string context =
+        bench::context_json("uopfuzz fuzz", bench::describe_devices(measured)).dump();
+    std::ofstream out(f.json_path);
+    out << report::fuzz_summary_json(summary(f, r, latency->has_value()), context);
+    if (!out) {
+      fmt::print(stderr, "error: cannot write {}\n", f.json_path);
+      return kExitBadInput;
+    }
+  }
+  return r.new_findings.empty() ? kExitOk : kExitFinding;
+}
+
+}  // namespace
+
+Action add_fuzz(CLI::App& cmd, Invocation& invocation) {
+  auto f = std::make_shared<FuzzFlags>();
+  cmd.add_option("--time", f->seconds, "seconds to run")->capture_default_str();
+  cmd.add_option("--seed", f->seed,
+                 "campaign seed: the same seed tries the same graphs on any machine")
+      ->capture_default_str();
+  cmd.add_option("--max-graphs", f->max_graphs, "stop after this many graphs (0: until --time)")
+      ->capture_default_str();
+  cmd.add_option("--seeds", f->check_seeds, "input seeds each graph is checked on")
+      ->capture_default_str();
+  cmd.add_option("--corpus", f->corpus,
+                 "directory for new findings (default: corpus/findings; none with --inject-bug)");
+  cmd.add_option("--json", f->json_path, "write a JSON summary to this file");
+  cmd.add_flag("--no-reduce", f->no_reduce, "keep findings as found (no minimization)");
+  cmd.add_option("--jobs,-j", f->jobs, "worker processes (graph i goes to worker i mod N)")
+      ->capture_default_str();
+  cmd.add_option("--timeout", f->graph_timeout,
+                 "seconds one graph may take before it counts as a hang")
+      ->capture_default_str();
+  cmd.add_option("--backends", f->backends,
+                 "backends each graph is checked on (available: " + backend_list() + ")")
+      ->delimiter(',')
+      ->capture_default_str();
+  cmd.add_flag("--no-isolation", f->no_isolation,
+               "check in this process (for a debugger): a crash or hang then ends the campaign");
+  add_simplify_flags(cmd, f->simplify);
+  add_latency_flags(cmd, f->latency);
+  cmd.add_option("--latency-every", f->latency_every,
+                 "with --latency: time one graph in N (graph i when i mod N = 0)")
+      ->capture_default_str();
+  add_device_flag(cmd, invocation.device);
+  const Invocation& inv = invocation;
+  return [f, &inv] { return run_fuzz(*f, inv.command_line); };
+}
+
+}  // namespace uopfuzz::cli

@@ -1,0 +1,120 @@
+// uopfuzz selftest: a campaign per planted bug; every one must be found.
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "cli/command.h"
+#include "cli/shared_flags.h"
+#include "fuzz/selftest.h"
+
+namespace uopfuzz::cli {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+struct SelftestFlags {
+  fuzz::SelftestOptions options;
+  std::string json_path;
+};
+
+// Every line of `text` indented by four spaces (a case printed under a table row).
+std::string indent(const std::string& text) {
+  std::string out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out += "    " + line + "\n";
+  return out;
+}
+
+void print_row(const fuzz::SelftestRow& row) {
+  const fuzz::NewFinding* f = row.finding ? &*row.finding : nullptr;
+  std::string sig = f ? f->signature.text() : "";
+  if (f && f->latency)
+    sig += fmt::format(" ({:.2f}x slower, p={:.2g}; rerun {:.2f}x, p={:.2g})", f->latency->ratio,
+                       f->latency->p_value, f->latency->rerun_ratio, f->latency->rerun_p_value);
+  if (f && !row.found) sig += fmt::format(" [a real finding; {} in all]", row.new_findings);
+  fmt::print("{:<28} {:<7} {:>9} {:>8} {:>6}  {}\n", row.bug.name,
+             row.found ? "yes"
+             : f       ? "OTHER"
+                       : "NO",
+             f ? fmt::format("{:.2f}", f->seconds) : "-", row.graphs,
+             f ? std::to_string(f->nodes_reduced) : "-", sig);
+  if (row.found && row.bug.kind == simplifier::BugKind::Latency)
+    fmt::print("{}", indent(f->reduced_text));
+}
+
+json row_json(const fuzz::SelftestRow& row) {
+  json j = {{"bug", row.bug.name},
+            {"kind", simplifier::bug_kind_name(row.bug.kind)},
+            {"found", row.found},
+            {"graphs", row.graphs}};
+  if (const auto& f = row.finding) {
+    j["seconds"] = f->seconds;
+    j["nodes_found"] = f->nodes_found;
+    j["nodes_reduced"] = f->nodes_reduced;
+    j["signature"] = f->signature.text();
+    j["case"] = f->reduced_text;
+    if (f->latency)
+      j["latency"] = {{"backend", f->signature.backend},
+                      {"ratio", f->latency->ratio},
+                      {"p_value", f->latency->p_value},
+                      {"rerun_ratio", f->latency->rerun_ratio},
+                      {"rerun_p_value", f->latency->rerun_p_value}};
+  }
+  return j;
+}
+
+int run_selftest(const SelftestFlags& f) {
+  const fuzz::SelftestOptions& o = f.options;
+  if (!valid_backends(o.backends)) return kExitBadInput;
+  if (!is_compiled_backend(o.latency_backend)) {
+    fmt::print(stderr, "error: --latency-backend must be a compiled backend (available: {})\n",
+               backend_list());
+    return kExitBadInput;
+  }
+  fmt::print("{:<28} {:<7} {:>9} {:>8} {:>6}  {}\n", "bug", "found", "time (s)", "graphs", "nodes",
+             "signature");
+  fuzz::SelftestResult r = fuzz::run_selftest(o, print_row);
+  fmt::print("selftest: {} found, {} missed; median time to find {:.2f}s\n",
+             r.rows.size() - r.missed, r.missed, r.median_seconds);
+  if (!f.json_path.empty()) {
+    json rows = json::array();
+    for (const auto& row : r.rows) rows.push_back(row_json(row));
+    std::ofstream out(f.json_path);
+    out << json{{"seed", o.seed},
+                {"seconds_per_bug", o.seconds_per_bug},
+                {"bugs", rows},
+                {"missed", r.missed},
+                {"median_seconds", r.median_seconds}}
+               .dump(2)
+        << "\n";
+  }
+  return r.missed ? kExitFinding : kExitOk;
+}
+
+}  // namespace
+
+Action add_selftest(CLI::App& cmd, Invocation& invocation) {
+  auto f = std::make_shared<SelftestFlags>();
+  fuzz::SelftestOptions& o = f->options;
+  cmd.add_option("--time-per-bug", o.seconds_per_bug, "seconds each campaign may take")
+      ->capture_default_str();
+  cmd.add_option("--seed", o.seed, "campaign seed")->capture_default_str();
+  cmd.add_option("--json", f->json_path, "write the table as JSON to this file");
+  cmd.add_option("--backends", o.backends,
+                 "backends each graph is checked on (available: " + backend_list() + ")")
+      ->delimiter(',')
+      ->capture_default_str();
+  cmd.add_option("--latency-backend", o.latency_backend,
+                 "backend the latency detector times kernels on (latency bugs)")
+      ->capture_default_str();
+  cmd.add_option("--timeout", o.graph_timeout,
+                 "seconds one check may take before it counts as a hang (default: 2 on the oracle "
+                 "alone, 10 with a compiled backend)");
+  add_device_flag(cmd, invocation.device);
+  return [f] { return run_selftest(*f); };
+}
+
+}  // namespace uopfuzz::cli

@@ -1,0 +1,55 @@
+#include "cli/kernel_file.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "ir/graph.h"
+#include "ir/verify.h"
+
+namespace uopfuzz::cli {
+namespace {
+
+std::optional<std::string> read_file(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return std::nullopt;
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return std::nullopt;
+  std::ostringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+std::optional<LoadedKernel> load_kernel(const std::string& path) {
+  auto text = read_file(path);
+  if (!text) {
+    fmt::print(stderr,
+               "{}: error: cannot read the file (missing, unreadable or not a regular file)\n",
+               path);
+    return std::nullopt;
+  }
+  LoadedKernel k;
+  auto parsed = ir::parse_kernel(*k.ctx, *text);
+  if (!parsed) {
+    const Error& e = parsed.error();
+    fmt::print(stderr, "{}:{}:{}: error: {}\n", path, e.loc.line, e.loc.col, e.message);
+    return std::nullopt;
+  }
+  k.parsed = std::move(parsed.value());
+  k.text = std::move(*text);
+  auto errors = ir::verify(k.parsed.kernel.root);
+  for (const auto& e : errors) {
+    SourceLoc loc = k.parsed.where.count(e.node) ? k.parsed.where.at(e.node) : SourceLoc{};
+    fmt::print(stderr, "{}:{}:{}: error: [{}] {}\n", path, loc.line, loc.col,
+               ir::verify_rule_name(e.rule), e.message);
+  }
+  if (!errors.empty()) return std::nullopt;
+  for (ir::UOp u : ir::toposort(k.parsed.kernel.root)) k.names.emplace(u, k.names.size());
+  return k;
+}
+
+}  // namespace uopfuzz::cli

@@ -1,0 +1,119 @@
+#include "cli/shared_flags.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+
+#include "backends/registry.h"
+#include "fuzz/isolate.h"
+
+namespace uopfuzz::cli {
+
+std::string backend_list() {
+  return fmt::format("{}", fmt::join(backends::backend_names(), ", "));
+}
+
+bool valid_backends(const std::vector<std::string>& names) {
+  for (const std::string& n : names)
+    if (!backends::find_backend(n)) {
+      fmt::print(stderr, "error: unknown backend '{}' (available: {})\n", n, backend_list());
+      return false;
+    }
+  if (names.empty()) fmt::print(stderr, "error: --backends needs at least one backend\n");
+  return !names.empty();
+}
+
+bool is_compiled_backend(const std::string& name) {
+  return backends::find_backend(name) && name != "oracle";
+}
+
+void add_simplify_flags(CLI::App& cmd, SimplifyFlags& f) {
+  cmd.add_flag("--no-optimize", f.no_optimize, "run only the stages that run without optimization");
+  cmd.add_option("--inject-bug", f.bugs,
+                 "switch on a planted bug (repeatable; see simplify --list-bugs)");
+  cmd.add_option("--disable-rule", f.disabled,
+                 "switch off a rule by name (repeatable; see simplify --list-rules)");
+}
+
+std::optional<simplifier::SimplifyOptions> simplify_options(const SimplifyFlags& f) {
+  simplifier::SimplifyOptions o;
+  o.optimize = !f.no_optimize;
+  for (const auto& name : f.bugs) {
+    auto bug = simplifier::parse_bug(name);
+    if (!bug) {
+      fmt::print(stderr,
+                 "error: unknown planted bug '{}' (uopfuzz simplify --list-bugs lists them)\n",
+                 name);
+      return std::nullopt;
+    }
+    o.bugs.enable(*bug);
+  }
+  auto known = simplifier::all_rule_names();
+  for (const auto& name : f.disabled) {
+    if (std::find(known.begin(), known.end(), name) == known.end()) {
+      fmt::print(stderr, "error: unknown rule '{}' (uopfuzz simplify --list-rules lists them)\n",
+                 name);
+      return std::nullopt;
+    }
+    o.disabled.insert(name);
+  }
+  return o;
+}
+
+void add_latency_flags(CLI::App& cmd, LatencyFlags& f) {
+  cmd.add_flag("--latency", f.on,
+               "also time the rewrite against the original: a confirmed slowdown is a finding of "
+               "kind latency");
+  cmd.add_option("--latency-backend", f.options.backend, "backend the kernels are timed on")
+      ->capture_default_str();
+  cmd.add_option("--latency-samples", f.options.samples,
+                 "timed samples of each kernel per round (at least 9)")
+      ->capture_default_str();
+  cmd.add_option("--latency-threshold", f.options.min_slowdown,
+                 "smallest slowdown (rewritten / original median time) that counts")
+      ->capture_default_str();
+  cmd.add_option("--latency-alpha", f.options.alpha,
+                 "Mann-Whitney U one-sided p-value it must be below")
+      ->capture_default_str();
+}
+
+std::optional<std::optional<check::LatencyOptions>> latency_options(const LatencyFlags& f) {
+  if (!f.on) return std::optional<check::LatencyOptions>{};
+  const auto& o = f.options;
+  if (o.samples < 9 || o.min_slowdown < 1 || o.alpha <= 0 || o.alpha >= 1) {
+    fmt::print(stderr,
+               "error: --latency-samples must be at least 9, --latency-threshold at least 1, "
+               "--latency-alpha in (0, 1)\n");
+    return std::nullopt;
+  }
+  if (!is_compiled_backend(o.backend)) {
+    fmt::print(stderr, "error: --latency-backend must be a compiled backend (available: {})\n",
+               backend_list());
+    return std::nullopt;
+  }
+  // The device is opened in a child: a campaign parent must not hold a device (and its
+  // driver's threads) when it forks workers.
+  fuzz::ChildOutcome probe = fuzz::run_isolated(
+      [&] {
+        auto d = backends::find_backend(o.backend)->device();
+        return d ? std::string("ok") : d.error().message;
+      },
+      60);
+  if (probe.status != fuzz::ChildOutcome::Status::Returned || probe.output != "ok") {
+    fmt::print(stderr, "error: --latency-backend {}: {}\n", o.backend,
+               probe.status == fuzz::ChildOutcome::Status::Returned
+                   ? probe.output
+                   : "opening its device " + probe.describe());
+    return std::nullopt;
+  }
+  return std::optional<check::LatencyOptions>{o};
+}
+
+void add_device_flag(CLI::App& cmd, std::string& device) {
+  cmd.add_option("--device", device,
+                 "Vulkan device: index or name substring (default: first GPU, else lavapipe; see "
+                 "`uopfuzz devices`)");
+}
+
+}  // namespace uopfuzz::cli

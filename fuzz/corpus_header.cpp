@@ -1,0 +1,149 @@
+#include "fuzz/corpus_header.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <charconv>
+
+#include "backends/registry.h"
+
+namespace uopfuzz::fuzz {
+namespace {
+
+// Header values are one line without '#' (which starts a comment).
+std::string one_line(std::string s) {
+  for (char& ch : s)
+    if (ch == '#' || ch == '\n' || ch == '\r') ch = ' ';
+  while (!s.empty() && s.back() == ' ') s.pop_back();
+  return s.empty() ? std::string("-") : s;
+}
+
+/// The 1-based line of the first `@key` header line of `text` (0 when there is none).
+int line_of_key(std::string_view text, std::string_view key) {
+  int line = 1;
+  for (size_t at = 0; at < text.size(); ++line) {
+    size_t end = text.find('\n', at);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view l = text.substr(at, end - at);
+    const size_t first = l.find_first_not_of(" \t");
+    if (first != std::string_view::npos && l.substr(first).starts_with("@")) {
+      std::string_view rest = l.substr(first + 1);
+      if (rest.starts_with(key) &&
+          (rest.size() == key.size() || rest[key.size()] == ' ' || rest[key.size()] == '\t'))
+        return line;
+    }
+    at = end + 1;
+  }
+  return 0;
+}
+
+template <class T>
+bool parse_number(std::string_view s, T& out) {
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+  return ec == std::errc() && p == s.data() + s.size();
+}
+
+std::string backend_names() {
+  return fmt::format("{}", fmt::join(backends::backend_names(), ", "));
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> corpus_header_lines(const CorpusHeader& h) {
+  std::vector<std::pair<std::string, std::string>> lines;
+  if (!h.signature.empty()) lines.emplace_back("signature", h.signature);
+  if (h.check_clean) lines.emplace_back("check", "clean");
+  if (!h.check_backends.empty())
+    lines.emplace_back("check-backends", fmt::format("{}", fmt::join(h.check_backends, ",")));
+  lines.emplace_back("found-by", one_line(h.found_by));
+  if (h.graph_seed) lines.emplace_back("graph-seed", fmt::format("{}", *h.graph_seed));
+  lines.emplace_back("details", one_line(h.details));
+  if (const auto& l = h.latency) {
+    lines.emplace_back("check-latency", l->backend);
+    lines.emplace_back("latency-ratio", fmt::format("{:.3f}", l->ratio));
+    lines.emplace_back("latency-p", fmt::format("{:.3g}", l->p_value));
+    lines.emplace_back("latency-rerun-ratio", fmt::format("{:.3f}", l->rerun_ratio));
+    lines.emplace_back("latency-rerun-p", fmt::format("{:.3g}", l->rerun_p_value));
+    lines.emplace_back("latency-confirmed", l->confirmed ? "yes" : "no");
+  }
+  return lines;
+}
+
+Result<CorpusHeader> read_corpus_header(const ir::KernelHeader& header, std::string_view text) {
+  CorpusHeader h;
+  CorpusLatency latency;
+  std::string latency_key;  // the first latency figure seen, for the error without @check-latency
+  for (const auto& line : header.extra) {
+    // Named, not structured bindings: clang 14 cannot capture those in the lambdas below.
+    const std::string& key = line.first;
+    const std::string& value = line.second;
+    auto fail = [&](std::string why) {
+      return Error{fmt::format("@{} {}", key, why), SourceLoc{line_of_key(text, key), 0}};
+    };
+    auto number = [&](double& out) { return parse_number(value, out); };
+    if (key == "signature") {
+      h.signature = value;
+    } else if (key == "check") {
+      if (value != "clean") return fail(fmt::format("must be 'clean', not '{}'", value));
+      h.check_clean = true;
+    } else if (key == "check-backends") {
+      h.check_backends.clear();
+      for (size_t at = 0; at <= value.size();) {
+        const size_t comma = std::min(value.find(',', at), value.size());
+        h.check_backends.push_back(value.substr(at, comma - at));
+        at = comma + 1;
+      }
+      for (const std::string& b : h.check_backends)
+        if (!backends::find_backend(b))
+          return fail(fmt::format(
+              "must list backends by name, comma-separated: '{}' is not one (available: {})", b,
+              backend_names()));
+    } else if (key == "check-latency") {
+      if (!backends::find_backend(value) || value == "oracle")
+        return fail(fmt::format("names '{}', not a compiled backend ({})", value, backend_names()));
+      latency.backend = value;
+    } else if (key == "found-by") {
+      h.found_by = value == "-" ? "" : value;
+    } else if (key == "details") {
+      h.details = value == "-" ? "" : value;
+    } else if (key == "graph-seed") {
+      uint64_t seed = 0;
+      if (!parse_number(value, seed)) return fail("must be an unsigned integer");
+      h.graph_seed = seed;
+    } else if (key == "latency-ratio" || key == "latency-p" || key == "latency-rerun-ratio" ||
+               key == "latency-rerun-p") {
+      double& figure = key == "latency-ratio"         ? latency.ratio
+                       : key == "latency-p"           ? latency.p_value
+                       : key == "latency-rerun-ratio" ? latency.rerun_ratio
+                                                      : latency.rerun_p_value;
+      if (!number(figure)) return fail("must be a number");
+      if (latency_key.empty()) latency_key = key;
+    } else if (key == "latency-confirmed") {
+      if (value != "yes" && value != "no") return fail("must be yes or no");
+      latency.confirmed = value == "yes";
+      if (latency_key.empty()) latency_key = key;
+    }
+  }
+  if (!latency.backend.empty())
+    h.latency = latency;
+  else if (!latency_key.empty())
+    return Error{
+        fmt::format("@{} without @check-latency (which backend it was timed on)", latency_key),
+        SourceLoc{line_of_key(text, latency_key), 0}};
+  return h;
+}
+
+check::CheckOptions replay_check_options(const CorpusHeader& corpus,
+                                         const ir::KernelHeader& header) {
+  check::CheckOptions co;
+  co.base_seed = header.seed.value_or(0);
+  co.vars.insert(header.vars.begin(), header.vars.end());
+  if (!corpus.check_backends.empty()) co.backends = corpus.check_backends;
+  if (corpus.latency) {
+    co.latency = check::LatencyOptions{};
+    co.latency->backend = corpus.latency->backend;
+  }
+  return co;
+}
+
+}  // namespace uopfuzz::fuzz

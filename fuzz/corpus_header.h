@@ -1,0 +1,63 @@
+/** \file The metadata lines of a findings-corpus case (@signature, @check, @check-backends,
+ * @check-latency, @found-by, ...): written by a campaign into the case's header, read back by
+ * `uopfuzz replay`, which re-checks the case as they ask. */
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "check/differential.h"
+#include "ir/kernel.h"
+#include "ir/result.h"
+
+namespace uopfuzz::fuzz {
+
+/// A latency finding: the replay re-times the case on `backend` (with the faithful
+/// simplifier there must be no confirmed regression). The figures are the detector's
+/// when the case was found, kept to 3 digits.
+struct CorpusLatency {
+  std::string backend;                        ///< @check-latency: a compiled backend
+  double ratio = 1, p_value = 1;              ///< @latency-ratio, @latency-p
+  double rerun_ratio = 1, rerun_p_value = 1;  ///< @latency-rerun-ratio, @latency-rerun-p
+  bool confirmed = false;                     ///< @latency-confirmed yes|no
+  friend bool operator==(const CorpusLatency&, const CorpusLatency&) = default;
+};
+
+struct CorpusHeader {
+  std::string signature;  ///< @signature kind/rule/backend ("" when absent)
+  /// @check clean: the faithful simplifier's rewrite must pass the differential check on
+  /// the case (the bug it found stays fixed).
+  bool check_clean = false;
+  /// @check-backends oracle,cpu: where that check runs (empty: the check's default).
+  std::vector<std::string> check_backends;
+  std::string found_by;                ///< @found-by: the command that found it
+  std::optional<uint64_t> graph_seed;  ///< @graph-seed: the generator's seed of the graph
+  std::string details;                 ///< @details: the check's one-line description
+  std::optional<CorpusLatency> latency;
+  friend bool operator==(const CorpusHeader&, const CorpusHeader&) = default;
+};
+
+/// The header lines (ir::KernelHeader::extra) that say `header`, in a fixed order; absent
+/// fields have no line. Free text (found-by, details) is made one printable line: '#'
+/// (a comment) and line breaks become blanks, and an empty text is written "-".
+std::vector<std::pair<std::string, std::string>> corpus_header_lines(const CorpusHeader& header);
+
+/// Reads the corpus lines of a parsed case's header; other keys are ignored. `text` is
+/// the case's .uop text: errors carry the line of the offending key in Error::loc
+/// (line 0 without it). Errors: a value that is not what its key needs (@check not
+/// "clean", @check-backends not registered backends separated by commas, @check-latency
+/// not a compiled backend, a number that does not parse, @latency-confirmed not yes or no,
+/// latency figures without @check-latency).
+Result<CorpusHeader> read_corpus_header(const ir::KernelHeader& header, std::string_view text = {});
+
+/// The differential check a replay runs on a case whose header says check_clean: the
+/// faithful simplifier on the case's @seed and @var values, on check_backends (when
+/// given), the rewrite re-timed on the latency backend for a latency finding.
+check::CheckOptions replay_check_options(const CorpusHeader& corpus,
+                                         const ir::KernelHeader& header);
+
+}  // namespace uopfuzz::fuzz

@@ -1,0 +1,96 @@
+#include "fuzz/selftest.h"
+
+#include <algorithm>
+
+#include "fuzz/isolate.h"
+#include "gen/generator.h"
+#include "ir/parser.h"
+
+namespace uopfuzz::fuzz {
+namespace {
+
+/// Whether the faithful simplifier passes the minimized case (for a latency bug: shows no
+/// confirmed regression on it either), checked in a child so that it cannot take the
+/// self-test down.
+bool faithful_passes(const std::string& reduced_text,
+                     const std::optional<check::LatencyOptions>& latency) {
+  ChildOutcome faithful = run_isolated(
+      [&] {
+        ir::Context ctx;
+        auto k = ir::parse_kernel(ctx, reduced_text);
+        if (!k.ok()) return std::string("unparsable");
+        check::CheckOptions opts;
+        opts.vars.insert(k->kernel.header.vars.begin(), k->kernel.header.vars.end());
+        opts.latency = latency;
+        return std::string(
+            check::finding_kind_name(check::check_kernel(ctx, k->kernel, opts).kind));
+      },
+      30);
+  return faithful.status == ChildOutcome::Status::Returned && faithful.output == "none";
+}
+
+CampaignOptions campaign_for(const SelftestOptions& o, const simplifier::BugInfo& b) {
+  const bool latency = b.kind == simplifier::BugKind::Latency;
+  CampaignOptions co;
+  co.seconds = o.seconds_per_bug;
+  co.seed = o.seed;
+  co.check.simplify.bugs.enable(b.bug);
+  co.check.seeds = 2;
+  co.check.max_steps = 10'000'000;
+  co.check.backends = o.backends;
+  if (latency) {
+    co.check.latency = check::LatencyOptions{};
+    co.check.latency->backend = o.latency_backend;
+  }
+  // Isolated, so that the bugs that crash or hang the simplifier are found too.
+  co.isolate = true;
+  // A check on the oracle takes milliseconds, so 2 s is a hang; compiled backends add two
+  // compiles per check (tens of ms, far more on a loaded machine), so they get 10 s.
+  const bool compiled = latency || std::any_of(o.backends.begin(), o.backends.end(),
+                                               [](const std::string& n) { return n != "oracle"; });
+  co.graph_timeout_s = o.graph_timeout > 0 ? o.graph_timeout : compiled ? 10 : 2;
+  co.triage_timeout_s = std::min(co.graph_timeout_s, compiled ? 5.0 : 0.5);
+  return co;
+}
+
+}  // namespace
+
+SelftestResult run_selftest(const SelftestOptions& o,
+                            const std::function<void(const SelftestRow&)>& on_row) {
+  gen::GenPolicy policy;
+  GraphSource source = [&](ir::Context& ctx, uint64_t gs) {
+    return gen::generate(ctx, policy, gs).kernel;
+  };
+  Shrinker shrink = reducer_shrinker(10);
+  SelftestResult result;
+  std::vector<double> times;
+  for (const auto& b : simplifier::all_bugs()) {
+    CampaignOptions co = campaign_for(o, b);
+    std::optional<NewFinding> planted;
+    co.stop_when = [&](const NewFinding& f) {
+      if (f.reduced_text.empty() || !faithful_passes(f.reduced_text, co.check.latency))
+        return false;
+      planted = f;
+      return true;
+    };
+    CampaignResult r = run_campaign(co, source, shrink);
+    SelftestRow row{b};
+    row.found = planted.has_value();
+    row.finding = planted                  ? planted
+                  : r.new_findings.empty() ? std::nullopt
+                                           : std::optional<NewFinding>(r.new_findings.front());
+    row.graphs = row.finding ? row.finding->graph_index + 1 : r.totals.graphs;
+    row.new_findings = r.new_findings.size();
+    if (row.found)
+      times.push_back(row.finding->seconds);
+    else
+      ++result.missed;
+    if (on_row) on_row(row);
+    result.rows.push_back(std::move(row));
+  }
+  std::sort(times.begin(), times.end());
+  result.median_seconds = times.empty() ? 0 : times[times.size() / 2];
+  return result;
+}
+
+}  // namespace uopfuzz::fuzz
