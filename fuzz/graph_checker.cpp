@@ -1,7 +1,5 @@
 #include "fuzz/graph_checker.h"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <utility>
 
