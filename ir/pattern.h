@@ -5,7 +5,7 @@
  *   x + Pat::lit(0)                      // ADD(x, CONST 0), either operand order
  *   Pat::op(Op::Reduce).named("red")     // any REDUCE, any sources
  *   Pat::op(Op::Reduce, {x, r}).arg(ReduceArg{Op::Add})  // a sum of x over one range
- *   (x * c).when(positive("c"))          // a gate: a named predicate on the bindings
+ *   (x * c).when(c_positive)             // a gate: a Pat::Pred on the bindings, named
  *
  * A name bound twice must bind the same node. Commutative ops match both operand orders.
  * A gate reads like the predicate of a Halide rewrite(before, after, predicate): the
