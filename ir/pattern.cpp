@@ -45,6 +45,20 @@ Pat Pat::group(uint32_t group) {
   return Pat(n);
 }
 
+Pat Pat::any_of(std::vector<Pat> alternatives) {
+  auto n = std::make_shared<Node>();
+  // The root ops of a choice are those of its alternatives (any op if one takes any).
+  for (const Pat& a : alternatives) {
+    if (a.root_ops().empty()) {
+      n->ops.clear();
+      break;
+    }
+    n->ops.insert(n->ops.end(), a.root_ops().begin(), a.root_ops().end());
+  }
+  n->alternatives = std::move(alternatives);
+  return Pat(n);
+}
+
 Pat Pat::with(const std::function<void(Node&)>& edit) const {
   auto copy = std::make_shared<Node>(*n_);
   edit(*copy);
@@ -60,10 +74,13 @@ Pat Pat::dtype(DType dt) const {
 Pat Pat::dtype_if(std::function<bool(DType)> ok) const {
   return with([&](Node& n) { n.dtype_ok = std::move(ok); });
 }
+Pat Pat::arg(Arg arg) const {
+  return with([&](Node& n) { n.arg = std::move(arg); });
+}
 Pat Pat::rest() const {
   return with([](Node& n) { n.rest = true; });
 }
-Pat Pat::where(Pred pred) const {
+Pat Pat::when(Pred pred) const {
   return with([&](Node& n) { n.preds.push_back(std::move(pred)); });
 }
 
@@ -76,6 +93,7 @@ bool Pat::match_each(UOp u, Bindings& b, Accept accept) const {
   if (!n.ops.empty() && std::find(n.ops.begin(), n.ops.end(), u.op()) == n.ops.end()) return false;
   if (n.group && !op_in(u.op(), n.group)) return false;
   if (n.dtype_ok && !n.dtype_ok(u.dtype())) return false;
+  if (n.arg && u.arg() != *n.arg) return false;
   if (n.literal) {
     Value v = u.const_value();
     if (u.dtype().is_float() ? v.f != static_cast<double>(*n.literal) : v.i != *n.literal) return false;
@@ -89,8 +107,11 @@ bool Pat::match_each(UOp u, Bindings& b, Accept accept) const {
       if (!p(bb)) return false;
     return accept(bb);
   };
-  bool ok;
-  if (!n.src) {
+  bool ok = false;
+  if (!n.alternatives.empty()) {
+    for (const Pat& a : n.alternatives)
+      if ((ok = a.match_each(u, b, after_src))) break;
+  } else if (!n.src) {
     ok = after_src(b);
   } else {
     ok = match_src(u, b, false, 0, after_src);

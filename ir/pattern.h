@@ -4,9 +4,12 @@
  *   Pat x = Pat::var("x"), c = Pat::cvar("c");
  *   x + Pat::lit(0)                      // ADD(x, CONST 0), either operand order
  *   Pat::op(Op::Reduce).named("red")     // any REDUCE, any sources
- *   (x * c).where([](const Bindings& b) { return b["c"].const_value().i > 0; })
+ *   Pat::op(Op::Reduce, {x, r}).arg(ReduceArg{Op::Add})  // a sum of x over one range
+ *   (x * c).when(c_positive)             // a gate: a Pat::Pred on the bindings, named
  *
  * A name bound twice must bind the same node. Commutative ops match both operand orders.
+ * A gate reads like the predicate of a Halide rewrite(before, after, predicate): the
+ * rule fires only where it holds, and a rewrite function keeps only what it builds.
  */
 #pragma once
 
@@ -65,16 +68,21 @@ class Pat {
   static Pat ops(std::vector<Op> ops, std::vector<Pat> src);
   /// Any op of a group from ops.def (e.g. Alu), with any sources.
   static Pat group(uint32_t group);
+  /// Whatever one of `alternatives` matches, tried in order (e.g. the spellings of !b).
+  static Pat any_of(std::vector<Pat> alternatives);
 
   /// Binds the matched node to `name` as well.
   Pat named(std::string name) const;
   /// Only nodes of this dtype / of dtypes accepted by `ok`.
   Pat dtype(DType dt) const;
   Pat dtype_if(std::function<bool(DType)> ok) const;
+  /// Only nodes whose arg equals `arg` (a REDUCE's combining op, ...).
+  Pat arg(Arg arg) const;
   /// Sources after the listed ones are allowed (END/REDUCE: body, then any ranges).
   Pat rest() const;
-  /// A predicate on the bindings, checked after the whole pattern matched.
-  Pat where(Pred pred) const;
+  /// A gate: a predicate on the bindings, checked once this node's sub-pattern matched
+  /// (on the root: after the whole pattern). A failed gate tries the next way to match.
+  Pat when(Pred pred) const;
 
   /// Matches `u`, adding to `b`; on failure `b` is left as it was.
   bool match(UOp u, Bindings& b) const;
@@ -112,6 +120,8 @@ class Pat {
     bool rest = false;
     std::string name;
     std::function<bool(DType)> dtype_ok;
+    std::optional<Arg> arg;
+    std::vector<Pat> alternatives;  // nonempty: this node is only a choice among them
     std::vector<Pred> preds;
   };
   explicit Pat(std::shared_ptr<Node> n) : n_(std::move(n)) {}

@@ -139,7 +139,7 @@ RuleSet symbolic() {
   r.add("fold_reduce", Pat::op(Op::Reduce).rest().named("red"), fold_reduce);     // sum_{r<10} r -> 45
   // ---- identities
   r.add("add_zero", (x + lit0).dtype_if(is_int), ret("x"));                      // x+0 -> x
-  r.add("sub_zero", (x - Pat::lit(0).named("z")).where([](const Bindings& b) {
+  r.add("sub_zero", (x - Pat::lit(0).named("z")).when([](const Bindings& b) {
     return !b["z"].dtype().is_float() || !std::signbit(b["z"].const_value().f);  // x - (-0) is not x for x = -0
   }), ret("x"));                                                                // x-0 -> x
   r.add("mul_one", x * lit1, ret("x"));                                         // x*1 -> x
@@ -155,14 +155,14 @@ RuleSet symbolic() {
     UOp picked = ival(b["c"]) ? b["x"] : b["y"];                              // true ? x : y -> x
     return picked.op() == Op::Invalid ? UOp() : picked;  // a gate that is never valid stays a gate
   });
-  r.add("cast_noop", Pat::op(Op::Cast, {x}).named("n").where([](const Bindings& b) {
+  r.add("cast_noop", Pat::op(Op::Cast, {x}).named("n").when([](const Bindings& b) {
     return b["n"].dtype() == b["x"].dtype();
   }), ret("x"));                                                                // cast(x) to its own dtype -> x
   r.add("range_one", Pat::op(Op::Range, {Pat::lit(1)}), zero);                   // RANGE(1) -> 0 (flatten drops it)
-  r.add("cmp_self", Pat::ops({Op::CmpLt, Op::CmpNe}, {x, x}).where([](const Bindings& b) {
+  r.add("cmp_self", Pat::ops({Op::CmpLt, Op::CmpNe}, {x, x}).when([](const Bindings& b) {
     return is_int_or_bool(b["x"].dtype());
   }), zero);                                                                    // x<x, x!=x -> false
-  r.add("eq_self", Pat::op(Op::CmpEq, {x, x}).where([](const Bindings& b) {
+  r.add("eq_self", Pat::op(Op::CmpEq, {x, x}).when([](const Bindings& b) {
     return is_int_or_bool(b["x"].dtype());
   }), one);                                                                     // x==x -> true
   r.add("and_true", (x & lit1).dtype(dtypes::Bool), ret("x"));                  // x & true -> x
@@ -170,7 +170,7 @@ RuleSet symbolic() {
   r.add("or_false", (x | lit0).dtype_if(is_int_or_bool), ret("x"));             // x | 0 -> x
   r.add("or_true", (x | lit1).dtype(dtypes::Bool), one);                        // x | true -> true
   // ---- canonical order: constants on the right, constants gathered
-  r.add("const_to_right", Pat::group(Commutative).named("n").where([](const Bindings& b) {
+  r.add("const_to_right", Pat::group(Commutative).named("n").when([](const Bindings& b) {
     UOp n = b["n"];
     return n.num_src() == 2 && n.src(0).is_const() && !n.src(1).is_const();
   }), [](RewriteCtx& rc, const Bindings& b) {
@@ -183,7 +183,7 @@ RuleSet symbolic() {
   r.add("mul_consts", ((x * c) * c2).dtype_if(is_int), [](RewriteCtx& rc, const Bindings& b) {
     return rc.ctx.alu(Op::Mul, {b["x"], rc.ctx.alu(Op::Mul, {b["c"], b["c2"]})});  // (x*c)*c2 -> x*(c*c2)
   });
-  r.add("sub_const", (x - c).dtype_if(is_int).where([](const Bindings& b) {
+  r.add("sub_const", (x - c).dtype_if(is_int).when([](const Bindings& b) {
     return ival(b["c"]) != std::numeric_limits<int64_t>::min() && ival(b["c"]) != 0;
   }), [](RewriteCtx& rc, const Bindings& b) {
     return rc.ctx.alu(Op::Add, {b["x"], rc.ctx.const_int(b["x"].dtype(), -ival(b["c"]))});  // x-c -> x+(-c)
@@ -191,15 +191,15 @@ RuleSet symbolic() {
   // ---- divmod (index only, positive constant divisors)
   auto pos_c = [&](const Bindings& b) { return positive_const(b, "c"); };
   auto nonneg_x = [](RewriteCtx& rc, UOp x) { return state(rc).analysis.vmin(x) >= 0; };
-  r.add("cdiv_to_floordiv", Pat::op(Op::Cdiv, {x, c}).dtype(dtypes::Index).where(pos_c),
+  r.add("cdiv_to_floordiv", Pat::op(Op::Cdiv, {x, c}).dtype(dtypes::Index).when(pos_c),
         [nonneg_x](RewriteCtx& rc, const Bindings& b) {               // x/c -> x//c when x >= 0
           return nonneg_x(rc, b["x"]) ? rc.ctx.alu(Op::FloorDiv, {b["x"], b["c"]}) : UOp();
         });
-  r.add("cmod_to_floormod", Pat::op(Op::Cmod, {x, c}).dtype(dtypes::Index).where(pos_c),
+  r.add("cmod_to_floormod", Pat::op(Op::Cmod, {x, c}).dtype(dtypes::Index).when(pos_c),
         [nonneg_x](RewriteCtx& rc, const Bindings& b) {               // x%c (C) -> x%c (floor) when x >= 0
           return nonneg_x(rc, b["x"]) ? rc.ctx.alu(Op::FloorMod, {b["x"], b["c"]}) : UOp();
         });
-  r.add("mod_one_period", fmod(x, c).dtype(dtypes::Index).where(pos_c), [](RewriteCtx& rc, const Bindings& b) {
+  r.add("mod_one_period", fmod(x, c).dtype(dtypes::Index).when(pos_c), [](RewriteCtx& rc, const Bindings& b) {
     Interval i = state(rc).analysis.bounds(b["x"]);                  // x%c -> x - q*c when x//c is constant q
     int64_t cv = ival(b["c"]);
     if (state(rc).bugs.has(Bug::ModIgnoresNegative) && i.hi < cv) return b["x"];  // planted: forgets x >= 0
@@ -212,34 +212,34 @@ RuleSet symbolic() {
     if (shift < std::numeric_limits<int64_t>::min() || shift > std::numeric_limits<int64_t>::max()) return UOp();
     return shift == 0 ? b["x"] : rc.ctx.alu(Op::Add, {b["x"], rc.ctx.const_int(dtypes::Index, static_cast<int64_t>(shift))});
   });
-  r.add("mul_div", fdiv(x * c2, c).dtype(dtypes::Index).where(pos_c), [](RewriteCtx& rc, const Bindings& b) {
+  r.add("mul_div", fdiv(x * c2, c).dtype(dtypes::Index).when(pos_c), [](RewriteCtx& rc, const Bindings& b) {
     int64_t k = ival(b["c2"]), d = ival(b["c"]);                      // (x*k)//d -> x*(k/d) when d | k
     if (k % d) return UOp();
     return rc.ctx.alu(Op::Mul, {b["x"], rc.ctx.const_int(dtypes::Index, k / d)});
   });
-  r.add("mul_mod", fmod(x * c2, c).dtype(dtypes::Index).where(pos_c), [](RewriteCtx& rc, const Bindings& b) {
+  r.add("mul_mod", fmod(x * c2, c).dtype(dtypes::Index).when(pos_c), [](RewriteCtx& rc, const Bindings& b) {
     return ival(b["c2"]) % ival(b["c"]) == 0 ? rc.ctx.const_int(dtypes::Index, 0) : UOp();  // (x*k)%d -> 0 when d | k
   });
-  r.add("add_div", fdiv(x + y, c).dtype(dtypes::Index).where(pos_c), [](RewriteCtx& rc, const Bindings& b) {
+  r.add("add_div", fdiv(x + y, c).dtype(dtypes::Index).when(pos_c), [](RewriteCtx& rc, const Bindings& b) {
     UOp q = exact_div(rc.ctx, b["y"], ival(b["c"]));                 // (x+y)//c -> x//c + y/c when c | y
     if (!q) return UOp();
     return rc.ctx.alu(Op::Add, {rc.ctx.alu(Op::FloorDiv, {b["x"], b["c"]}), q});
   });
-  r.add("add_mod", fmod(x + y, c).dtype(dtypes::Index).where(pos_c), [](RewriteCtx& rc, const Bindings& b) {
+  r.add("add_mod", fmod(x + y, c).dtype(dtypes::Index).when(pos_c), [](RewriteCtx& rc, const Bindings& b) {
     if (!state(rc).analysis.divides(b["y"], ival(b["c"]))) return UOp();  // (x+y)%c -> x%c when c | y
     return rc.ctx.alu(Op::FloorMod, {b["x"], b["c"]});
   });
-  r.add("div_div", fdiv(fdiv(x, c2), c).dtype(dtypes::Index).where(pos_c), [](RewriteCtx& rc, const Bindings& b) {
+  r.add("div_div", fdiv(fdiv(x, c2), c).dtype(dtypes::Index).when(pos_c), [](RewriteCtx& rc, const Bindings& b) {
     int64_t a = ival(b["c2"]), d = ival(b["c"]);                      // (x//a)//d -> x//(a*d)
     __int128 p = __int128{a} * d;
     if (a <= 0 || p > std::numeric_limits<int64_t>::max()) return UOp();
     return rc.ctx.alu(Op::FloorDiv, {b["x"], rc.ctx.const_int(dtypes::Index, static_cast<int64_t>(p))});
   });
-  r.add("mod_mod", fmod(fmod(x, c2), c).dtype(dtypes::Index).where(pos_c), [](RewriteCtx& rc, const Bindings& b) {
+  r.add("mod_mod", fmod(fmod(x, c2), c).dtype(dtypes::Index).when(pos_c), [](RewriteCtx& rc, const Bindings& b) {
     int64_t a = ival(b["c2"]), d = ival(b["c"]);                      // (x%a)%d -> x%d when d | a
     return a > 0 && a % d == 0 ? rc.ctx.alu(Op::FloorMod, {b["x"], b["c"]}) : UOp();
   });
-  r.add("divmod_recombine", (fdiv(x, c) * c + fmod(x, c)).dtype(dtypes::Index).where(pos_c),
+  r.add("divmod_recombine", (fdiv(x, c) * c + fmod(x, c)).dtype(dtypes::Index).when(pos_c),
         ret("x"));                                                    // (x//c)*c + x%c -> x
   return r;
 }

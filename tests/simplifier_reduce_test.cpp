@@ -1,6 +1,7 @@
-// The reduce rules (simplifier/reduce.cpp): for every rule a case where it fires and, for
-// every gate, a case where it must refuse. Results are checked on the oracle (original vs
-// rewrite, several seeds and VAR values) and by structure (which REDUCE/RANGE nodes remain).
+// The reduce rules (simplifier/reduce_unparented.cpp, collapse.cpp, reduce.cpp,
+// load_collapse.cpp): for every rule a case where it fires and, for every gate, a case
+// where it must refuse. Results are checked on the oracle (original vs rewrite, several
+// seeds and VAR values) and by structure (which REDUCE/RANGE nodes remain).
 #include <fstream>
 #include <map>
 #include <sstream>

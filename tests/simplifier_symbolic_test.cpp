@@ -219,5 +219,51 @@ TEST(RewriteEngine, CommutativePatternsTryBothOrders) {
   }
 }
 
+// Pat::arg matches a REDUCE by its combining op; Pat::any_of takes the first alternative
+// that matches, and a name bound inside it is visible outside.
+TEST(Pattern, ArgAndAnyOfSelectNodes) {
+  Context ctx;
+  UOp r = ctx.make(Op::Range, dtypes::Index, {ctx.const_int(dtypes::Index, 4)}, RangeArg{{0}, AxisType::Loop});
+  UOp sum = ctx.make(Op::Reduce, dtypes::Index, {r, r}, ReduceArg{Op::Add});
+  UOp max = ctx.make(Op::Reduce, dtypes::Index, {r, r}, ReduceArg{Op::Max});
+  Pat add_reduce = Pat::op(Op::Reduce, {Pat::var("v"), Pat::var()}).arg(ReduceArg{Op::Add});
+  Bindings b;
+  EXPECT_TRUE(add_reduce.match(sum, b));
+  EXPECT_EQ(b["v"], r);
+  Bindings none;
+  EXPECT_FALSE(add_reduce.match(max, none));
+  EXPECT_EQ(none.size(), 0u);
+
+  UOp t = ctx.const_bool(true), f = ctx.const_bool(false);
+  UOp lt = ctx.alu(Op::CmpLt, {r, ctx.const_int(dtypes::Index, 2)});
+  Pat x = Pat::var("x");
+  Pat not_x = Pat::any_of({Pat::op(Op::Xor, {x, Pat::lit(1)}), Pat::op(Op::CmpEq, {x, Pat::lit(0)})});
+  for (UOp n : {ctx.alu(Op::Xor, {lt, t}), ctx.alu(Op::CmpEq, {f, lt})}) {
+    Bindings nb;
+    ASSERT_TRUE(not_x.match(n, nb)) << op_name(n.op());
+    EXPECT_EQ(nb["x"], lt);
+  }
+  Bindings ob;
+  EXPECT_FALSE(not_x.match(ctx.alu(Op::Or, {lt, t}), ob));
+}
+
+// A failed gate (Pat::when) tries the next way the pattern matches: here the other
+// operand order of a commutative op, where the gate holds.
+TEST(Pattern, FailedGateTriesTheOtherOperandOrder) {
+  Context ctx;
+  UOp a = ctx.const_int(dtypes::Index, 3), v = ctx.make(Op::Var, dtypes::Index, {}, VarArg{"n", 0, 9, std::nullopt});
+  Pat p = (Pat::var("x") + Pat::var("y")).when([](const Bindings& b) { return b["y"].is_const(); });
+  for (UOp e : {ctx.make(Op::Add, dtypes::Index, {a, v}), ctx.make(Op::Add, dtypes::Index, {v, a})}) {
+    Bindings b;
+    ASSERT_TRUE(p.match(e, b));
+    EXPECT_EQ(b["y"], a);
+    EXPECT_EQ(b["x"], v);
+  }
+  Pat never = (Pat::var("x") + Pat::var("y")).when([](const Bindings&) { return false; });
+  Bindings b;
+  EXPECT_FALSE(never.match(ctx.make(Op::Add, dtypes::Index, {a, v}), b));
+  EXPECT_EQ(b.size(), 0u);
+}
+
 }  // namespace
 }  // namespace uopfuzz::simplifier

@@ -1,0 +1,333 @@
+// The Builder's values (builder.h): constants, index expressions, loads, and the unary,
+// cast and binary nodes of an expression, with the rule families at some positions.
+//
+// Determinism across compilers: the order in which a function's arguments are evaluated
+// is unspecified, so no call here has two arguments that draw entropy or count toward
+// the size budget (braced lists are evaluated left to right and may); such calls go to
+// named locals first. Node helpers (mk, alu, I, ...) draw nothing and count nothing.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <optional>
+
+#include "gen/builder.h"
+#include "ir/analysis.h"
+#include "ir/graph.h"
+#include "ir/rewrite.h"
+
+namespace uopfuzz::gen {
+
+UOp Builder::constant(DType dt) {
+  if (dt.is_bool()) return ctx_.const_bool(e_.chance(0.5));
+  if (dt.is_float()) {
+    if (p_.inexact_floats && e_.chance(p_.p_inexact_const)) {
+      constexpr double odd[] = {0.1, 1.0 / 3, 1e30, -1e30, 65519.0, 1e-8};
+      const double special[] = {std::numeric_limits<double>::infinity(),
+                                -std::numeric_limits<double>::infinity(),
+                                std::numeric_limits<double>::quiet_NaN()};
+      if (e_.chance(p_.p_special_const)) return cfloat(dt, special[e_.below(3)]);
+      return cfloat(dt, odd[e_.below(std::size(odd))]);
+    }
+    if (e_.chance(p_.p_float_negative_zero)) return cfloat(dt, -0.0);
+    return cfloat(dt, static_cast<double>(e_.between(-64, 64)) / 8.0);
+  }
+  if (e_.chance(p_.p_int_edge_const)) {
+    if (dt.kind() == DTypeKind::Unsigned)
+      return cint(dt, e_.chance(0.5) ? -1 : 0);  // -1 wraps to the max
+    return cint(dt, e_.chance(0.5) ? dt.int_min() : dt.int_max());
+  }
+  if (dt.kind() == DTypeKind::Unsigned) return cint(dt, e_.between(0, 16));
+  return cint(dt, e_.between(-8, 8));
+}
+
+UOp Builder::range_leaf(const Scope& s) {
+  if (s.ranges.empty()) return I(e_.between(0, 3));
+  UOp r;
+  if (s.focus && e_.chance(p_.p_focus_range))
+    r = s.focus;
+  else if (s.flat && s.ranges.size() >= 2 && e_.chance(p_.p_value_uses_flat))
+    return s.flat;
+  else
+    r = s.ranges[e_.below(s.ranges.size())];
+  if (!e_.chance(p_.p_range_mod)) return r;
+  UOp end = r.src(0);
+  int64_t c = e_.between(2, 5);
+  if (end.is_const() && end.const_value().i >= 2 && e_.chance(p_.p_mod_divisible)) {
+    const int64_t n = end.const_value().i;
+    std::vector<int64_t> divisors;
+    for (int64_t d = 2; d <= n; ++d)
+      if (n % d == 0) divisors.push_back(d);
+    c = divisors[e_.below(divisors.size())];
+  }
+  constexpr Op ops[] = {Op::FloorMod, Op::Cmod, Op::FloorDiv};
+  const auto& w = p_.range_ops;
+  return alu(ops[e_.pick({w.floormod, w.cmod, w.floordiv})], {r, I(c)});
+}
+
+UOp Builder::index_expr(const Scope& s, int depth) {
+  ++positions_;
+  const bool leafy = depth >= p_.max_expr_depth || !budget_left();
+  if (!leafy && e_.chance(p_.p_dynamic_index)) {
+    if (UOp d = loaded_index(s, depth, 0, e_.between(1, 15))) return d;
+  }
+  const auto& w = p_.index;
+  switch (e_.pick({s.ranges.empty() ? 0.0 : w.range, w.constant, leafy ? 0.0 : w.compound, w.var,
+                   leafy ? 0.0 : w.cast_value})) {
+    case 0:
+      return range_leaf(s);
+    case 1:
+      return I(e_.between(0, 7));
+    case 2: {
+      UOp a = index_expr(s, depth + 1);
+      UOp b = e_.chance(w.p_const_operand) ? I(e_.between(-3, 4)) : index_expr(s, depth + 1);
+      constexpr Op ops[] = {Op::Add, Op::Sub,      Op::Mul,      Op::Max,
+                            Op::Min, Op::FloorDiv, Op::FloorMod, Op::Cmod};
+      Op op = ops[e_.pick({w.add, w.sub, w.mul, w.max, w.min, w.floordiv, w.floormod, w.cmod})];
+      if (op == Op::Mul && e_.chance(w.p_const_operand)) b = I(e_.between(2, 4));
+      if (op == Op::FloorDiv || op == Op::FloorMod || op == Op::Cmod) b = I(e_.between(2, 6));
+      UOp u = alu(op, {a, b});
+      return tame(u) ? u : a;
+    }
+    case 3:
+      return var(dtypes::Index, 0, e_.between(1, 7));
+    default: {  // an integer value, clamped, as an index
+      const DType dt = pick_int_dtype();
+      return clamp_to_index(value(dt, s, depth + 1));
+    }
+  }
+}
+
+DType Builder::pick_int_dtype() {
+  double w[std::size(kBufferTypes)];
+  for (size_t i = 0; i < std::size(kBufferTypes); ++i)
+    w[i] = kBufferTypes[i].is_int() ? p_.dtypes.of(kBufferTypes[i]) : 0;
+  DType dt = kBufferTypes[e_.pick(w)];
+  return dt.is_int() ? dt : dtypes::Int32;
+}
+
+UOp Builder::clamp_to_index(UOp x) {
+  Interval b = bnd(x);
+  if (b.lo < -kIndexLeafBound || b.hi > kIndexLeafBound) {
+    const DType dt = x.dtype();
+    x = alu(Op::Min, {x, cint(dt, kIndexLeafBound)});
+    if (dt.kind() != DTypeKind::Unsigned) x = alu(Op::Max, {x, cint(dt, -kIndexLeafBound)});
+  }
+  return cast(dtypes::Index, x);
+}
+
+UOp Builder::loaded_index(const Scope& s, int depth, int64_t lo, int64_t hi) {
+  constexpr DType types[] = {dtypes::Int32, dtypes::Int64, dtypes::Int16, dtypes::UInt8,
+                             dtypes::UInt32};
+  const auto& w = p_.index_buffers;
+  DType dt = types[e_.pick({w.int32, w.int64, w.int16, w.uint8, w.uint32})];
+  if (dt.kind() == DTypeKind::Unsigned && lo < 0) dt = dtypes::Int32;
+  const int k = new_input(dt, true, lo, hi);
+  if (k < 0) return UOp();
+  UOp at = index_expr(s, depth + 1);
+  return cast(dtypes::Index, load_at(k, at, s));
+}
+
+UOp Builder::load(DType dt, const Scope& s, int depth) {
+  const int k = data_input(dt);
+  if (k < 0) return constant(dt);
+  return load_at(k, index_expr(s, depth + 1), s);
+}
+
+UOp Builder::leaf(DType dt, const Scope& s, int depth) {
+  const auto& w = p_.leaves;
+  switch (
+      e_.pick({w.constant, w.load, s.ranges.empty() ? 0.0 : w.range, dt.is_int() ? w.var : 0.0})) {
+    case 0:
+      return constant(dt);
+    case 1:
+      return load(dt, s, depth);
+    case 2: {
+      UOp r = range_leaf(s);
+      if (dt.is_bool()) return lt(r, I(e_.between(0, 6)));
+      return cast(dt, r);
+    }
+    default: {
+      if (dt.kind() == DTypeKind::Unsigned) return var(dt, 0, e_.between(0, 16));
+      const int64_t lo = -e_.between(0, 8);
+      return var(dt, lo, e_.between(0, 8));
+    }
+  }
+}
+
+UOp Builder::value(DType dt, const Scope& s, int depth) {
+  ++positions_;
+  if (depth >= p_.max_expr_depth || !budget_left()) return leaf(dt, s, depth);
+  if (!dt.is_bool() && end_budget(s) >= 1)
+    if (UOp u = family(dt, s, depth)) return u;
+  const auto& w = p_.exprs;
+  switch (e_.pick(
+      {w.leaf, w.unary, w.binary, w.where, dt.is_bool() || end_budget(s) < 1 ? 0.0 : w.reduce})) {
+    case 0:
+      return leaf(dt, s, depth);
+    case 1:
+      return unary(dt, s, depth);
+    case 2:
+      return binary(dt, s, depth);
+    case 3: {
+      UOp c = value(dtypes::Bool, s, depth + 1);
+      UOp a = value(dt, s, depth + 1);
+      return where(c, a, value(dt, s, depth + 1));
+    }
+    default:
+      return reduce(dt, s, depth);
+  }
+}
+
+UOp Builder::unary(DType dt, const Scope& s, int depth) {
+  const bool fl = dt.is_float(), in = dt.is_int();
+  const bool bitcast_ok = !dt.is_bool() && (fl ? p_.inexact_floats : true);
+  const auto& w = p_.unary;
+  switch (e_.pick({fl || in ? w.neg : 0.0, w.cast, bitcast_ok ? w.bitcast : 0.0, fl ? w.trunc : 0.0,
+                   fl && p_.inexact_floats ? w.transcendental : 0.0})) {
+    case 0:
+      return mk(Op::Neg, dt, {value(dt, s, depth + 1)});
+    case 1:
+      return cast_from_other(dt, s, depth);
+    case 2: {  // BITCAST from the other type of this size
+      DType from = bitcast_partner(dt);
+      UOp x = value(from, s, depth + 1);
+      if (from.is_float()) x = where(alu(Op::CmpNe, {x, x}), zero(from), x);  // a NaN would be UB
+      return mk(Op::Bitcast, dt, {x});
+    }
+    case 3:
+      return mk(Op::Trunc, dt, {value(dt, s, depth + 1)});
+    default: {
+      constexpr Op ops[] = {Op::Reciprocal, Op::Sqrt, Op::Exp2, Op::Log2, Op::Sin};
+      const Op op = ops[e_.below(5)];
+      return mk(op, dt, {value(dt, s, depth + 1)});
+    }
+  }
+}
+
+DType Builder::bitcast_partner(DType dt) {
+  switch (dt.bytes()) {
+    case 1:
+      return dt == dtypes::Int8 ? dtypes::UInt8 : dtypes::Int8;
+    case 2: {
+      constexpr DType c[] = {dtypes::Int16, dtypes::UInt16, dtypes::Float16};
+      DType o = c[e_.below(3)];
+      return o == dt ? (dt == dtypes::Int16 ? dtypes::UInt16 : dtypes::Int16) : o;
+    }
+    case 4: {
+      constexpr DType c[] = {dtypes::Int32, dtypes::UInt32, dtypes::Float32};
+      DType o = c[e_.below(3)];
+      return o == dt ? (dt == dtypes::Int32 ? dtypes::UInt32 : dtypes::Int32) : o;
+    }
+    default: {
+      constexpr DType c[] = {dtypes::Int64, dtypes::UInt64, dtypes::Float64};
+      DType o = c[e_.below(3)];
+      return o == dt ? (dt == dtypes::Int64 ? dtypes::UInt64 : dtypes::Int64) : o;
+    }
+  }
+}
+
+UOp Builder::cast_from_other(DType dt, const Scope& s, int depth) {
+  if (e_.chance(p_.p_cast_from_index)) {
+    UOp i = index_expr(s, depth + 1);
+    return dt.is_bool() ? lt(i, I(e_.between(0, 6))) : cast(dt, i);
+  }
+  const DType from = pick_other_dtype(dt);
+  UOp x = value(from, s, depth + 1);
+  if (from.is_float() && dt.is_int()) {
+    const int64_t lo =
+        dt.kind() == DTypeKind::Unsigned ? 0 : std::max<int64_t>(dt.int_min(), -kFloatClamp);
+    const int64_t hi = std::min<int64_t>(dt.int_max(), kFloatClamp);
+    UOp clamped = alu(Op::Min, {alu(Op::Max, {x, cfloat(from, static_cast<double>(lo))}),
+                                cfloat(from, static_cast<double>(hi))});
+    x = where(alu(Op::CmpNe, {x, x}), zero(from), clamped);
+  }
+  return cast(dt, x);
+}
+
+UOp Builder::divisor(DType dt, const Scope& s, int depth) {
+  const auto& w = p_.divisors;
+  switch (e_.pick({w.constant, w.max_const, w.or_one, w.square_plus_one,
+                   s.ranges.empty() ? 0.0 : w.zero_at_an_iteration})) {
+    case 0: {
+      int64_t c = e_.between(1, 7);
+      if (dt.kind() != DTypeKind::Unsigned && e_.chance(w.p_negative)) c = -c;
+      return cint(dt, c);
+    }
+    case 1:
+      return alu(Op::Max, {value(dt, s, depth + 1), cint(dt, e_.between(1, 4))});
+    case 2:
+      return alu(Op::Or, {value(dt, s, depth + 1), cint(dt, 1)});
+    case 3: {  // x*x + 1: x*x is never -1 modulo 2^bits
+      UOp x = value(dt, s, depth + 1);
+      return alu(Op::Add, {alu(Op::Mul, {x, x}), cint(dt, 1)});
+    }
+    default: {  // cast(r) - c: zero when r == c; defined only while that iteration never runs
+      UOp r =
+          s.focus && e_.chance(p_.p_focus_range) ? s.focus : s.ranges[e_.below(s.ranges.size())];
+      return alu(Op::Sub, {cast(dt, r), cint(dt, e_.between(0, 3))});
+    }
+  }
+}
+
+UOp Builder::binary(DType dt, const Scope& s, int depth) {
+  auto sub = [&](DType t) { return value(t, s, depth + 1); };
+  if (dt.is_bool()) {
+    const auto& w = p_.bool_ops;
+    constexpr Op cmps[] = {Op::CmpLt, Op::CmpNe, Op::CmpEq};
+    switch (e_.pick({w.logic, w.index_compare, w.value_compare})) {
+      case 0: {
+        constexpr Op ops[] = {Op::And, Op::Or, Op::Xor};
+        const Op op = ops[e_.below(3)];
+        return alu(op, {sub(dt), sub(dt)});
+      }
+      case 1: {  // an index comparison (a RANGE < x guard when the left side is a range)
+        UOp a = index_expr(s, depth + 1);
+        UOp b =
+            e_.chance(p_.index.p_const_operand) ? I(e_.between(0, 8)) : index_expr(s, depth + 1);
+        return alu(cmps[e_.pick({w.lt, w.ne, w.eq})], {a, b});
+      }
+      default: {
+        const DType t = pick_dtype();
+        const Op op = cmps[e_.pick({w.lt, w.ne, w.eq})];
+        return alu(op, {sub(t), sub(t)});
+      }
+    }
+  }
+  if (dt.is_float()) {
+    constexpr Op ops[] = {Op::Add, Op::Sub, Op::Mul, Op::Max, Op::Min};
+    const auto& w = p_.float_ops;
+    const Op op = ops[e_.pick({w.add, w.sub, w.mul, w.max, w.min})];
+    if (op == Op::Mul && !p_.inexact_floats) {  // exact: scale by a small power of two or 3
+      constexpr double k[] = {2, 0.5, -1, 3, 0.25, -2};
+      return alu(Op::Mul, {sub(dt), cfloat(dt, k[e_.below(std::size(k))])});
+    }
+    return alu(op, {sub(dt), sub(dt)});
+  }
+  // sized integers: everything wraps; divisors and shift amounts are made safe
+  constexpr Op ops[] = {Op::Add, Op::Sub, Op::Mul, Op::Cdiv, Op::Cmod, Op::FloorDiv, Op::FloorMod,
+                        Op::Max, Op::Min, Op::And, Op::Or,   Op::Xor,  Op::Shl,      Op::Shr};
+  const auto& w = p_.int_ops;
+  const Op op = ops[e_.pick({w.add, w.sub, w.mul, w.cdiv, w.cmod, w.floordiv, w.floormod, w.max,
+                             w.min, w.and_, w.or_, w.xor_, w.shl, w.shr})];
+  UOp a = sub(dt);
+  switch (op) {
+    case Op::Cdiv:
+    case Op::Cmod:
+    case Op::FloorDiv:
+    case Op::FloorMod:
+      return alu(op, {a, divisor(dt, s, depth)});
+    case Op::Shl:
+    case Op::Shr: {
+      UOp amount = e_.chance(p_.p_shift_const) ? cint(dt, e_.between(0, dt.bits() - 1))
+                                               : alu(Op::And, {sub(dt), cint(dt, dt.bits() - 1)});
+      return alu(op, {a, amount});
+    }
+    default:
+      return alu(op, {a, sub(dt)});
+  }
+}
+
+}  // namespace uopfuzz::gen
