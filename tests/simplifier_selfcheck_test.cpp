@@ -424,7 +424,7 @@ TEST(SelfCheck, DivisionHoistedOutOfAZeroTripLoopDoesNotFault) {
 // first, then (x^2)^3 for the second, i.e. (x*x)*(x*x)*(x*x), while the REDUCE computes the
 // left fold x*x*x*x*x*x. For x = 5.875 the first rounds to 41119.441, the second to
 // 41119.445 (a kept range has the same problem: (prod_k x_k)^n is not the interleaved
-// fold). Fix (reduce.cpp): for floats, drop ranges only when every range goes, as one
+// fold). Fix (reduce_unparented.cpp): for floats, drop ranges only when every range goes, as one
 // power with the total trip count (n - 1 MULs of x), and not at all next to a kept range.
 TEST(SelfCheck, FloatProductOverDroppedRangesRoundsLikeTheFold) {
   expect_case_agrees(R"(
