@@ -19,15 +19,13 @@ LoopPlan::LoopPlan(const std::vector<UOp>& topo, NodeMap<RangeSet> open, Pinning
 }
 
 LoopPlan::Suspended LoopPlan::suspend_above(size_t k) {
-  Suspended s;
-  for (size_t i = k + 1; i < chain_.size(); ++i)
-    s.scopes.emplace_back(chain_[i].range, chain_[i].id);
+  Suspended s{{chain_.begin() + static_cast<std::ptrdiff_t>(k) + 1, chain_.end()}};
   chain_.resize(k + 1);
   return s;
 }
 
 void LoopPlan::resume(Suspended s) {
-  for (auto& [range, id] : s.scopes) chain_.push_back({range, id});
+  chain_.insert(chain_.end(), s.scopes.begin(), s.scopes.end());
 }
 
 size_t LoopPlan::home(UOp u, size_t depth) const {

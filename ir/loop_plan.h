@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "ir/graph.h"
@@ -30,6 +31,11 @@ enum class Pinning : uint8_t {
 /// node's open ranges. An evaluation is reused wherever key() is equal, so loop
 /// invariants are computed once per iteration of the loop they depend on.
 class LoopPlan {
+  struct Scope {
+    UOp range;    // null for the kernel's scope and guards
+    uint32_t id;  // fresh per scope opened: keys never cross a closed loop
+  };
+
  public:
   /// `topo` is toposort(root); open ranges are computed here.
   LoopPlan(const std::vector<UOp>& topo, Pinning pinning);
@@ -51,7 +57,7 @@ class LoopPlan {
   /// A REDUCE's loops open right inside the scope its value is placed in: the scopes
   /// above position k are set aside while they are emitted, then restored.
   struct Suspended {
-    std::vector<std::pair<UOp, uint32_t>> scopes;
+    std::vector<Scope> scopes;
   };
   Suspended suspend_above(size_t k);
   void resume(Suspended s);
@@ -65,10 +71,6 @@ class LoopPlan {
   bool pinned(UOp u) const { return pinned_.contains(u); }
 
  private:
-  struct Scope {
-    UOp range;
-    uint32_t id;
-  };
   NodeMap<RangeSet> open_;
   NodeMap<bool> pinned_;
   std::vector<Scope> chain_;

@@ -3,7 +3,8 @@
  * Lifecycle: Program::compile(root) once per graph (the graph must pass ir::verify),
  * then run(inputs) any number of times. Compilation turns the graph into nested loop
  * scopes of flat instructions: each pure node is computed once per iteration of the
- * innermost loop that binds one of its ranges, so loop invariants are computed once.
+ * innermost loop that binds one of its ranges (ir/loop_plan.h, Pinning::None), so loop
+ * invariants are computed once.
  * Because that may compute values no effect needs (SEMANTICS.md, "Evaluation" is
  * demand-driven), an undefined computation only poisons its result; the run reports UB
  * when an effect uses a poisoned value, naming the node and iteration where it arose.

@@ -7,8 +7,8 @@
  * ... of the outermost loop of every top-level END; top-level STOREs outside loops run
  * on invocation 0 only. Because outputs are write-only and a double store is UB, the
  * shares never conflict. Inner loops and REDUCE ranges are plain loops; gated loads and
- * stores are branches; values are placed at the innermost loop they depend on (as in the
- * CPU backend's lowering), loads (and what uses them) where demanded.
+ * stores are branches; values are placed at the innermost loop they depend on, loads (and
+ * what uses them) where demanded: ir/loop_plan.h with Pinning::Memory, as the CPU backend.
  *
  * Exact semantics (SEMANTICS.md): integer division, remainder and shifts go through
  * helpers that give CDIV/CMOD truncation, FLOORDIV/FLOORMOD flooring, INT_MIN / -1
