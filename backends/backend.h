@@ -3,7 +3,7 @@
  * Lifecycle: a Backend is a process-wide object found by name in the registry
  * (backends/registry.h). compile(graph) turns a verified kernel graph into a Kernel
  * (errors are values); a Kernel runs any number of times on inputs filled by
- * oracle::make_inputs. Backends run only graphs the oracle found free of undefined
+ * ir::make_inputs. Backends run only graphs the oracle found free of undefined
  * behaviour (SEMANTICS.md): a compiled backend reports no UB, it trusts the oracle.
  *
  * Fork safety: backends create their heavy state (JIT, thread pool, device) lazily on
@@ -21,7 +21,7 @@
 
 #include "ir/result.h"
 #include "ir/uop.h"
-#include "oracle/interpreter.h"
+#include "ir/run_io.h"
 
 namespace uopfuzz::backends {
 
@@ -61,10 +61,10 @@ class Kernel {
   virtual ~Kernel() = default;
   /// Runs once: outputs start zeroed. Usage errors (a missing or mis-sized buffer, a VAR
   /// missing or out of bounds) are errors; UB is reported only by the oracle.
-  virtual Result<oracle::RunOutput> run(const oracle::Inputs& inputs, const RunOptions& options = {}) = 0;
+  virtual Result<ir::RunOutput> run(const ir::Inputs& inputs, const RunOptions& options = {}) = 0;
   /// Runs `reps` times and returns the seconds each run took (output zeroing and
   /// argument checks are not timed).
-  virtual Result<std::vector<double>> time(const oracle::Inputs& inputs, int reps, const RunOptions& options = {}) = 0;
+  virtual Result<std::vector<double>> time(const ir::Inputs& inputs, int reps, const RunOptions& options = {}) = 0;
   /// A printable listing for bug reports (LLVM IR for the CPU backend); "" if none.
   virtual std::string listing() const { return ""; }
   /// Seconds each run of the last time() took on the device's own clock (Vulkan: GPU

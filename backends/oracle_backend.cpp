@@ -1,9 +1,13 @@
-#include "backends/oracle_backend.h"
+// The oracle (oracle::Program) seen through the Backend interface.
 
 #include <chrono>
+#include <memory>
+
+#include "backends/backend.h"
 
 #include "ir/dtype.h"
 #include "ir/ops.h"
+#include "oracle/interpreter.h"
 
 namespace uopfuzz::backends {
 namespace {
@@ -11,12 +15,12 @@ namespace {
 class OracleKernel final : public Kernel {
  public:
   explicit OracleKernel(oracle::Program p) : p_(std::move(p)) {}
-  Result<oracle::RunOutput> run(const oracle::Inputs& inputs, const RunOptions& options) override {
+  Result<ir::RunOutput> run(const ir::Inputs& inputs, const RunOptions& options) override {
     oracle::RunOptions o;
     o.max_steps = options.max_steps;
     return p_.run(inputs, o);
   }
-  Result<std::vector<double>> time(const oracle::Inputs& inputs, int reps, const RunOptions& options) override {
+  Result<std::vector<double>> time(const ir::Inputs& inputs, int reps, const RunOptions& options) override {
     std::vector<double> samples;
     for (int i = 0; i < reps; ++i) {
       auto t0 = std::chrono::steady_clock::now();
@@ -56,6 +60,7 @@ class OracleBackend final : public Backend {
 
 }  // namespace
 
+// Declared by the registry from backends.def.
 std::unique_ptr<Backend> make_oracle_backend() { return std::make_unique<OracleBackend>(); }
 
 }  // namespace uopfuzz::backends

@@ -4,13 +4,13 @@
 #include <memory>
 #include <mutex>
 
-#include "backends/cpu/cpu_backend.h"
-#include "backends/oracle_backend.h"
-#include "backends/vulkan/vulkan_backend.h"
-#include "ir/graph.h"
-#include "ir/ops.h"
-
 namespace uopfuzz::backends {
+
+// Every backend's factory, declared from its backends.def row; its folder defines it.
+#define BACKEND(name, factory) std::unique_ptr<Backend> factory();
+#include "backends/backends.def"
+#undef BACKEND
+
 namespace {
 
 struct Entry {
@@ -50,27 +50,6 @@ Backend* find_backend(std::string_view name) {
     return e.instance.get();
   }
   return nullptr;
-}
-
-bool Capabilities::supports(ir::DType dt) const {
-  for (ir::DType d : dtypes)
-    if (d == dt) return true;
-  return false;
-}
-
-bool Capabilities::supports(ir::Op op) const {
-  for (ir::Op o : ops)
-    if (o == op) return true;
-  return false;
-}
-
-std::string Capabilities::unsupported(ir::UOp root) const {
-  for (ir::UOp u : ir::toposort(root)) {
-    if (!supports(u.op())) return std::string("op ") + std::string(ir::op_name(u.op()));
-    if (!u.dtype().is_void() && !supports(u.dtype())) return std::string("dtype ") + std::string(u.dtype().name());
-    if (u.op() == ir::Op::Param && u.arg<ir::ParamArg>().size > max_buffer_elements) return "a buffer above the size limit";
-  }
-  return "";
 }
 
 }  // namespace uopfuzz::backends

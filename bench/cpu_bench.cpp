@@ -14,7 +14,6 @@
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
 
-#include "backends/cpu/cpu_backend.h"
 #include "backends/kernel_cache.h"
 #include "backends/registry.h"
 #include "bench/bench_kernels.h"

@@ -178,11 +178,62 @@ Interval Analysis::compute(UOp u) {
         case Op::Min:
           if (nlo >= 1) return v;  // never the identity
           return full;
-        default: return full;
+        case Op::Const:
+        case Op::Invalid:
+        case Op::Param:
+        case Op::Var:
+        case Op::Range:
+        case Op::Index:
+        case Op::Load:
+        case Op::Store:
+        case Op::End:
+        case Op::Reduce:
+        case Op::Sink:
+        case Op::Neg:
+        case Op::Cast:
+        case Op::Bitcast:
+        case Op::Reciprocal:
+        case Op::Sqrt:
+        case Op::Exp2:
+        case Op::Log2:
+        case Op::Sin:
+        case Op::Trunc:
+        case Op::Sub:
+        case Op::Mul:
+        case Op::Cdiv:
+        case Op::Cmod:
+        case Op::FloorDiv:
+        case Op::FloorMod:
+        case Op::CmpLt:
+        case Op::CmpNe:
+        case Op::CmpEq:
+        case Op::And:
+        case Op::Or:
+        case Op::Xor:
+        case Op::Shl:
+        case Op::Shr:
+        case Op::Where: return full;
       }
+      return full;
     }
-    default: return full;
+    case Op::Invalid:
+    case Op::Param:
+    case Op::Index:
+    case Op::Store:
+    case Op::End:
+    case Op::Sink:
+    case Op::Bitcast:
+    case Op::Reciprocal:
+    case Op::Sqrt:
+    case Op::Exp2:
+    case Op::Log2:
+    case Op::Sin:
+    case Op::Trunc:
+    case Op::Xor:
+    case Op::Shl:
+    case Op::Shr: return full;
   }
+  return full;
 }
 
 bool Analysis::divides(UOp u, int64_t v) {
@@ -205,8 +256,41 @@ bool Analysis::divides(UOp u, int64_t v) {
       const auto& m = buf.arg<ParamArg>().multiple_of;
       return m && *m % v == 0;
     }
-    default: return false;
+    case Op::Invalid:
+    case Op::Param:
+    case Op::Range:
+    case Op::Index:
+    case Op::Store:
+    case Op::End:
+    case Op::Reduce:
+    case Op::Sink:
+    case Op::Neg:
+    case Op::Cast:
+    case Op::Bitcast:
+    case Op::Reciprocal:
+    case Op::Sqrt:
+    case Op::Exp2:
+    case Op::Log2:
+    case Op::Sin:
+    case Op::Trunc:
+    case Op::Sub:
+    case Op::Cdiv:
+    case Op::Cmod:
+    case Op::FloorDiv:
+    case Op::FloorMod:
+    case Op::Max:
+    case Op::Min:
+    case Op::CmpLt:
+    case Op::CmpNe:
+    case Op::CmpEq:
+    case Op::And:
+    case Op::Or:
+    case Op::Xor:
+    case Op::Shl:
+    case Op::Shr:
+    case Op::Where: return false;
   }
+  return false;
 }
 
 }  // namespace uopfuzz::ir

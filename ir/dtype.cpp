@@ -23,8 +23,10 @@ int64_t DType::int_min() const {
     case DTypeKind::Signed: return bits() == 64 ? std::numeric_limits<int64_t>::min()
                                                 : -(int64_t{1} << (bits() - 1));
     case DTypeKind::Index: return std::numeric_limits<int64_t>::min();
-    default: return 0;
+    case DTypeKind::Void:
+    case DTypeKind::Float: return 0;  // no integer range
   }
+  return 0;
 }
 
 int64_t DType::int_max() const {
@@ -35,8 +37,10 @@ int64_t DType::int_max() const {
     case DTypeKind::Signed: return bits() == 64 ? std::numeric_limits<int64_t>::max()
                                                 : (int64_t{1} << (bits() - 1)) - 1;
     case DTypeKind::Index: return std::numeric_limits<int64_t>::max();
-    default: return 0;
+    case DTypeKind::Void:
+    case DTypeKind::Float: return 0;  // no integer range
   }
+  return 0;
 }
 
 std::optional<DType> DType::parse(std::string_view name) {

@@ -112,8 +112,9 @@ std::optional<std::string> parse_literal(DType dt, std::string_view s, Value& ou
       out = round_float(dt, neg ? -v : v);
       return std::nullopt;
     }
-    default: return fmt::format("no literal has dtype {}", dt.name());
+    case DTypeKind::Void: return fmt::format("no literal has dtype {}", dt.name());
   }
+  return fmt::format("no literal has dtype {}", dt.name());
 }
 
 class Parser {
@@ -394,9 +395,42 @@ class Parser {
         arg = ReduceArg{*rop};
         return std::nullopt;
       }
-      default:
+      case Op::Invalid:
+      case Op::Index:
+      case Op::Load:
+      case Op::Store:
+      case Op::End:
+      case Op::Sink:
+      case Op::Neg:
+      case Op::Cast:
+      case Op::Bitcast:
+      case Op::Reciprocal:
+      case Op::Sqrt:
+      case Op::Exp2:
+      case Op::Log2:
+      case Op::Sin:
+      case Op::Trunc:
+      case Op::Add:
+      case Op::Sub:
+      case Op::Mul:
+      case Op::Cdiv:
+      case Op::Cmod:
+      case Op::FloorDiv:
+      case Op::FloorMod:
+      case Op::Max:
+      case Op::Min:
+      case Op::CmpLt:
+      case Op::CmpNe:
+      case Op::CmpEq:
+      case Op::And:
+      case Op::Or:
+      case Op::Xor:
+      case Op::Shl:
+      case Op::Shr:
+      case Op::Where:
         return leftovers();
     }
+    return leftovers();
   }
 
   Result<ParsedKernel> finish(int last_line) {

@@ -93,8 +93,30 @@ EvalError int_binary(Op op, DType dt, Value a, Value b, Value& r) {
       r = wrapped(dt, a.u << b.i);
       return EvalError::None;
     }
-    default: return EvalError::None;
+    // Not binary integer ops: eval_alu handles the unary ones and WHERE before this.
+    case Op::Const:
+    case Op::Invalid:
+    case Op::Param:
+    case Op::Var:
+    case Op::Range:
+    case Op::Index:
+    case Op::Load:
+    case Op::Store:
+    case Op::End:
+    case Op::Reduce:
+    case Op::Sink:
+    case Op::Neg:
+    case Op::Cast:
+    case Op::Bitcast:
+    case Op::Reciprocal:
+    case Op::Sqrt:
+    case Op::Exp2:
+    case Op::Log2:
+    case Op::Sin:
+    case Op::Trunc:
+    case Op::Where: return EvalError::Unsupported;
   }
+  return EvalError::Unsupported;
 }
 
 EvalError float_binary(Op op, DType dt, double a, double b, Value& r) {
@@ -118,8 +140,39 @@ EvalError float_binary(Op op, DType dt, double a, double b, Value& r) {
     case Op::CmpLt: r = Value::of_int(a < b); return EvalError::None;
     case Op::CmpNe: r = Value::of_int(a != b); return EvalError::None;
     case Op::CmpEq: r = Value::of_int(a == b); return EvalError::None;
-    default: return EvalError::None;
+    // Integer-only ops, and what eval_alu handles before this.
+    case Op::Cdiv:
+    case Op::Cmod:
+    case Op::FloorDiv:
+    case Op::FloorMod:
+    case Op::And:
+    case Op::Or:
+    case Op::Xor:
+    case Op::Shl:
+    case Op::Shr:
+    case Op::Const:
+    case Op::Invalid:
+    case Op::Param:
+    case Op::Var:
+    case Op::Range:
+    case Op::Index:
+    case Op::Load:
+    case Op::Store:
+    case Op::End:
+    case Op::Reduce:
+    case Op::Sink:
+    case Op::Neg:
+    case Op::Cast:
+    case Op::Bitcast:
+    case Op::Reciprocal:
+    case Op::Sqrt:
+    case Op::Exp2:
+    case Op::Log2:
+    case Op::Sin:
+    case Op::Trunc:
+    case Op::Where: return EvalError::Unsupported;
   }
+  return EvalError::Unsupported;
 }
 
 EvalError cast(DType in, DType out, Value x, Value& r) {
@@ -147,9 +200,20 @@ EvalError cast(DType in, DType out, Value x, Value& r) {
       case ScalarType::Float64:
         r = Value::of_float(src_unsigned ? static_cast<double>(x.u) : static_cast<double>(x.i));
         return EvalError::None;
-      default:  // float16: exact via double below 2^53, and anything larger is inf anyway
+      case ScalarType::Float16:  // exact via double below 2^53, and anything larger is inf anyway
         r = round_float(out, src_unsigned ? static_cast<double>(x.u) : static_cast<double>(x.i));
         return EvalError::None;
+      case ScalarType::Void:
+      case ScalarType::Bool:
+      case ScalarType::Int8:
+      case ScalarType::Int16:
+      case ScalarType::Int32:
+      case ScalarType::Int64:
+      case ScalarType::UInt8:
+      case ScalarType::UInt16:
+      case ScalarType::UInt32:
+      case ScalarType::UInt64:
+      case ScalarType::Index: return EvalError::Unsupported;  // out.is_float() holds
     }
   }
   if (out.is_index() && src_unsigned && x.u > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
@@ -178,6 +242,7 @@ std::string_view eval_error_name(EvalError e) {
     case EvalError::IndexOverflow: return "index overflow";
     case EvalError::CastOutOfRange: return "float to int cast out of range";
     case EvalError::NanBitcast: return "bitcast of NaN to an integer";
+    case EvalError::Unsupported: return "unsupported: not an ALU op for these dtypes";
   }
   return "?";
 }
@@ -202,8 +267,39 @@ EvalError eval_alu(Op op, DType in, DType out, const Value* args, Value& result)
     case Op::Log2: result = round_float(in, std::log2(args[0].f)); return EvalError::None;
     case Op::Sin: result = round_float(in, std::sin(args[0].f)); return EvalError::None;
     case Op::Trunc: result = round_float(in, std::trunc(args[0].f)); return EvalError::None;
-    default: break;
+    case Op::Add:
+    case Op::Sub:
+    case Op::Mul:
+    case Op::Cdiv:
+    case Op::Cmod:
+    case Op::FloorDiv:
+    case Op::FloorMod:
+    case Op::Max:
+    case Op::Min:
+    case Op::CmpLt:
+    case Op::CmpNe:
+    case Op::CmpEq:
+    case Op::And:
+    case Op::Or:
+    case Op::Xor:
+    case Op::Shl:
+    case Op::Shr:
+      if (in.is_float()) return float_binary(op, in, args[0].f, args[1].f, result);
+      return int_binary(op, in, args[0], args[1], result);
+    case Op::Const:
+    case Op::Invalid:
+    case Op::Param:
+    case Op::Var:
+    case Op::Range:
+    case Op::Index:
+    case Op::Load:
+    case Op::Store:
+    case Op::End:
+    case Op::Reduce:
+    case Op::Sink:
+      return EvalError::Unsupported;
   }
+  return EvalError::Unsupported;
   if (in.is_float()) return float_binary(op, in, args[0].f, args[1].f, result);
   return int_binary(op, in, args[0], args[1], result);
 }
@@ -220,8 +316,44 @@ Value reduce_identity(Op op, DType dt) {
       if (is_unsigned(dt))
         return Value::of_uint(dt.bits() == 64 ? ~uint64_t{0} : (uint64_t{1} << dt.bits()) - 1);
       return Value::of_int(dt.int_max());
-    default: return Value::of_int(0);
+    // Not reduce ops (the verifier refuses them as a REDUCE's op): no identity.
+    case Op::Const:
+    case Op::Invalid:
+    case Op::Param:
+    case Op::Var:
+    case Op::Range:
+    case Op::Index:
+    case Op::Load:
+    case Op::Store:
+    case Op::End:
+    case Op::Reduce:
+    case Op::Sink:
+    case Op::Neg:
+    case Op::Cast:
+    case Op::Bitcast:
+    case Op::Reciprocal:
+    case Op::Sqrt:
+    case Op::Exp2:
+    case Op::Log2:
+    case Op::Sin:
+    case Op::Trunc:
+    case Op::Sub:
+    case Op::Cdiv:
+    case Op::Cmod:
+    case Op::FloorDiv:
+    case Op::FloorMod:
+    case Op::CmpLt:
+    case Op::CmpNe:
+    case Op::CmpEq:
+    case Op::And:
+    case Op::Or:
+    case Op::Xor:
+    case Op::Shl:
+    case Op::Shr:
+    case Op::Where:
+      return Value::of_int(0);
   }
+  return Value::of_int(0);
 }
 
 }  // namespace uopfuzz::ir

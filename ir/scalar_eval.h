@@ -22,6 +22,7 @@ enum class EvalError : uint8_t {
   IndexOverflow,    ///< an `index` result outside the int64 range
   CastOutOfRange,   ///< float -> int of NaN or of a value outside the target's range
   NanBitcast,       ///< BITCAST of a NaN float to an integer (payloads are not portable)
+  Unsupported,      ///< not an ALU op for these dtypes (the verifier refuses such graphs)
 };
 std::string_view eval_error_name(EvalError e);
 

@@ -105,9 +105,7 @@ UOp Context::const_value(DType dt, Value v) {
 }
 
 UOp Context::alu(Op op, std::vector<UOp> src) {
-  DType dt = op_in(op, Comparison) ? dtypes::Bool
-             : op == Op::Where     ? src.at(1).dtype()
-                                   : src.at(0).dtype();
+  DType dt = op_in(op, Comparison) ? dtypes::Bool : src.at(operand_source(op)).dtype();
   return make(op, dt, std::move(src));
 }
 

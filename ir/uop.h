@@ -126,7 +126,7 @@ class Context {
   UOp const_value(DType dt, Value v);
   UOp invalid() { return make(Op::Invalid, dtypes::Index); }
   /// ALU node whose dtype follows from the op and operands (bool for comparisons,
-  /// the second operand's for WHERE, the first's otherwise).
+  /// the operand dtype otherwise: see operand_source).
   UOp alu(Op op, std::vector<UOp> src);
 
  private:
@@ -136,5 +136,11 @@ class Context {
 };
 
 size_t hash_arg(const Arg& arg);
+
+/// The source whose dtype an ALU op computes in (scalar_eval's `in`): WHERE's branches
+/// (its condition is bool), the first source otherwise (CAST and BITCAST: what they convert).
+inline size_t operand_source(Op op) { return op == Op::Where ? 1 : 0; }
+/// The dtype an ALU node computes in: the dtype of its operand_source.
+inline DType operand_dtype(UOp alu) { return alu.src(operand_source(alu.op())).dtype(); }
 
 }  // namespace uopfuzz::ir

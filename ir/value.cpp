@@ -75,8 +75,10 @@ Value wrap_int(DType dt, int64_t raw) {
       if (b < 64) u &= (uint64_t{1} << b) - 1;
       return Value::of_uint(u);
     }
-    default: return Value::of_int(0);
+    case DTypeKind::Void:
+    case DTypeKind::Float: return Value::of_int(0);  // not an integer dtype
   }
+  return Value::of_int(0);
 }
 
 Value round_float(DType dt, double v) {
@@ -84,8 +86,22 @@ Value round_float(DType dt, double v) {
   switch (dt.scalar()) {
     case ScalarType::Float16: return Value::of_float(round_to_half(v));
     case ScalarType::Float32: return Value::of_float(static_cast<float>(v));
-    default: return Value::of_float(v);
+    case ScalarType::Float64: return Value::of_float(v);
+    // Not float dtypes: the value is kept as it is.
+    case ScalarType::Void:
+    case ScalarType::Bool:
+    case ScalarType::Int8:
+    case ScalarType::Int16:
+    case ScalarType::Int32:
+    case ScalarType::Int64:
+    case ScalarType::UInt8:
+    case ScalarType::UInt16:
+    case ScalarType::UInt32:
+    case ScalarType::UInt64:
+    case ScalarType::Index:
+      return Value::of_float(v);
   }
+  return Value::of_float(v);
 }
 
 Value Buffer::get(size_t i) const {
@@ -97,12 +113,17 @@ Value Buffer::get(size_t i) const {
         case 4: { float f; std::memcpy(&f, p, 4); return round_float(dtype_, f); }
         default: { double d; std::memcpy(&d, p, 8); return round_float(dtype_, d); }
       }
-    default: {
+    case DTypeKind::Void:
+    case DTypeKind::Bool:
+    case DTypeKind::Signed:
+    case DTypeKind::Unsigned:
+    case DTypeKind::Index: {
       uint64_t raw = 0;
       std::memcpy(&raw, p, dtype_.bytes());  // little-endian host
       return wrap_int(dtype_, static_cast<int64_t>(raw));
     }
   }
+  return Value::of_int(0);
 }
 
 void Buffer::set(size_t i, Value v) {
@@ -114,7 +135,11 @@ void Buffer::set(size_t i, Value v) {
         case 4: { float f = static_cast<float>(v.f); std::memcpy(p, &f, 4); return; }
         default: std::memcpy(p, &v.f, 8); return;
       }
-    default: std::memcpy(p, &v.u, dtype_.bytes()); return;
+    case DTypeKind::Void:
+    case DTypeKind::Bool:
+    case DTypeKind::Signed:
+    case DTypeKind::Unsigned:
+    case DTypeKind::Index: std::memcpy(p, &v.u, dtype_.bytes()); return;
   }
 }
 
@@ -129,8 +154,11 @@ std::string format_value(DType dt, Value v) {
       if (dt.bytes() == 8) return fmt::format("{}", v.f);
       return fmt::format("{}", static_cast<float>(v.f));
     }
-    default: return fmt::format("{}", v.i);
+    case DTypeKind::Void:
+    case DTypeKind::Signed:
+    case DTypeKind::Index: return fmt::format("{}", v.i);
   }
+  return fmt::format("{}", v.i);
 }
 
 }  // namespace uopfuzz::ir

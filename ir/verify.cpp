@@ -69,8 +69,41 @@ class Verifier {
       case Op::Var: return variant_index<VarArg>();
       case Op::Range: return variant_index<RangeArg>();
       case Op::Reduce: return variant_index<ReduceArg>();
-      default: return variant_index<std::monostate>();
+      case Op::Invalid:
+      case Op::Index:
+      case Op::Load:
+      case Op::Store:
+      case Op::End:
+      case Op::Sink:
+      case Op::Neg:
+      case Op::Cast:
+      case Op::Bitcast:
+      case Op::Reciprocal:
+      case Op::Sqrt:
+      case Op::Exp2:
+      case Op::Log2:
+      case Op::Sin:
+      case Op::Trunc:
+      case Op::Add:
+      case Op::Sub:
+      case Op::Mul:
+      case Op::Cdiv:
+      case Op::Cmod:
+      case Op::FloorDiv:
+      case Op::FloorMod:
+      case Op::Max:
+      case Op::Min:
+      case Op::CmpLt:
+      case Op::CmpNe:
+      case Op::CmpEq:
+      case Op::And:
+      case Op::Or:
+      case Op::Xor:
+      case Op::Shl:
+      case Op::Shr:
+      case Op::Where: return variant_index<std::monostate>();
     }
+    return variant_index<std::monostate>();
   }
   template <class T>
   static size_t variant_index() {
@@ -108,7 +141,33 @@ class Verifier {
           if (s.op() != Op::Store && s.op() != Op::End)
             add(u, VerifyRule::Root, fmt::format("SINK sources must be STORE or END, got {}", op_name(s.op())));
         return;
-      default: return;
+      case Op::Neg:
+      case Op::Cast:
+      case Op::Bitcast:
+      case Op::Reciprocal:
+      case Op::Sqrt:
+      case Op::Exp2:
+      case Op::Log2:
+      case Op::Sin:
+      case Op::Trunc:
+      case Op::Add:
+      case Op::Sub:
+      case Op::Mul:
+      case Op::Cdiv:
+      case Op::Cmod:
+      case Op::FloorDiv:
+      case Op::FloorMod:
+      case Op::Max:
+      case Op::Min:
+      case Op::CmpLt:
+      case Op::CmpNe:
+      case Op::CmpEq:
+      case Op::And:
+      case Op::Or:
+      case Op::Xor:
+      case Op::Shl:
+      case Op::Shr:
+      case Op::Where: return;
     }
   }
 
@@ -135,7 +194,39 @@ class Verifier {
           if (user.op() != Op::Where || user.num_src() != 3 || user.src(2) != u || user.src(1) == u)
             add(u, VerifyRule::Gate, fmt::format("INVALID is used by {}; it may only be the last source of a WHERE", op_name(user.op())));
           break;
-        default: break;
+        case Op::Const:
+        case Op::Var:
+        case Op::Range:
+        case Op::Load:
+        case Op::Reduce:
+        case Op::Sink:
+        case Op::Neg:
+        case Op::Cast:
+        case Op::Bitcast:
+        case Op::Reciprocal:
+        case Op::Sqrt:
+        case Op::Exp2:
+        case Op::Log2:
+        case Op::Sin:
+        case Op::Trunc:
+        case Op::Add:
+        case Op::Sub:
+        case Op::Mul:
+        case Op::Cdiv:
+        case Op::Cmod:
+        case Op::FloorDiv:
+        case Op::FloorMod:
+        case Op::Max:
+        case Op::Min:
+        case Op::CmpLt:
+        case Op::CmpNe:
+        case Op::CmpEq:
+        case Op::And:
+        case Op::Or:
+        case Op::Xor:
+        case Op::Shl:
+        case Op::Shr:
+        case Op::Where: break;
       }
     }
     // A gated index WHERE(valid, idx, INVALID) is only an INDEX's index.

@@ -5,8 +5,10 @@
 #include <fmt/format.h>
 
 #include "ir/graph.h"
+#include "ir/loop_plan.h"
 #include "ir/node_map.h"
 #include "ir/scalar_eval.h"
+#include "ir/signature.h"
 #include "ir/verify.h"
 
 namespace uopfuzz::oracle {
@@ -45,10 +47,8 @@ struct Program::Impl {
   std::vector<Scope> scopes;  // scopes[0] is the root
   uint32_t num_regs = 0;
   std::vector<std::pair<uint32_t, Value>> consts;
-  struct VarSlot { uint32_t reg; std::string name; int64_t min, max; DType dt; };
-  std::vector<VarSlot> vars;
-  struct Buf { int slot; DType dt; int64_t size; bool output; };
-  std::vector<Buf> bufs;
+  Signature sig;
+  std::vector<std::pair<uint32_t, uint32_t>> vars;  // (register, index into sig.vars)
 };
 
 namespace {
@@ -58,30 +58,25 @@ class Compiler {
   explicit Compiler(Program::Impl& p) : p_(p) {}
 
   /// `topo` and `open` are toposort(root) and open_ranges(topo).
-  std::optional<Error> compile(UOp root, std::vector<UOp> topo, NodeMap<RangeSet> open) {
-    topo_ = std::move(topo);
-    open_ = std::move(open);
+  std::optional<Error> compile(UOp root, const std::vector<UOp>& topo, NodeMap<RangeSet> open) {
     // Depth check: the compiler recurses along sources.
-    NodeMap<size_t> depth(topo_.size());
-    for (UOp u : topo_) {
+    NodeMap<size_t> depth(topo.size());
+    for (UOp u : topo) {
       size_t d = 0;
       for (UOp s : u.src()) d = std::max(d, depth[s] + 1);
       depth[u] = d;
       if (d > kMaxDepth) return Error{fmt::format("graph is deeper than the oracle's limit of {} nodes", kMaxDepth)};
     }
+    p_.sig = signature(topo);
     int64_t total = 0;
-    for (UOp u : topo_) {
-      if (u.op() != Op::Param) continue;
-      const auto& pa = u.arg<ParamArg>();
-      total += pa.size;
-      buf_index_[u] = static_cast<uint32_t>(p_.bufs.size());
-      p_.bufs.push_back({pa.slot, u.dtype(), pa.size, pa.output});
-    }
+    for (const BufferParam& b : p_.sig.buffers) total += b.size;
     if (total > kMaxTotalElems) return Error{fmt::format("buffers hold {} elements; the oracle's limit is 2^28", total)};
+    plan_.emplace(topo, std::move(open), Pinning::None);
     p_.scopes.emplace_back();
     chain_ = {0};
     for (UOp s : root.src())
       if (auto e = effect(s)) return e;
+    if (error_) return error_;
     if (unbound_range_) return Error{"a RANGE is used outside every loop that binds it"};
     return std::nullopt;
   }
@@ -110,18 +105,6 @@ class Compiler {
     else code.push_back(i);
   }
 
-  // Innermost position in chain_[0..depth) binding one of u's open ranges (0: root).
-  size_t home(UOp u, size_t depth) {
-    const RangeSet& open = open_.at(u);
-    if (open.empty()) return 0;
-    for (size_t k = depth; k-- > 1;) {
-      UOp r = p_.nodes[p_.scopes[chain_[k]].range_node];
-      for (UOp o : open)
-        if (o == r) return k;
-    }
-    return 0;
-  }
-
   uint32_t const_reg(DType dt, Value v) {
     uint32_t r = new_reg();
     p_.consts.emplace_back(r, v);
@@ -130,18 +113,16 @@ class Compiler {
 
   // Register holding u's value, placed by the evaluation rule; code goes to its scope.
   uint32_t place(UOp u, size_t depth) {
-    size_t k = home(u, depth);
-    uint64_t key = (uint64_t{u.id()} << 32) | chain_[k];
+    size_t k = plan_->home(u, depth);
+    uint64_t key = plan_->key(u, k);
     if (auto it = memo_.find(key); it != memo_.end()) return it->second;
     uint32_t reg = kNone;
     switch (u.op()) {
       case Op::Const: reg = const_reg(u.dtype(), u.const_value()); break;
-      case Op::Var: {
-        const auto& v = u.arg<VarArg>();
+      case Op::Var:
         reg = new_reg();
-        p_.vars.push_back({reg, v.name, v.min, v.max, u.dtype()});
+        p_.vars.emplace_back(reg, p_.sig.var_of.at(u));
         break;
-      }
       case Op::Range:
         // Its home scope is the loop that binds it (the verifier guarantees one exists).
         if (k == 0) {
@@ -154,7 +135,7 @@ class Compiler {
       case Op::Load: {
         UOp idx = u.src(0);
         Instr i{Kind::Load, Op::Load, u.dtype(), u.dtype()};
-        i.a = buf_index_.at(idx.src(0));
+        i.a = p_.sig.buffer_of.at(idx.src(0));
         address(idx.src(1), k + 1, i.b, i.c);
         i.d = u.num_src() == 2 ? place(u.src(1), k + 1) : const_reg(u.dtype(), Value::of_int(0));
         reg = i.dst = new_reg();
@@ -163,8 +144,35 @@ class Compiler {
         break;
       }
       case Op::Reduce: reg = reduce(u, k); break;
-      default: {
-        Instr i{Kind::Alu, u.op(), u.op() == Op::Where ? u.src(1).dtype() : u.src(0).dtype(), u.dtype()};
+      case Op::Neg:
+      case Op::Cast:
+      case Op::Bitcast:
+      case Op::Reciprocal:
+      case Op::Sqrt:
+      case Op::Exp2:
+      case Op::Log2:
+      case Op::Sin:
+      case Op::Trunc:
+      case Op::Add:
+      case Op::Sub:
+      case Op::Mul:
+      case Op::Cdiv:
+      case Op::Cmod:
+      case Op::FloorDiv:
+      case Op::FloorMod:
+      case Op::Max:
+      case Op::Min:
+      case Op::CmpLt:
+      case Op::CmpNe:
+      case Op::CmpEq:
+      case Op::And:
+      case Op::Or:
+      case Op::Xor:
+      case Op::Shl:
+      case Op::Shr:
+      case Op::Where:
+      {
+        Instr i{Kind::Alu, u.op(), operand_dtype(u), u.dtype()};
         uint32_t* args[] = {&i.a, &i.b, &i.c};
         for (size_t s = 0; s < u.num_src(); ++s) *args[s] = place(u.src(s), k + 1);
         reg = i.dst = new_reg();
@@ -172,6 +180,16 @@ class Compiler {
         emit(k, i);
         break;
       }
+      // Not values: the verifier keeps them out of value positions.
+      case Op::Invalid:
+      case Op::Param:
+      case Op::Index:
+      case Op::Store:
+      case Op::End:
+      case Op::Sink:
+        if (!error_) error_ = Error{fmt::format("unsupported: {} as a value", op_name(u.op()))};
+        reg = const_reg(dtypes::Index, Value::of_int(0));
+        break;
     }
     memo_.emplace(key, reg);
     return reg;
@@ -190,10 +208,12 @@ class Compiler {
   uint32_t reduce(UOp u, size_t k) {
     std::vector<uint32_t> saved = chain_;
     chain_.resize(k + 1);
+    LoopPlan::Suspended suspended = plan_->suspend_above(k);
     std::vector<uint32_t> loops;
     for (size_t i = 1; i < u.num_src(); ++i) {
       loops.push_back(new_scope(u.src(i)));
       chain_.push_back(loops.back());
+      plan_->enter(u.src(i));
     }
     uint32_t acc = new_reg();
     uint32_t v = place(u.src(0), chain_.size());
@@ -204,6 +224,8 @@ class Compiler {
     p_.scopes[loops.back()].code.push_back(accum);
     link_loops(loops, acc);
     chain_ = std::move(saved);
+    for (size_t i = 0; i < loops.size(); ++i) plan_->leave();
+    plan_->resume(std::move(suspended));
     Instr init{Kind::ReduceInit, u.arg<ReduceArg>().op, u.dtype(), u.dtype()};
     init.dst = acc;
     init.node = accum.node;
@@ -230,22 +252,24 @@ class Compiler {
     if (u.op() == Op::Store) {
       UOp idx = u.src(0);
       Instr i{Kind::Store, Op::Store, idx.dtype(), idx.dtype()};
-      i.a = buf_index_.at(idx.src(0));
+      i.a = p_.sig.buffer_of.at(idx.src(0));
       address(idx.src(1), chain_.size(), i.b, i.c);
       i.d = place(u.src(1), chain_.size());
       i.node = node_ref(u);
       p_.scopes[chain_.back()].code.push_back(i);
       return std::nullopt;
     }
-    if (u.op() != Op::End) return Error{fmt::format("unexpected {} among the kernel's effects", op_name(u.op()))};
+    if (u.op() != Op::End) return Error{unexpected_effect(u)};
     size_t outer = chain_.size();
     std::vector<uint32_t> loops;
     for (size_t i = 1; i < u.num_src(); ++i) {
       loops.push_back(new_scope(u.src(i)));
       chain_.push_back(loops.back());
+      plan_->enter(u.src(i));
     }
     if (auto e = effect(u.src(0))) return e;
     chain_.resize(outer);
+    for (size_t i = 0; i < loops.size(); ++i) plan_->leave();
     link_loops(loops);
     Instr loop{Kind::Loop, Op::End};
     loop.a = loops.front();
@@ -254,11 +278,10 @@ class Compiler {
   }
 
   Program::Impl& p_;
-  std::vector<UOp> topo_;
-  NodeMap<RangeSet> open_;
+  std::optional<LoopPlan> plan_;
   NodeMap<uint32_t> node_ref_;
-  NodeMap<uint32_t> buf_index_;
   std::unordered_map<uint64_t, uint32_t> memo_;
+  std::optional<Error> error_;  // the first node met that this compiler cannot place
   bool unbound_range_ = false;
   size_t root_pure_ = 0;  // count of pure instructions at the head of the root scope
   std::vector<uint32_t> chain_;  // scope ids from the root to the current loop
@@ -270,30 +293,25 @@ class Machine {
   Machine(const Program::Impl& p, const RunOptions& o) : p_(p), opts_(o), regs_(p.num_regs), poison_(p.num_regs, 0) {}
 
   std::optional<Error> load(const Inputs& in) {
+    if (auto e = check_inputs(p_.sig, in)) return e;
     for (auto [reg, v] : p_.consts) regs_[reg] = v;
-    for (const auto& v : p_.vars) {
-      auto it = in.vars.find(v.name);
-      if (it == in.vars.end()) return Error{fmt::format("no value for VAR {} (give one, e.g. --var {}={})", v.name, v.name, v.min)};
-      if (it->second < v.min || it->second > v.max)
-        return Error{fmt::format("VAR {}={} is outside its bounds [{}, {}]", v.name, it->second, v.min, v.max)};
-      regs_[v.reg] = wrap_int(v.dt, it->second);
+    for (auto [reg, index] : p_.vars) {
+      const VarParam& v = p_.sig.vars[index];
+      regs_[reg] = wrap_int(v.dtype, in.vars.at(v.name));
     }
-    mem_.resize(p_.bufs.size());
-    written_.resize(p_.bufs.size());
-    for (size_t b = 0; b < p_.bufs.size(); ++b) {
-      const auto& buf = p_.bufs[b];
+    const std::vector<BufferParam>& bufs = p_.sig.buffers;
+    mem_.resize(bufs.size());
+    written_.resize(bufs.size());
+    for (size_t b = 0; b < bufs.size(); ++b) {
+      const BufferParam& buf = bufs[b];
       mem_[b].assign(static_cast<size_t>(buf.size), Value::of_int(0));
       if (buf.output) {
         written_[b].assign(static_cast<size_t>(buf.size), 0);
         // Outputs start as zero of their dtype (0.0 for floats has all-zero bits too).
         continue;
       }
-      auto it = in.buffers.find(buf.slot);
-      if (it == in.buffers.end()) return Error{fmt::format("no input buffer for PARAM slot {}", buf.slot)};
-      if (it->second.dtype() != buf.dt || static_cast<int64_t>(it->second.size()) != buf.size)
-        return Error{fmt::format("input buffer for slot {} must be {} x {}, got {} x {}", buf.slot, buf.size,
-                                 buf.dt.name(), it->second.size(), it->second.dtype().name())};
-      for (size_t i = 0; i < static_cast<size_t>(buf.size); ++i) mem_[b][i] = it->second.get(i);
+      const Buffer& input = in.buffers.at(buf.slot);
+      for (size_t i = 0; i < static_cast<size_t>(buf.size); ++i) mem_[b][i] = input.get(i);
     }
     return std::nullopt;
   }
@@ -305,11 +323,12 @@ class Machine {
     out.iterations = iterations_;
     out.ub = std::move(ub_);
     if (status_ == RunStatus::Ok)
-      for (size_t b = 0; b < p_.bufs.size(); ++b) {
-        if (!p_.bufs[b].output) continue;
-        Buffer buf(p_.bufs[b].dt, static_cast<size_t>(p_.bufs[b].size));
+      for (size_t b = 0; b < p_.sig.buffers.size(); ++b) {
+        const BufferParam& param = p_.sig.buffers[b];
+        if (!param.output) continue;
+        Buffer buf(param.dtype, static_cast<size_t>(param.size));
         for (size_t i = 0; i < mem_[b].size(); ++i) buf.set(i, mem_[b][i]);
-        out.outputs.emplace(p_.bufs[b].slot, std::move(buf));
+        out.outputs.emplace(param.slot, std::move(buf));
       }
     return out;
   }
@@ -371,7 +390,7 @@ class Machine {
           if (idx < 0 || idx >= static_cast<int64_t>(m.size()))
             return fail(poison(i, fmt::format("out-of-bounds store: index {}, buffer size {}", idx, m.size())));
           if (written_[i.a][static_cast<size_t>(idx)])
-            return fail(poison(i, fmt::format("element {} of output slot {} is stored twice", idx, p_.bufs[i.a].slot)));
+            return fail(poison(i, fmt::format("element {} of output slot {} is stored twice", idx, p_.sig.buffers[i.a].slot)));
           written_[i.a][static_cast<size_t>(idx)] = 1;
           m[static_cast<size_t>(idx)] = regs_[i.d];
           break;
@@ -466,7 +485,7 @@ Program::~Program() = default;
 Result<Program> Program::build(UOp root, std::vector<UOp> topo, NodeMap<RangeSet> open) {
   auto impl = std::make_unique<Impl>();
   Compiler c(*impl);
-  if (auto e = c.compile(root, std::move(topo), std::move(open))) return *e;
+  if (auto e = c.compile(root, topo, std::move(open))) return *e;
   return Program(std::move(impl));
 }
 

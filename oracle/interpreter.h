@@ -3,7 +3,8 @@
  * Lifecycle: Program::compile(root) once per graph (the graph must pass ir::verify),
  * then run(inputs) any number of times. Compilation turns the graph into nested loop
  * scopes of flat instructions: each pure node is computed once per iteration of the
- * innermost loop that binds one of its ranges, so loop invariants are computed once.
+ * innermost loop that binds one of its ranges (ir/loop_plan.h, Pinning::None), so loop
+ * invariants are computed once.
  * Because that may compute values no effect needs (SEMANTICS.md, "Evaluation" is
  * demand-driven), an undefined computation only poisons its result; the run reports UB
  * when an effect uses a poisoned value, naming the node and iteration where it arose.
@@ -20,32 +21,17 @@
 
 #include "ir/graph.h"
 #include "ir/result.h"
+#include "ir/run_io.h"
 #include "ir/uop.h"
 
 namespace uopfuzz::oracle {
 
-/// Input buffers by PARAM slot and VAR values by name.
-struct Inputs {
-  std::map<int, ir::Buffer> buffers;
-  std::map<std::string, int64_t> vars;
-};
-
-struct UbReport {
-  ir::UOp node;      ///< the node whose evaluation was undefined
-  std::string what;  ///< e.g. "division by zero", "out-of-bounds load: index 12, size 10"
-  /// The loop iteration it happened in: each enclosing RANGE and its value, outermost first.
-  std::vector<std::pair<ir::UOp, int64_t>> iteration;
-};
-
-enum class RunStatus : uint8_t { Ok, Ub, StepLimit };
-
-struct RunOutput {
-  RunStatus status = RunStatus::Ok;
-  std::map<int, ir::Buffer> outputs;  ///< by slot; meaningful when status == Ok
-  std::optional<UbReport> ub;
-  uint64_t steps = 0;       ///< instructions executed
-  uint64_t iterations = 0;  ///< loop iterations run: passes through a loop body, all loops (nested ones per pass)
-};
+// Run inputs and outputs are every executor's (ir/run_io.h); the oracle's names for them.
+using ir::Inputs;
+using ir::RunOutput;
+using ir::RunStatus;
+using ir::UbReport;
+using ir::make_inputs;
 
 struct RunOptions {
   /// Stop with RunStatus::StepLimit after this many instructions (no run hangs).
@@ -78,10 +64,5 @@ class Program {
 
 /// Compile and run once.
 Result<RunOutput> run(ir::UOp root, const Inputs& inputs, const RunOptions& options = {});
-
-/// Deterministic inputs for a kernel (SEMANTICS.md, "Inputs"): every input PARAM
-/// filled and every VAR given a value, all derived from `seed` alone. Values given in
-/// `vars` are kept as they are.
-Inputs make_inputs(ir::UOp root, uint64_t seed, const std::map<std::string, int64_t>& vars = {});
 
 }  // namespace uopfuzz::oracle

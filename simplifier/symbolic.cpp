@@ -36,7 +36,7 @@ UOp fold_const(RewriteCtx& rc, const Bindings& b) {
     if (!n.src(i).is_const()) return UOp();
     args[i] = n.src(i).const_value();
   }
-  DType in = n.op() == Op::Where ? n.src(1).dtype() : n.src(0).dtype();
+  DType in = operand_dtype(n);
   Value out;
   if (eval_alu(n.op(), in, n.dtype(), args, out) != EvalError::None) return UOp();  // keep the UB
   return rc.ctx.const_value(n.dtype(), out);
@@ -109,7 +109,7 @@ UOp fold_reduce(RewriteCtx& rc, const Bindings& b) {
       if (!op_in(n.op(), Alu)) continue;
       Value args[3];
       for (size_t s = 0; s < n.num_src(); ++s) args[s] = val.at(n.src(s));
-      DType in = n.op() == Op::Where ? n.src(1).dtype() : n.src(0).dtype();
+      DType in = operand_dtype(n);
       if (eval_alu(n.op(), in, n.dtype(), args, val[n]) != EvalError::None) return UOp();  // keep the UB
     }
     Value step[2] = {acc, val.at(red.src(0))};

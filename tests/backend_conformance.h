@@ -1,11 +1,12 @@
-/** \file Test helper: the conformance tables every compiled backend must pass against
- * the oracle: every ALU op on every dtype it verifies for, on edge values (0, -0, ±1,
- * INT_MIN, INT_MAX, shift widths, NaN, ±inf, subnormals, the float16 limits; for SIN
- * also huge arguments and those nearest a multiple of pi/2, and random large ones),
- * every cast and bitcast pair, every REDUCE op, every example on three seeds. Operand
- * tuples on which the op is undefined (scalar_eval says so) are left out: a backend only
- * runs UB-free kernels. Outputs agree bit for bit, except as the backend declares (its ULPs
- * for the graph, the sign of zero), as the differential check compares them. */
+/** \file Test helper: the conformance tables every registered backend must pass against
+ * the oracle (tests/backends_conformance_test.cpp runs them on each): every ALU op on
+ * every dtype it verifies for, on edge values (0, -0, ±1, INT_MIN, INT_MAX, shift
+ * widths, NaN, ±inf, subnormals, the float16 limits; for SIN also huge arguments and
+ * those nearest a multiple of pi/2, and random large ones), every cast and bitcast pair,
+ * every REDUCE op, every example on three seeds. Operand tuples on which the op is
+ * undefined (scalar_eval says so) are left out: a backend only runs UB-free kernels.
+ * Outputs agree bit for bit, except as the backend declares (its ULPs for the graph, the
+ * sign of zero), as the differential check compares them. */
 #pragma once
 
 #include <cmath>
@@ -42,6 +43,23 @@ struct Conformance {
   std::function<bool(Op, const Value*)> excluded;
   std::function<void()> after_each;  ///< e.g. "no validation messages"
 };
+
+/// Settings a backend's own test file registers (register_conformance, at static
+/// initialization) for the suite every registered backend runs.
+inline std::map<std::string, Conformance>& conformance_settings() {
+  static std::map<std::string, Conformance> settings;
+  return settings;
+}
+inline bool register_conformance(Conformance c) {
+  std::string name = c.backend;
+  conformance_settings()[name] = std::move(c);
+  return true;
+}
+/// A backend's registered settings; one that registered none runs each case once, on one thread.
+inline Conformance conformance_for(const std::string& backend) {
+  auto it = conformance_settings().find(backend);
+  return it != conformance_settings().end() ? it->second : Conformance{backend, {1}, {}, {}};
+}
 
 inline std::vector<Value> edge_values(DType dt) {
   std::vector<Value> v;

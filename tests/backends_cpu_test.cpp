@@ -1,8 +1,5 @@
-// The CPU backend against the oracle: every ALU op on every dtype it verifies for, on
-// edge values (0, -0, ±1, INT_MIN, INT_MAX, shift widths, NaN, ±inf, subnormals, the
-// float16 limits), every cast and bitcast pair, every REDUCE op, threads, the cache.
-// Operand tuples on which the op is undefined (scalar_eval says so) are left out: a
-// backend only runs UB-free kernels.
+// The CPU backend beyond the conformance suite (tests/backends_conformance_test.cpp, run
+// here on 1 and 2 threads): bad inputs, thread splitting, vectorization, the listing.
 
 #include <gtest/gtest.h>
 
@@ -16,7 +13,6 @@
 
 #include <fmt/format.h>
 
-#include "backends/cpu/cpu_backend.h"
 #include "backends/cpu/lower.h"
 #include "backends/registry.h"
 #include "check/differential.h"
@@ -35,32 +31,9 @@ using namespace ir;
 
 using test_support::Case;
 
-// Each case on 1 and 2 threads: the thread pool must not change a bit.
-const test_support::Conformance kCpu{"cpu", {1, 2}, {}, {}};
-
-TEST(CpuBackend, EveryAluOpOnEveryDtypeAgreesWithTheOracle) {
-  test_support::every_alu_op_agrees(kCpu);
-}
-
-TEST(CpuBackend, SinOfLargeArgumentsAgreesWithTheOracle) {
-  test_support::sin_of_large_arguments_agrees(kCpu);
-}
-
-TEST(CpuBackend, EveryCastAndBitcastAgreesWithTheOracle) {
-  test_support::every_cast_agrees(kCpu);
-}
-
-TEST(CpuBackend, EveryReduceOpAgreesWithTheOracle) {
-  test_support::every_reduce_agrees(kCpu);
-}
-
-TEST(CpuBackend, EveryExampleAgreesWithTheOracleOnThreeSeeds) {
-  test_support::every_example_agrees(kCpu);
-}
-
-TEST(CpuBackend, CachesKernelsByGraph) {
-  test_support::caches_kernels_by_graph(kCpu);
-}
+// The conformance suite (tests/backends_conformance_test.cpp) runs each case on 1 and 2
+// threads here: the thread pool must not change a bit.
+const bool g_cpu_conformance = test_support::register_conformance({"cpu", {1, 2}, {}, {}});
 
 TEST(CpuBackend, RejectsBadInputsAsValues) {
   Context x;

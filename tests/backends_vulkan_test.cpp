@@ -1,11 +1,8 @@
-// The Vulkan backend (on lavapipe, installed by scripts/install-deps.sh) against the
-// oracle: every ALU op on every dtype it verifies for, on edge values (0, -0, ±1,
-// INT_MIN, INT_MAX, shift widths, NaN, ±inf, subnormals, the float16 limits), SIN of
-// huge and hard arguments (Payne-Hanek's side of the reduction), every cast and bitcast
-// pair, every REDUCE op, every example, the cache, fork safety. The
-// validation layer is on in this file's tests, and every test expects zero messages.
-// Operand tuples on which the op is undefined (scalar_eval says so) are left out: a
-// backend only runs UB-free kernels.
+// The Vulkan backend (on lavapipe, installed by scripts/install-deps.sh) beyond the
+// conformance suite (tests/backends_conformance_test.cpp): bad inputs, the listing,
+// timing, device choice, fork safety. The validation layer is on in every test of this
+// binary (the environment below), and each test here and each conformance case on
+// vulkan expects zero messages.
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>
@@ -54,31 +51,9 @@ void expect_no_validation_messages() {
   }();
 }
 
-const test_support::Conformance kVulkan{"vulkan", {1}, {}, expect_no_validation_messages};
-
-TEST(VulkanBackend, EveryAluOpOnEveryDtypeAgreesWithTheOracle) {
-  test_support::every_alu_op_agrees(kVulkan);
-}
-
-TEST(VulkanBackend, SinOfLargeArgumentsAgreesWithTheOracle) {
-  test_support::sin_of_large_arguments_agrees(kVulkan);
-}
-
-TEST(VulkanBackend, EveryCastAndBitcastAgreesWithTheOracle) {
-  test_support::every_cast_agrees(kVulkan);
-}
-
-TEST(VulkanBackend, EveryReduceOpAgreesWithTheOracle) {
-  test_support::every_reduce_agrees(kVulkan);
-}
-
-TEST(VulkanBackend, EveryExampleAgreesWithTheOracleOnThreeSeeds) {
-  test_support::every_example_agrees(kVulkan);
-}
-
-TEST(VulkanBackend, CachesKernelsByGraph) {
-  test_support::caches_kernels_by_graph(kVulkan);
-}
+// The conformance suite (tests/backends_conformance_test.cpp) expects zero validation
+// messages after each case here.
+const bool g_vulkan_conformance = test_support::register_conformance({"vulkan", {1}, {}, expect_no_validation_messages});
 
 const char* kVarKernel = "%0 = PARAM slot=0 size=4 out : int32\n%1 = PARAM slot=1 size=4 in : int32\n"
                          "%2 = VAR name=n min=0 max=4 : index\n%3 = RANGE %2 axis=0 LOOP : index\n"

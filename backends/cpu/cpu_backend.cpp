@@ -1,4 +1,19 @@
-#include "backends/cpu/cpu_backend.h"
+// The CPU backend: kernel graphs lowered to LLVM IR, optimized at O2 and
+// JIT-compiled in process (ORC LLJIT) for the host CPU.
+//
+// Semantics are SEMANTICS.md's, bit for bit: integers wrap (no nsw/nuw), divisions are
+// guarded so that a speculated division by zero or INT_MIN / -1 cannot trap, shifts mask
+// their amount and float-to-int casts saturate (so a value computed ahead of need is
+// never LLVM poison that could reach a branch), floats without fast-math; EXP2, LOG2
+// and SIN call the same libm double functions as the oracle, and float16 values live
+// in registers as doubles rounded after every op with the oracle's own rounding.
+// Loads (and everything that uses one, REDUCE included) are emitted where they are
+// demanded, never hoisted above a loop that might not run; LLVM hoists what it can
+// prove safe.
+//
+// Kernels are cached by the hash of their printed graph. The JIT and the thread pool
+// are created lazily in the process that compiles or runs (fork-safe: a campaign parent
+// that never checks owns neither; a pool created before a fork is rebuilt in the child).
 
 #include <atomic>
 #include <fstream>
@@ -27,6 +42,7 @@
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 
+#include "backends/backend.h"
 #include "backends/cpu/lower.h"
 #include "backends/cpu/thread_pool.h"
 #include "backends/kernel_cache.h"
@@ -151,8 +167,7 @@ class CpuKernel final : public Kernel {
   CpuKernel(EntryFn fn, llvm::orc::ResourceTrackerSP rt, LoweredKernel& lowered, std::string listing)
       : fn_(fn),
         rt_(std::move(rt)),
-        bufs_(std::move(lowered.buffers)),
-        vars_(std::move(lowered.vars)),
+        sig_(std::move(lowered.signature)),
         parallel_(lowered.parallel),
         listing_(std::move(listing)) {}
   ~CpuKernel() override {
@@ -160,8 +175,8 @@ class CpuKernel final : public Kernel {
     if (auto e = rt_->remove()) llvm::consumeError(std::move(e));
   }
 
-  Result<oracle::RunOutput> run(const oracle::Inputs& inputs, const RunOptions& options) override {
-    oracle::RunOutput out;
+  Result<ir::RunOutput> run(const ir::Inputs& inputs, const RunOptions& options) override {
+    ir::RunOutput out;
     std::vector<uint8_t*> ptrs;
     std::vector<int64_t> vars;
     if (auto e = bind(inputs, out.outputs, ptrs, vars)) return *e;
@@ -169,7 +184,7 @@ class CpuKernel final : public Kernel {
     return out;
   }
 
-  Result<std::vector<double>> time(const oracle::Inputs& inputs, int reps, const RunOptions& options) override {
+  Result<std::vector<double>> time(const ir::Inputs& inputs, int reps, const RunOptions& options) override {
     // The outputs are kept from call to call: a timing loop of one repetition per call
     // would otherwise map (and fault in) fresh pages for every sample.
     std::map<int, Buffer>& outputs = timing_outputs_;
@@ -189,28 +204,14 @@ class CpuKernel final : public Kernel {
   std::string listing() const override { return listing_; }
 
  private:
-  std::optional<Error> bind(const oracle::Inputs& in, std::map<int, Buffer>& outputs, std::vector<uint8_t*>& ptrs,
+  std::optional<Error> bind(const ir::Inputs& in, std::map<int, Buffer>& outputs, std::vector<uint8_t*>& ptrs,
                             std::vector<int64_t>& vars) const {
-    for (const BufferArg& b : bufs_) {
-      if (b.output) {
-        Buffer& o = outputs.try_emplace(b.slot, b.dtype, static_cast<size_t>(b.size)).first->second;
-        ptrs.push_back(o.data());
-        continue;
-      }
-      auto it = in.buffers.find(b.slot);
-      if (it == in.buffers.end()) return Error{fmt::format("no input buffer for PARAM slot {}", b.slot)};
-      if (it->second.dtype() != b.dtype || static_cast<int64_t>(it->second.size()) != b.size)
-        return Error{fmt::format("input buffer for slot {} must be {} x {}, got {} x {}", b.slot, b.size, b.dtype.name(),
-                                 it->second.size(), it->second.dtype().name())};
-      ptrs.push_back(const_cast<uint8_t*>(it->second.data()));  // read only: the kernel never stores to an input
+    if (auto e = ir::check_inputs(sig_, in)) return e;
+    for (const ir::BufferParam& b : sig_.buffers) {
+      if (b.output) ptrs.push_back(outputs.try_emplace(b.slot, b.dtype, static_cast<size_t>(b.size)).first->second.data());
+      else ptrs.push_back(const_cast<uint8_t*>(in.buffers.at(b.slot).data()));  // read only: the kernel never stores to an input
     }
-    for (const VarSlot& v : vars_) {
-      auto it = in.vars.find(v.name);
-      if (it == in.vars.end()) return Error{fmt::format("no value for VAR {} (give one, e.g. --var {}={})", v.name, v.name, v.min)};
-      if (it->second < v.min || it->second > v.max)
-        return Error{fmt::format("VAR {}={} is outside its bounds [{}, {}]", v.name, it->second, v.min, v.max)};
-      vars.push_back(it->second);
-    }
+    for (const ir::VarParam& v : sig_.vars) vars.push_back(in.vars.at(v.name));
     return std::nullopt;
   }
 
@@ -225,8 +226,7 @@ class CpuKernel final : public Kernel {
 
   EntryFn fn_;
   llvm::orc::ResourceTrackerSP rt_;
-  std::vector<BufferArg> bufs_;
-  std::vector<VarSlot> vars_;
+  ir::Signature sig_;
   bool parallel_;
   std::string listing_;
   std::map<int, Buffer> timing_outputs_;
@@ -378,8 +378,11 @@ class CpuBackend final : public Backend {
 
 }  // namespace
 
-std::unique_ptr<Backend> make_cpu_backend() {
-  return std::make_unique<CpuBackend>();
-}
-
 }  // namespace uopfuzz::backends::cpu
+
+namespace uopfuzz::backends {
+
+// Declared by the registry from backends.def.
+std::unique_ptr<Backend> make_cpu_backend() { return std::make_unique<cpu::CpuBackend>(); }
+
+}  // namespace uopfuzz::backends

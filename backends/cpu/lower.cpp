@@ -22,8 +22,9 @@
 #include "backends/float_sums.h"
 #include "ir/analysis.h"
 #include "ir/graph.h"
-#include "ir/node_map.h"
+#include "ir/loop_plan.h"
 #include "ir/scalar_eval.h"
+#include "ir/signature.h"
 
 namespace uopfuzz::backends::cpu {
 
@@ -68,7 +69,6 @@ struct Scope {
   llvm::BasicBlock* cur = nullptr;  // where this scope's code goes next (before its terminator, if any)
   UOp range;                        // the RANGE it binds (none for root and guards)
   llvm::PHINode* iv = nullptr;
-  uint32_t id = 0;                  // fresh per instance: memo keys never cross closed loops
   // loop bookkeeping
   llvm::BasicBlock* header = nullptr;  // the body's first block (its counter's phi)
   llvm::BasicBlock* exit = nullptr;
@@ -82,29 +82,17 @@ class Lowerer {
   std::optional<Error> run(UOp root, const std::string& name, LoweredKernel& out) {
     out.parallel = splits_across_threads(root);
     sums_ = reassociable_sums(root);
-    topo_ = toposort(root);
-    open_ = open_ranges(topo_);
-    for (UOp u : topo_) {
-      bool p = u.op() == Op::Load || u.op() == Op::Reduce;
-      for (UOp s : u.src()) p = p || pinned_.count(s);
-      if (p) pinned_.insert({u, true});
-      if (u.op() == Op::Param) {
-        const auto& pa = u.arg<ParamArg>();
-        buf_index_[u] = out.buffers.size();
-        out.buffers.push_back({pa.slot, u.dtype(), pa.size, pa.output});
-      } else if (u.op() == Op::Var) {
-        const auto& va = u.arg<VarArg>();
-        var_index_[u] = out.vars.size();
-        out.vars.push_back({va.name, va.min, va.max});
-      }
-    }
+    const std::vector<UOp> topo = toposort(root);
+    out.signature = signature(topo);
+    sig_ = &out.signature;
+    plan_.emplace(topo, Pinning::Memory);
     // One function: void name(i8** buffers, i64* vars, i64 thread, i64 threads).
     auto* i8p = llvm::Type::getInt8PtrTy(c_);
     auto* i64 = b_.getInt64Ty();
     auto* fn_ty = llvm::FunctionType::get(b_.getVoidTy(), {i8p->getPointerTo(), i64->getPointerTo(), i64, i64}, false);
     fn_ = llvm::Function::Create(fn_ty, llvm::Function::ExternalLinkage, name, m_);
     fn_->addFnAttr(llvm::Attribute::NoUnwind);
-    make_alias_scopes(out.buffers.size());
+    make_alias_scopes(sig_->buffers.size());
     entry_ = llvm::BasicBlock::Create(c_, "entry", fn_);
     auto* start = llvm::BasicBlock::Create(c_, "start", fn_);
     b_.SetInsertPoint(entry_);
@@ -115,16 +103,17 @@ class Lowerer {
     llvm::Value* vars = &*arg++;
     thread_ = &*arg++;
     threads_ = &*arg++;
-    for (size_t i = 0; i < out.buffers.size(); ++i) {
+    for (size_t i = 0; i < sig_->buffers.size(); ++i) {
       llvm::Value* raw = scoped(b_.CreateLoad(i8p, b_.CreateConstInBoundsGEP1_64(i8p, buf_array, i)), kArguments);
-      bufs_.push_back(b_.CreateBitCast(raw, storage(out.buffers[i].dtype)->getPointerTo()));  // typed once
+      bufs_.push_back(b_.CreateBitCast(raw, storage(sig_->buffers[i].dtype)->getPointerTo()));  // typed once
     }
-    for (auto& [u, k] : var_index_)
-      var_values_[u] = b_.CreateTrunc(scoped(b_.CreateLoad(i64, b_.CreateConstInBoundsGEP1_64(i64, vars, k)), kArguments),
-                                      repr(u.dtype()));
-    chain_.push_back(new_scope(start));
+    for (size_t k = 0; k < sig_->vars.size(); ++k)
+      var_values_.push_back(b_.CreateTrunc(
+          scoped(b_.CreateLoad(i64, b_.CreateConstInBoundsGEP1_64(i64, vars, k)), kArguments), repr(sig_->vars[k].dtype)));
+    chain_.push_back(new_scope(start));  // the plan's position 0
     for (UOp s : root.src())
       if (auto e = effect(s, /*top=*/true)) return e;
+    if (error_) return error_;
     b_.SetInsertPoint(chain_.back()->cur);
     b_.CreateRetVoid();
     out.function = name;
@@ -167,20 +156,44 @@ class Lowerer {
   // Register form: bool i1, float16 double (exact half values), index i64.
   llvm::Type* repr(DType dt) {
     switch (dt.scalar()) {
+      case ScalarType::Void: return b_.getVoidTy();
       case ScalarType::Bool: return b_.getInt1Ty();
       case ScalarType::Float16: return b_.getDoubleTy();
       case ScalarType::Float32: return b_.getFloatTy();
       case ScalarType::Float64: return b_.getDoubleTy();
-      default: return b_.getIntNTy(static_cast<unsigned>(dt.bits()));
+      case ScalarType::Int8:
+      case ScalarType::Int16:
+      case ScalarType::Int32:
+      case ScalarType::Int64:
+      case ScalarType::UInt8:
+      case ScalarType::UInt16:
+      case ScalarType::UInt32:
+      case ScalarType::UInt64:
+      case ScalarType::Index:
+        return b_.getIntNTy(static_cast<unsigned>(dt.bits()));
     }
+    return b_.getVoidTy();
   }
   // Memory form: bool one byte, float16 its 16 bits.
   llvm::Type* storage(DType dt) {
     switch (dt.scalar()) {
       case ScalarType::Bool: return b_.getInt8Ty();
       case ScalarType::Float16: return b_.getInt16Ty();
-      default: return repr(dt);
+      case ScalarType::Void:
+      case ScalarType::Int8:
+      case ScalarType::Int16:
+      case ScalarType::Int32:
+      case ScalarType::Int64:
+      case ScalarType::UInt8:
+      case ScalarType::UInt16:
+      case ScalarType::UInt32:
+      case ScalarType::UInt64:
+      case ScalarType::Float32:
+      case ScalarType::Float64:
+      case ScalarType::Index:
+        return repr(dt);
     }
+    return repr(dt);
   }
 
   llvm::Constant* constant(DType dt, Value v) {
@@ -204,7 +217,6 @@ class Lowerer {
     scopes_.push_back(std::make_unique<Scope>());
     Scope* s = scopes_.back().get();
     s->cur = bb;
-    s->id = static_cast<uint32_t>(scopes_.size());
     return s;
   }
   void at(Scope* s) {
@@ -237,10 +249,12 @@ class Lowerer {
     s->iv->addIncoming(first, preheader);
     s->cur = s->header;
     chain_.push_back(s);
+    plan_->enter(range);
   }
   void close_loop() {
     Scope* s = chain_.back();
     chain_.pop_back();
+    plan_->leave();
     b_.SetInsertPoint(s->cur);
     llvm::Value* next = b_.CreateAdd(s->iv, b_.getInt64(1));
     s->iv->addIncoming(next, s->cur);
@@ -278,37 +292,59 @@ class Lowerer {
     return loop;
   }
 
-  // Innermost position in chain_[0..depth) binding one of u's open ranges (0: root).
-  size_t home(UOp u, size_t depth) {
-    if (pinned_.count(u)) return depth - 1;  // loads and their users: where demanded
-    const RangeSet& open = open_[u];
-    if (open.empty()) return 0;
-    for (size_t k = depth; k-- > 1;)
-      for (UOp o : open)
-        if (chain_[k]->range && o == chain_[k]->range) return k;
-    return 0;
-  }
-
   // ---- values ------------------------------------------------------------------
   llvm::Value* place(UOp u, size_t depth) {
-    size_t k = home(u, depth);
-    uint64_t key = (uint64_t{u.id()} << 32) | chain_[k]->id;
+    size_t k = plan_->home(u, depth);
+    uint64_t key = plan_->key(u, k);
     if (auto it = memo_.find(key); it != memo_.end()) return it->second;
     llvm::Value* v = nullptr;
     switch (u.op()) {
       case Op::Const: v = constant(u.dtype(), u.const_value()); break;
-      case Op::Var: v = var_values_.at(u); break;
+      case Op::Var: v = var_values_[sig_->var_of.at(u)]; break;
       case Op::Range: v = chain_[k]->range == u ? static_cast<llvm::Value*>(chain_[k]->iv) : b_.getInt64(0); break;
       case Op::Load: v = load(u, k); break;
       case Op::Reduce: v = reduce(u, k); break;
-      default: {
+      case Op::Neg:
+      case Op::Cast:
+      case Op::Bitcast:
+      case Op::Reciprocal:
+      case Op::Sqrt:
+      case Op::Exp2:
+      case Op::Log2:
+      case Op::Sin:
+      case Op::Trunc:
+      case Op::Add:
+      case Op::Sub:
+      case Op::Mul:
+      case Op::Cdiv:
+      case Op::Cmod:
+      case Op::FloorDiv:
+      case Op::FloorMod:
+      case Op::Max:
+      case Op::Min:
+      case Op::CmpLt:
+      case Op::CmpNe:
+      case Op::CmpEq:
+      case Op::And:
+      case Op::Or:
+      case Op::Xor:
+      case Op::Shl:
+      case Op::Shr:
+      case Op::Where:
+      {
         llvm::Value* a[3] = {nullptr, nullptr, nullptr};
         for (size_t s = 0; s < u.num_src(); ++s) a[s] = place(u.src(s), k + 1);
         at(chain_[k]);
-        DType in = u.op() == Op::Where ? u.src(1).dtype() : u.src(0).dtype();
-        v = alu(u.op(), in, u.dtype(), a);
+        v = alu(u.op(), operand_dtype(u), u.dtype(), a);
         break;
       }
+      // Not values: the verifier keeps them out of value positions.
+      case Op::Invalid:
+      case Op::Param:
+      case Op::Index:
+      case Op::Store:
+      case Op::End:
+      case Op::Sink: v = unsupported(u.op(), u.dtype()); break;
     }
     memo_.emplace(key, v);
     return v;
@@ -325,7 +361,7 @@ class Lowerer {
     UOp buf = index.src(0);
     llvm::Type* st = storage(buf.dtype());
     at(chain_[depth - 1]);
-    *buffer = buf_index_.at(buf);
+    *buffer = sig_->buffer_of.at(buf);
     return b_.CreateInBoundsGEP(st, bufs_[*buffer], i);
   }
 
@@ -370,9 +406,10 @@ class Lowerer {
   llvm::Value* reduce(UOp u, size_t k) {
     const Op op = u.arg<ReduceArg>().op;
     DType dt = u.dtype();
-    // Only scopes 0..k stay open around the loops (as in the oracle's compiler).
+    // Only scopes 0..k stay open around the loops (the loop plan's rule).
     std::vector<Scope*> saved(chain_.begin() + static_cast<std::ptrdiff_t>(k) + 1, chain_.end());
     chain_.resize(k + 1);
+    LoopPlan::Suspended suspended = plan_->suspend_above(k);
     llvm::AllocaInst* acc = alloca(repr(dt));
     at(chain_[k]);
     b_.CreateStore(constant(dt, reduce_identity(op, dt)), acc);
@@ -389,6 +426,7 @@ class Lowerer {
     at(chain_[k]);
     llvm::Value* r = b_.CreateLoad(repr(dt), acc);
     chain_.insert(chain_.end(), saved.begin(), saved.end());
+    plan_->resume(std::move(suspended));
     return r;
   }
 
@@ -400,7 +438,7 @@ class Lowerer {
       store(u);
       return std::nullopt;
     }
-    if (u.op() != Op::End) return Error{fmt::format("unexpected {} among the kernel's effects", op_name(u.op()))};
+    if (u.op() != Op::End) return Error{unexpected_effect(u)};
     // A loop nest too small to be worth waking threads for runs on thread 0 alone, with
     // its own bounds: a constant trip count lets the optimizer see that a short loop is
     // not worth vectorizing, which keeps the compile cheap.
@@ -438,8 +476,10 @@ class Lowerer {
     b_.CreateCondBr(b_.CreateICmpEQ(thread_, b_.getInt64(0)), then, after);
     Scope* g = new_scope(then);
     chain_.push_back(g);
+    plan_->enter_guard();
     std::optional<Error> e = body();
     chain_.pop_back();
+    plan_->leave();
     b_.SetInsertPoint(g->cur);
     b_.CreateBr(after);
     root->cur = after;
@@ -476,9 +516,29 @@ class Lowerer {
     switch (dt.scalar()) {
       case ScalarType::Float16: return half_round(d);
       case ScalarType::Float32: return b_.CreateFPTrunc(d, b_.getFloatTy());
-      default: return d;
+      case ScalarType::Float64: return d;
+      case ScalarType::Void:
+      case ScalarType::Bool:
+      case ScalarType::Int8:
+      case ScalarType::Int16:
+      case ScalarType::Int32:
+      case ScalarType::Int64:
+      case ScalarType::UInt8:
+      case ScalarType::UInt16:
+      case ScalarType::UInt32:
+      case ScalarType::UInt64:
+      case ScalarType::Index:
+        return unsupported(Op::Cast, dt);  // not a float dtype
     }
+    return d;
   }
+  // An op this lowering has no code for: the first such is the lowering's error, and a
+  // placeholder value keeps the emitter going until it returns.
+  llvm::Value* unsupported(Op op, DType dt) {
+    if (!error_) error_ = Error{fmt::format("unsupported: the CPU backend cannot lower {} of {}", op_name(op), dt.name())};
+    return llvm::UndefValue::get(dt.is_void() ? b_.getInt64Ty() : repr(dt));
+  }
+
   llvm::Value* intrinsic(llvm::Intrinsic::ID id, llvm::Value* x) {
     return b_.CreateCall(llvm::Intrinsic::getDeclaration(&m_, id, {x->getType()}), {x});
   }
@@ -488,10 +548,45 @@ class Lowerer {
       case Op::Where: return b_.CreateSelect(a[0], a[1], a[2]);
       case Op::Cast: return cast(in, out, a[0]);
       case Op::Bitcast: return bitcast(in, out, a[0]);
-      default: break;
+      case Op::Neg:
+      case Op::Reciprocal:
+      case Op::Sqrt:
+      case Op::Exp2:
+      case Op::Log2:
+      case Op::Sin:
+      case Op::Trunc:
+      case Op::Add:
+      case Op::Sub:
+      case Op::Mul:
+      case Op::Cdiv:
+      case Op::Cmod:
+      case Op::FloorDiv:
+      case Op::FloorMod:
+      case Op::Max:
+      case Op::Min:
+      case Op::CmpLt:
+      case Op::CmpNe:
+      case Op::CmpEq:
+      case Op::And:
+      case Op::Or:
+      case Op::Xor:
+      case Op::Shl:
+      case Op::Shr:
+        if (in.is_float()) return float_op(op, in, a);
+        return int_op(op, in, a);
+      case Op::Const:
+      case Op::Invalid:
+      case Op::Param:
+      case Op::Var:
+      case Op::Range:
+      case Op::Index:
+      case Op::Load:
+      case Op::Store:
+      case Op::End:
+      case Op::Reduce:
+      case Op::Sink: break;
     }
-    if (in.is_float()) return float_op(op, in, a);
-    return int_op(op, in, a);
+    return unsupported(op, in);
   }
 
   llvm::Value* float_op(Op op, DType dt, llvm::Value* const* a) {
@@ -527,8 +622,33 @@ class Lowerer {
         llvm::Value* nan = b_.CreateFCmpUNO(a[0], a[1]);
         return b_.CreateSelect(nan, llvm::ConstantFP::getNaN(t), r);
       }
-      default: return llvm::UndefValue::get(a[0]->getType());  // not a float op (the verifier refuses it)
+      // Not float ops (the verifier refuses them); WHERE, CAST and BITCAST are alu()'s.
+      case Op::Const:
+      case Op::Invalid:
+      case Op::Param:
+      case Op::Var:
+      case Op::Range:
+      case Op::Index:
+      case Op::Load:
+      case Op::Store:
+      case Op::End:
+      case Op::Reduce:
+      case Op::Sink:
+      case Op::Cast:
+      case Op::Bitcast:
+      case Op::Cdiv:
+      case Op::Cmod:
+      case Op::FloorDiv:
+      case Op::FloorMod:
+      case Op::And:
+      case Op::Or:
+      case Op::Xor:
+      case Op::Shl:
+      case Op::Shr:
+      case Op::Where:
+        return unsupported(op, dt);
     }
+    return unsupported(op, dt);
   }
 
   llvm::Value* int_op(Op op, DType dt, llvm::Value* const* a) {
@@ -584,8 +704,30 @@ class Lowerer {
         if (op == Op::Shl) return b_.CreateShl(a[0], amt);
         return uns ? b_.CreateLShr(a[0], amt) : b_.CreateAShr(a[0], amt);
       }
-      default: return llvm::UndefValue::get(t);  // not an integer op (the verifier refuses it)
+      // Not integer ops (the verifier refuses them); WHERE, CAST and BITCAST are alu()'s.
+      case Op::Const:
+      case Op::Invalid:
+      case Op::Param:
+      case Op::Var:
+      case Op::Range:
+      case Op::Index:
+      case Op::Load:
+      case Op::Store:
+      case Op::End:
+      case Op::Reduce:
+      case Op::Sink:
+      case Op::Cast:
+      case Op::Bitcast:
+      case Op::Reciprocal:
+      case Op::Sqrt:
+      case Op::Exp2:
+      case Op::Log2:
+      case Op::Sin:
+      case Op::Trunc:
+      case Op::Where:
+        return unsupported(op, dt);
     }
+    return unsupported(op, dt);
   }
 
   llvm::Value* cast(DType in, DType out, llvm::Value* x) {
@@ -636,12 +778,10 @@ class Lowerer {
   std::vector<llvm::MDNode*> in_scope_, not_in_scope_;  // per buffer, then the arguments
   llvm::Value* thread_ = nullptr;
   llvm::Value* threads_ = nullptr;
-  std::vector<UOp> topo_;
-  ir::NodeMap<RangeSet> open_;
-  std::unordered_map<UOp, bool, UOpHash> pinned_;
-  std::unordered_map<UOp, size_t, UOpHash> buf_index_;
-  std::unordered_map<UOp, size_t, UOpHash> var_index_;
-  std::unordered_map<UOp, llvm::Value*, UOpHash> var_values_;
+  const Signature* sig_ = nullptr;
+  std::optional<LoopPlan> plan_;
+  std::optional<Error> error_;  // the first unsupported op met
+  std::vector<llvm::Value*> var_values_;  // by signature order
   std::unordered_map<uint64_t, llvm::Value*> memo_;
   std::vector<std::unique_ptr<Scope>> scopes_;
   std::vector<Scope*> chain_;

@@ -1,9 +1,9 @@
 /** \file Lowering of a verified kernel graph to one LLVM IR function (the LLVM-facing half
- * of the CPU backend; jit.cpp compiles what this builds).
+ * of the CPU backend; cpu_backend.cpp compiles what this builds with the ORC JIT).
  *
  * The emitted function is
  *     void <name>(i8** buffers, i64* vars, i64 thread, i64 threads)
- * `buffers` in the order of `LoweredKernel::buffers`, `vars` in that of `vars`. Thread t
+ * `buffers` and `vars` in the order of the kernel's signature (ir/signature.h). Thread t
  * of T runs its share of the outermost loop of every top-level END (a contiguous
  * block of iterations); top-level STOREs outside loops run on thread 0 only. Because
  * outputs are write-only and a double store is UB, the shares never conflict.
@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "ir/result.h"
+#include "ir/signature.h"
 #include "ir/uop.h"
 
 namespace llvm {
@@ -24,22 +25,10 @@ class Module;
 
 namespace uopfuzz::backends::cpu {
 
-struct BufferArg {
-  int slot;
-  ir::DType dtype;
-  int64_t size;
-  bool output;
-};
-struct VarSlot {
-  std::string name;
-  int64_t min, max;
-};
-
 struct LoweredKernel {
   std::unique_ptr<llvm::Module> module;
   std::string function;  ///< the entry's symbol name
-  std::vector<BufferArg> buffers;
-  std::vector<VarSlot> vars;
+  ir::Signature signature;  ///< the order of the entry's `buffers` and `vars`
   bool parallel = false;  ///< some loop is split across threads (else one thread does all)
 };
 

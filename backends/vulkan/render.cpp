@@ -10,9 +10,11 @@
 
 #include <fmt/format.h>
 
+#include "backends/vulkan/glsl_library.h"
 #include "ir/analysis.h"
 #include "ir/graph.h"
-#include "ir/node_map.h"
+#include "ir/loop_plan.h"
+#include "ir/signature.h"
 #include "ir/ops.h"
 #include "ir/scalar_eval.h"
 #include "ir/value.h"
@@ -41,8 +43,9 @@ std::string gtype(DType dt) {
     case ScalarType::Float32: return "float";
     case ScalarType::Float64: return "double";
     case ScalarType::Index: return "int64_t";
-    default: return "void";
+    case ScalarType::Void: return "void";
   }
+  return "void";
 }
 // ...and of a buffer element (bool: one byte).
 std::string stype(DType dt) { return dt.is_bool() ? "uint8_t" : gtype(dt); }
@@ -57,8 +60,20 @@ FloatBits float_bits(DType dt) {
   switch (dt.scalar()) {
     case ScalarType::Float16: return {"uint16_t", "float16BitsToUint16", "uint16BitsToFloat16"};
     case ScalarType::Float32: return {"uint", "floatBitsToUint", "uintBitsToFloat"};
-    default: return {"uint64_t", "doubleBitsToUint64", "uint64BitsToDouble"};
+    case ScalarType::Void:
+    case ScalarType::Bool:
+    case ScalarType::Int8:
+    case ScalarType::Int16:
+    case ScalarType::Int32:
+    case ScalarType::Int64:
+    case ScalarType::UInt8:
+    case ScalarType::UInt16:
+    case ScalarType::UInt32:
+    case ScalarType::UInt64:
+    case ScalarType::Float64:
+    case ScalarType::Index: return {"uint64_t", "doubleBitsToUint64", "uint64BitsToDouble"};
   }
+  return {"uint64_t", "doubleBitsToUint64", "uint64BitsToDouble"};
 }
 
 std::string literal(DType dt, Value v) {
@@ -81,224 +96,16 @@ std::string literal(DType dt, Value v) {
       return fmt::format("uintBitsToFloat(0x{:x}u)", b);
     }
     case ScalarType::Float64: return fmt::format("uint64BitsToDouble(0x{:x}ul)", v.u);
-    default: return "0";
+    case ScalarType::Void: return "0";
   }
+  return "0";
 }
-
-// Double-precision EXP2, LOG2 and SIN (GLSL has none): accurate to about 1 ulp of
-// double, so that float32/float16 results round exactly as the oracle's libm values do.
-// Each is emitted only into the shaders that use it.
-constexpr const char* kExp2Math = R"(
-double u_scale2(double p, int n) { int h = n / 2; return ldexp(ldexp(p, h), n - h); }
-double u_exp2(double x) {
-  if (isnan(x)) return x;
-  if (x >= 1024.0lf) return uint64BitsToDouble(0x7ff0000000000000ul);
-  if (x < -1080.0lf) return 0.0lf;
-  double n = roundEven(x);
-  precise double y = (x - n) * 0.6931471805599453094lf;
-  precise double p = 1.0lf / 6227020800.0lf;
-  p = p * y + 1.0lf / 479001600.0lf;
-  p = p * y + 1.0lf / 39916800.0lf;
-  p = p * y + 1.0lf / 3628800.0lf;
-  p = p * y + 1.0lf / 362880.0lf;
-  p = p * y + 1.0lf / 40320.0lf;
-  p = p * y + 1.0lf / 5040.0lf;
-  p = p * y + 1.0lf / 720.0lf;
-  p = p * y + 1.0lf / 120.0lf;
-  p = p * y + 1.0lf / 24.0lf;
-  p = p * y + 1.0lf / 6.0lf;
-  p = p * y + 0.5lf;
-  p = p * y + 1.0lf;
-  p = p * y + 1.0lf;
-  return u_scale2(p, int(n));
-}
-)";
-
-constexpr const char* kLog2Math = R"(
-double u_log2(double x) {
-  if (isnan(x) || x < 0.0lf) return uint64BitsToDouble(0x7ff8000000000000ul);
-  if (x == 0.0lf) return uint64BitsToDouble(0xfff0000000000000ul);
-  if (isinf(x)) return x;
-  int e;
-  int sub = 0;
-  if (x < 2.2250738585072014e-308lf) { x = x * 18014398509481984.0lf; sub = 54; }  // subnormal: scale by 2^54
-  double m = frexp(x, e);
-  e = e - sub;
-  if (m < 0.70710678118654752440lf) { m = m * 2.0lf; e = e - 1; }
-  precise double s = (m - 1.0lf) / (m + 1.0lf);
-  precise double s2 = s * s;
-  precise double p = 1.0lf / 25.0lf;
-  p = p * s2 + 1.0lf / 23.0lf;
-  p = p * s2 + 1.0lf / 21.0lf;
-  p = p * s2 + 1.0lf / 19.0lf;
-  p = p * s2 + 1.0lf / 17.0lf;
-  p = p * s2 + 1.0lf / 15.0lf;
-  p = p * s2 + 1.0lf / 13.0lf;
-  p = p * s2 + 1.0lf / 11.0lf;
-  p = p * s2 + 1.0lf / 9.0lf;
-  p = p * s2 + 1.0lf / 7.0lf;
-  p = p * s2 + 1.0lf / 5.0lf;
-  p = p * s2 + 1.0lf / 3.0lf;
-  precise double ln = 2.0lf * s + 2.0lf * s * s2 * p;
-  return double(e) + ln * 1.4426950408889634074lf;
-}
-)";
-
-// SIN: x = k*pi/2 + r with |r| <= pi/4, then +-sin or +-cos of r by k mod 4. Below 2^31,
-// Cody-Waite; above, Payne-Hanek: x*2/pi mod 4 from the bits of 2/pi that matter at x's
-// exponent, in exact integer arithmetic.
-//
-// u_2opi is 2/pi in 32-bit words after one zero word: bit j of 2/pi (weight 2^-j) is the
-// table's bit j + 31, counting from the first word's most significant bit. The words
-// are floor(2^1248 * 2/pi), computed with Python integers from pi by Machin's formula
-// (pi/4 = 4 atan(1/5) - atan(1/239), each series in fixed point with 32 guard bits), at
-// 1480 and 1680 bits of pi with the same result; they begin 0xA2F9836E 4E441529
-// FC2757D1 F534DDC0 DB629599, the known expansion of 2/pi. 0xC90FDAA22168C235 is pi/2 *
-// 2^63 rounded to nearest, from the same pi. The table reaches bit 1248 of 2/pi, past
-// the 1161 that the largest double's exponent needs.
-constexpr const char* kSinMath = R"(
-const uint u_2opi[40] = uint[40](
-    0x00000000u, 0xa2f9836eu, 0x4e441529u, 0xfc2757d1u, 0xf534ddc0u, 0xdb629599u, 0x3c439041u, 0xfe5163abu,
-    0xdebbc561u, 0xb7246e3au, 0x424dd2e0u, 0x06492eeau, 0x09d1921cu, 0xfe1deb1cu, 0xb129a73eu, 0xe88235f5u,
-    0x2ebb4484u, 0xe99c7026u, 0xb45f7e41u, 0x3991d639u, 0x835339f4u, 0x9c845f8bu, 0xbdf9283bu, 0x1ff897ffu,
-    0xde05980fu, 0xef2f118bu, 0x5a0a6d1fu, 0x6d367ecfu, 0x27cb09b7u, 0x4f463f66u, 0x9e5fea2du, 0x7527bac7u,
-    0xebe5f17bu, 0x3d0739f7u, 0x8a5292eau, 0x6bfb5fb1u, 0x1f8d5d08u, 0x56033046u, 0xfc7b6babu, 0xf0cfbc20u);
-// 32 bits from bit position s of the 64 in hi:lo (0 <= s < 32).
-uint u_bits_at(uint hi, uint lo, int s) { return uint(((uint64_t(hi) << 32) | uint64_t(lo)) >> (32 - s)); }
-// x (finite, >= 2^31) = (q + f) * pi/2 with q an integer and |f| <= 1/2: returns f * pi/2
-// rounded to double, and q mod 4. With x = m * 2^e (m a 53-bit integer, e >= -21),
-// x*2/pi mod 4 = m*A*2^-190 mod 4 where A = bits e-1 .. e+190 of 2/pi as an integer:
-// the bits before contribute multiples of 4, those after less than 2^-137. No double
-// from 2^31 up lies closer to a multiple of pi/2 than |f| = 2^-61.5 (6381956970095103 *
-// 2^797), so the 128 bits of f kept below carry at least 64 significant bits. Integer arithmetic
-// only, 64-bit values never compared (see u_lt_u64).
-double u_rem_pio2_big(double x, out int q) {
-  uint64_t b = doubleBitsToUint64(x);
-  uint bh = uint(b >> 32);
-  int e = int((bh >> 20) & 0x7ffu) - 1075;
-  uint64_t m0 = uint64_t(uint(b));
-  uint64_t m1 = uint64_t((bh & 0xfffffu) | 0x100000u);
-  // A's bits start at table position p = e + 30: word i, bit s (i + 6 <= 37 < 40). One
-  // local copy of the table for the seven reads: indexing the constant itself makes
-  // glslang copy it at each read, and lavapipe's compile then takes 3 times as long.
-  int i = (e + 30) >> 5, s = (e + 30) & 31;
-  uint tb[40] = u_2opi;
-  uint w0 = tb[i], w1 = tb[i + 1], w2 = tb[i + 2], w3 = tb[i + 3];
-  uint w4 = tb[i + 4], w5 = tb[i + 5], w6 = tb[i + 6];
-  uint64_t a5 = uint64_t(u_bits_at(w0, w1, s)), a4 = uint64_t(u_bits_at(w1, w2, s)), a3 = uint64_t(u_bits_at(w2, w3, s));
-  uint64_t a2 = uint64_t(u_bits_at(w3, w4, s)), a1 = uint64_t(u_bits_at(w4, w5, s)), a0 = uint64_t(u_bits_at(w5, w6, s));
-  // m*A mod 2^192 in 32-bit words p0 (least significant) .. p5.
-  uint64_t t = a0 * m0;
-  uint p0 = uint(t);
-  t = a1 * m0 + (t >> 32); uint p1 = uint(t);
-  t = a2 * m0 + (t >> 32); uint p2 = uint(t);
-  t = a3 * m0 + (t >> 32); uint p3 = uint(t);
-  t = a4 * m0 + (t >> 32); uint p4 = uint(t);
-  t = a5 * m0 + (t >> 32); uint p5 = uint(t);
-  t = a0 * m1 + uint64_t(p1); p1 = uint(t);
-  t = a1 * m1 + uint64_t(p2) + (t >> 32); p2 = uint(t);
-  t = a2 * m1 + uint64_t(p3) + (t >> 32); p3 = uint(t);
-  t = a3 * m1 + uint64_t(p4) + (t >> 32); p4 = uint(t);
-  t = a4 * m1 + uint64_t(p5) + (t >> 32); p5 = uint(t);
-  // Bits 191..190: the integer part mod 4; below them f, 128 bits of it in H:M.
-  q = int(p5 >> 30);
-  uint64_t H = (uint64_t(p5) << 34) | (uint64_t(p4) << 2) | uint64_t(p3 >> 30);
-  uint64_t M = (uint64_t(p3) << 34) | (uint64_t(p2) << 2) | uint64_t(p1 >> 30);
-  bool neg = (p5 & 0x20000000u) != 0u;  // f >= 1/2: the next integer, f - 1
-  if (neg) {
-    q = q + 1;
-    H = ~H;  // 1 - f, short by 2^-128
-    M = ~M;
-  }
-  // Normalize: N = f * 2^(64 + lz), its top bit set (lz <= 62 for every double).
-  uint hh = uint(H >> 32);
-  int lz = min(hh != 0u ? 31 - findMSB(hh) : 63 - findMSB(uint(H)), 63);
-  uint64_t N = H;
-  if (lz > 0) N = (H << lz) | (M >> (64 - lz));
-  // f * pi/2 = N * C * 2^-(127 + lz), C = pi/2 * 2^63: the high 64 bits Z of N * C.
-  uint64_t nh = N >> 32, nl = uint64_t(uint(N));
-  uint64_t ch = 0xc90fdaa2ul, cl = 0x2168c235ul;
-  uint64_t ll = nl * cl, lh = nl * ch, hl = nh * cl;
-  uint64_t mid = (ll >> 32) + uint64_t(uint(lh)) + uint64_t(uint(hl));
-  uint64_t Z = nh * ch + (lh >> 32) + (hl >> 32) + (mid >> 32);
-  // Z * 2^-(63 + lz): two exact doubles summed (one rounding), times a power of two.
-  precise double r = double(Z >> 11) * 2048.0lf + double(uint(Z) & 0x7ffu);
-  r = r * uint64BitsToDouble(uint64_t(960 - lz) << 52);
-  return neg ? -r : r;
-}
-double u_sin_poly(double r) {
-  precise double r2 = r * r;
-  precise double p = -1.0lf / 121645100408832000.0lf;
-  p = p * r2 + 1.0lf / 355687428096000.0lf;
-  p = p * r2 - 1.0lf / 1307674368000.0lf;
-  p = p * r2 + 1.0lf / 6227020800.0lf;
-  p = p * r2 - 1.0lf / 39916800.0lf;
-  p = p * r2 + 1.0lf / 362880.0lf;
-  p = p * r2 - 1.0lf / 5040.0lf;
-  p = p * r2 + 1.0lf / 120.0lf;
-  p = p * r2 - 1.0lf / 6.0lf;
-  return r + r * r2 * p;
-}
-double u_cos_poly(double r) {
-  precise double r2 = r * r;
-  precise double p = 1.0lf / 2432902008176640000.0lf;
-  p = p * r2 - 1.0lf / 6402373705728000.0lf;
-  p = p * r2 + 1.0lf / 20922789888000.0lf;
-  p = p * r2 - 1.0lf / 87178291200.0lf;
-  p = p * r2 + 1.0lf / 479001600.0lf;
-  p = p * r2 - 1.0lf / 3628800.0lf;
-  p = p * r2 + 1.0lf / 40320.0lf;
-  p = p * r2 - 1.0lf / 720.0lf;
-  p = p * r2 + 1.0lf / 24.0lf;
-  precise double h = 0.5lf * r2;
-  precise double w = 1.0lf - h;
-  return w + (((1.0lf - w) - h) + r2 * r2 * p);
-}
-double u_sin(double x) {
-  if (isnan(x) || isinf(x)) return uint64BitsToDouble(0x7ff8000000000000ul);
-  if (x == 0.0lf) return x;
-  precise double r;
-  int q;
-  if (abs(x) < 2147483648.0lf) {
-    // Cody-Waite with pi/2 in 22-bit pieces: k * piece is exact for |k| < 2^31, and each
-    // difference is exact or nearly so (no fma: some drivers split it).
-    double k = roundEven(x * 0.63661977236758134308lf);
-    r = x - k * 1.5707964897155762lf;
-    r = r - k * -1.6292068494294654e-07lf;
-    r = r - k * 5.390302529957765e-15lf;
-    r = r - k * 3.2820036682434026e-22lf;
-    r = r - k * -1.2536991436265617e-29lf;
-    r = r - k * 1.2293331171481208e-36lf;
-    q = int(int64_t(k) & 3l);
-  } else {
-    r = u_rem_pio2_big(abs(x), q);
-    if (x < 0.0lf) {  // sin(-x) = -sin(x): the quadrant and the remainder change sign
-      r = -r;
-      q = -q;
-    }
-    q = q & 3;
-  }
-  double v = (q & 1) == 0 ? u_sin_poly(r) : u_cos_poly(r);
-  return q >= 2 ? -v : v;
-}
-)";
-
-// 64-bit integer comparisons through 32-bit halves: Mesa 22.3's lavapipe computes some
-// int64 `<` wrongly (0 < 0 true inside nested loops; found by the oracle,vulkan
-// campaign), 32-bit compares are right.
-constexpr const char* kCompare64 = R"(
-bool u_lt_s64(int64_t a, int64_t b) { int ah = int(a >> 32), bh = int(b >> 32); return ah < bh || (ah == bh && uint(a) < uint(b)); }
-bool u_lt_u64(uint64_t a, uint64_t b) { uint ah = uint(a >> 32), bh = uint(b >> 32); return ah < bh || (ah == bh && uint(a) < uint(b)); }
-bool u_eq_s64(int64_t a, int64_t b) { return int(a >> 32) == int(b >> 32) && uint(a) == uint(b); }
-bool u_eq_u64(uint64_t a, uint64_t b) { return uint(a >> 32) == uint(b >> 32) && uint(a) == uint(b); }
-)";
 
 struct Scope {
   std::string code;
   int indent = 1;
   UOp range;
   std::string iv;
-  uint32_t id = 0;
 };
 
 class Renderer {
@@ -306,26 +113,16 @@ class Renderer {
   explicit Renderer(const RenderOptions& o) : opt_(o) {}
 
   std::optional<Error> run(UOp root, RenderedKernel& out) {
-    topo_ = toposort(root);
-    open_ = open_ranges(topo_);
+    const std::vector<UOp> topo = toposort(root);
+    out.signature = signature(topo);
+    sig_ = &out.signature;
+    plan_.emplace(topo, Pinning::Memory);
     out_ = &out;
     need(dtypes::Index);  // ranges and addresses
-    for (UOp u : topo_) {
-      bool p = u.op() == Op::Load || u.op() == Op::Reduce;
-      for (UOp s : u.src()) p = p || pinned_.count(s);
-      if (p) pinned_.insert({u, true});
+    for (UOp u : topo) {
       if (!u.dtype().is_void()) need(u.dtype());
-      if (u.op() == Op::Param) {
-        const auto& pa = u.arg<ParamArg>();
-        buf_index_[u] = out.buffers.size();
-        out.buffers.push_back({pa.slot, u.dtype(), pa.size, pa.output});
-        if (u.dtype().bytes() == 1) out.needs.storage8 = out.needs.int8 = true;
-        if (u.dtype().bytes() == 2) out.needs.storage16 = true;
-      } else if (u.op() == Op::Var) {
-        const auto& va = u.arg<VarArg>();
-        var_index_[u] = out.vars.size();
-        out.vars.push_back({va.name, va.min, va.max});
-      }
+      if (u.op() == Op::Param && u.dtype().bytes() == 1) out.needs.storage8 = out.needs.int8 = true;
+      if (u.op() == Op::Param && u.dtype().bytes() == 2) out.needs.storage16 = true;
     }
     // Invocations: enough for the largest constant outermost loop (capped), a fixed
     // number when a bound depends on a VAR.
@@ -338,9 +135,10 @@ class Renderer {
     want = std::clamp<int64_t>(want, 1, int64_t{opt_.max_groups} * kLocalSize);
     out.threads = static_cast<uint32_t>((want + kLocalSize - 1) / kLocalSize * kLocalSize);
 
-    chain_.push_back(new_scope());
+    chain_.push_back(new_scope());  // the plan's position 0
     for (UOp s : root.src())
       if (auto e = effect(s, /*top=*/true)) return e;
+    if (error_) return error_;
 
     std::string g = "#version 450\n";
     const Needs& n = out.needs;
@@ -349,9 +147,10 @@ class Renderer {
     if (n.storage8) g += "#extension GL_EXT_shader_8bit_storage : require\n";
     if (n.storage16) g += "#extension GL_EXT_shader_16bit_storage : require\n";
     g += fmt::format("layout(local_size_x = {}) in;\n", kLocalSize);
-    if (!out.vars.empty()) g += fmt::format("layout(push_constant) uniform Vars {{ int64_t v[{}]; }} pc;\n", out.vars.size());
-    for (size_t i = 0; i < out.buffers.size(); ++i) {
-      const BufferBinding& b = out.buffers[i];
+    const Signature& sig = out.signature;
+    if (!sig.vars.empty()) g += fmt::format("layout(push_constant) uniform Vars {{ int64_t v[{}]; }} pc;\n", sig.vars.size());
+    for (size_t i = 0; i < sig.buffers.size(); ++i) {
+      const BufferParam& b = sig.buffers[i];
       g += fmt::format("layout(std430, binding = {}) restrict {} buffer B{} {{ {} d[]; }} b{};\n", i,
                        b.output ? "writeonly" : "readonly", i, stype(b.dtype), i);
     }
@@ -378,16 +177,18 @@ class Renderer {
       case ScalarType::Index: n.int64 = true; break;
       case ScalarType::Float16: n.float16 = n.int16 = true; break;  // its bits are uint16_t
       case ScalarType::Float64: n.float64 = true; break;
-      default: break;
+      case ScalarType::Void:
+      case ScalarType::Bool:
+      case ScalarType::Int32:
+      case ScalarType::UInt32:
+      case ScalarType::Float32: break;
     }
   }
 
   // ---- scopes and text ---------------------------------------------------------
   Scope* new_scope() {
     scopes_.push_back(std::make_unique<Scope>());
-    Scope* s = scopes_.back().get();
-    s->id = static_cast<uint32_t>(scopes_.size());
-    return s;
+    return scopes_.back().get();
   }
   void emit(Scope* s, const std::string& line) {
     s->code.append(static_cast<size_t>(s->indent) * 2, ' ');
@@ -428,44 +229,69 @@ class Renderer {
       s->indent = outer->indent + 1;
     }
     chain_.push_back(s);
+    plan_->enter(range);
   }
   void close_scope() {
     Scope* s = chain_.back();
     chain_.pop_back();
+    plan_->leave();
     s->indent -= 1;
     emit(s, "}");
     chain_.back()->code += s->code;
   }
 
-  size_t home(UOp u, size_t depth) {
-    if (pinned_.count(u)) return depth - 1;
-    const RangeSet& open = open_[u];
-    if (open.empty()) return 0;
-    for (size_t k = depth; k-- > 1;)
-      for (UOp o : open)
-        if (chain_[k]->range && o == chain_[k]->range) return k;
-    return 0;
-  }
-
   // ---- values ------------------------------------------------------------------
   std::string place(UOp u, size_t depth) {
-    size_t k = home(u, depth);
-    uint64_t key = (uint64_t{u.id()} << 32) | chain_[k]->id;
+    size_t k = plan_->home(u, depth);
+    uint64_t key = plan_->key(u, k);
     if (auto it = memo_.find(key); it != memo_.end()) return it->second;
     std::string v;
     switch (u.op()) {
       case Op::Const: v = define(chain_[k], u.dtype(), literal(u.dtype(), u.const_value())); break;
-      case Op::Var: v = define(chain_[k], u.dtype(), fmt::format("{}(pc.v[{}])", gtype(u.dtype()), var_index_.at(u))); break;
+      case Op::Var: v = define(chain_[k], u.dtype(), fmt::format("{}(pc.v[{}])", gtype(u.dtype()), sig_->var_of.at(u))); break;
       case Op::Range: v = chain_[k]->range == u ? chain_[k]->iv : "int64_t(0)"; break;
       case Op::Load: v = load(u, k); break;
       case Op::Reduce: v = reduce(u, k); break;
-      default: {
+      case Op::Neg:
+      case Op::Cast:
+      case Op::Bitcast:
+      case Op::Reciprocal:
+      case Op::Sqrt:
+      case Op::Exp2:
+      case Op::Log2:
+      case Op::Sin:
+      case Op::Trunc:
+      case Op::Add:
+      case Op::Sub:
+      case Op::Mul:
+      case Op::Cdiv:
+      case Op::Cmod:
+      case Op::FloorDiv:
+      case Op::FloorMod:
+      case Op::Max:
+      case Op::Min:
+      case Op::CmpLt:
+      case Op::CmpNe:
+      case Op::CmpEq:
+      case Op::And:
+      case Op::Or:
+      case Op::Xor:
+      case Op::Shl:
+      case Op::Shr:
+      case Op::Where:
+      {
         std::string a[3];
         for (size_t s = 0; s < u.num_src(); ++s) a[s] = place(u.src(s), k + 1);
-        DType in = u.op() == Op::Where ? u.src(1).dtype() : u.src(0).dtype();
-        v = define(chain_[k], u.dtype(), alu(u.op(), in, u.dtype(), a));
+        v = define(chain_[k], u.dtype(), alu(u.op(), operand_dtype(u), u.dtype(), a));
         break;
       }
+      // Not values: the verifier keeps them out of value positions.
+      case Op::Invalid:
+      case Op::Param:
+      case Op::Index:
+      case Op::Store:
+      case Op::End:
+      case Op::Sink: v = unsupported(u.op(), u.dtype()); break;
     }
     memo_.emplace(key, v);
     return v;
@@ -480,7 +306,7 @@ class Renderer {
       idx = idx.src(1);
     }
     std::string i = place(idx, depth);
-    return fmt::format("b{}.d[int({})]", buf_index_.at(index.src(0)), i);
+    return fmt::format("b{}.d[int({})]", sig_->buffer_of.at(index.src(0)), i);
   }
 
   std::string from_storage(DType dt, const std::string& raw) {
@@ -506,6 +332,7 @@ class Renderer {
     DType dt = u.dtype();
     std::vector<Scope*> saved(chain_.begin() + static_cast<std::ptrdiff_t>(k) + 1, chain_.end());
     chain_.resize(k + 1);
+    LoopPlan::Suspended suspended = plan_->suspend_above(k);
     std::string acc = fresh("acc");
     emit(chain_[k], fmt::format("{}{} {} = {};", dt.is_float() ? "precise " : "", gtype(dt), acc,
                                 literal(dt, reduce_identity(op, dt))));
@@ -516,6 +343,7 @@ class Renderer {
     for (size_t i = 1; i < u.num_src(); ++i) close_scope();
     std::string r = define(chain_[k], dt, acc);
     chain_.insert(chain_.end(), saved.begin(), saved.end());
+    plan_->resume(std::move(suspended));
     return r;
   }
 
@@ -531,6 +359,7 @@ class Renderer {
         emit(g, "if (tid == 0) {");
         g->indent += 1;
         chain_.push_back(g);
+        plan_->enter_guard();
         store(u);
         close_scope();
       } else {
@@ -538,7 +367,7 @@ class Renderer {
       }
       return std::nullopt;
     }
-    if (u.op() != Op::End) return Error{fmt::format("unexpected {} among the kernel's effects", op_name(u.op()))};
+    if (u.op() != Op::End) return Error{unexpected_effect(u)};
     size_t outer = chain_.size();
     for (size_t i = 1; i < u.num_src(); ++i) {
       if (top && i == 1) open_loop(u.src(1), "tid", "T");  // this invocation's share
@@ -573,11 +402,53 @@ class Renderer {
       case Op::Where: return fmt::format("({} ? {} : {})", a[0], a[1], a[2]);
       case Op::Cast: return cast(in, out, a[0]);
       case Op::Bitcast: return bitcast(in, out, a[0]);
-      default: break;
+      case Op::Neg:
+      case Op::Reciprocal:
+      case Op::Sqrt:
+      case Op::Exp2:
+      case Op::Log2:
+      case Op::Sin:
+      case Op::Trunc:
+      case Op::Add:
+      case Op::Sub:
+      case Op::Mul:
+      case Op::Cdiv:
+      case Op::Cmod:
+      case Op::FloorDiv:
+      case Op::FloorMod:
+      case Op::Max:
+      case Op::Min:
+      case Op::CmpLt:
+      case Op::CmpNe:
+      case Op::CmpEq:
+      case Op::And:
+      case Op::Or:
+      case Op::Xor:
+      case Op::Shl:
+      case Op::Shr:
+        if (in.is_float()) return float_op(op, in, a);
+        if (in.is_bool()) return bool_op(op, a);
+        return int_op(op, in, a);
+      case Op::Const:
+      case Op::Invalid:
+      case Op::Param:
+      case Op::Var:
+      case Op::Range:
+      case Op::Index:
+      case Op::Load:
+      case Op::Store:
+      case Op::End:
+      case Op::Reduce:
+      case Op::Sink: break;
     }
-    if (in.is_float()) return float_op(op, in, a);
-    if (in.is_bool()) return bool_op(op, a);
-    return int_op(op, in, a);
+    return unsupported(op, in);
+  }
+
+  // An op this renderer has no code for: the first such is the render's error, and a
+  // placeholder keeps the renderer going until it returns.
+  std::string unsupported(Op op, DType dt) {
+    if (!error_) error_ = Error{fmt::format("unsupported: the Vulkan backend cannot render {} of {}", op_name(op), dt.name())};
+    return "0";
   }
 
   std::string bool_op(Op op, const std::string* a) {
@@ -588,8 +459,40 @@ class Renderer {
       case Op::CmpNe: return fmt::format("({} != {})", a[0], a[1]);
       case Op::CmpEq: return fmt::format("({} == {})", a[0], a[1]);
       case Op::CmpLt: return fmt::format("(!{} && {})", a[0], a[1]);
-      default: return "false";  // not a bool op (the verifier refuses it)
+      case Op::Const:
+      case Op::Invalid:
+      case Op::Param:
+      case Op::Var:
+      case Op::Range:
+      case Op::Index:
+      case Op::Load:
+      case Op::Store:
+      case Op::End:
+      case Op::Reduce:
+      case Op::Sink:
+      case Op::Neg:
+      case Op::Cast:
+      case Op::Bitcast:
+      case Op::Reciprocal:
+      case Op::Sqrt:
+      case Op::Exp2:
+      case Op::Log2:
+      case Op::Sin:
+      case Op::Trunc:
+      case Op::Add:
+      case Op::Sub:
+      case Op::Mul:
+      case Op::Cdiv:
+      case Op::Cmod:
+      case Op::FloorDiv:
+      case Op::FloorMod:
+      case Op::Max:
+      case Op::Min:
+      case Op::Shl:
+      case Op::Shr:
+      case Op::Where: return unsupported(op, dtypes::Bool);  // not a bool op (the verifier refuses it)
     }
+    return unsupported(op, dtypes::Bool);
   }
 
   // Float math a device computes to within its precision bounds only, done in double
@@ -657,8 +560,31 @@ class Renderer {
                                  fmt::arg("bop", max ? "&" : "|"), fmt::arg("nan", nan)));
         return fmt::format("{}({}, {})", name, a[0], a[1]);
       }
-      default: return "0";  // not a float op (the verifier refuses it)
+      case Op::Const:
+      case Op::Invalid:
+      case Op::Param:
+      case Op::Var:
+      case Op::Range:
+      case Op::Index:
+      case Op::Load:
+      case Op::Store:
+      case Op::End:
+      case Op::Reduce:
+      case Op::Sink:
+      case Op::Cast:
+      case Op::Bitcast:
+      case Op::Cdiv:
+      case Op::Cmod:
+      case Op::FloorDiv:
+      case Op::FloorMod:
+      case Op::And:
+      case Op::Or:
+      case Op::Xor:
+      case Op::Shl:
+      case Op::Shr:
+      case Op::Where: return unsupported(op, dt);  // not a float op (the verifier refuses it)
     }
+    return unsupported(op, dt);
   }
 
   static std::string lt(DType dt, const std::string& a, const std::string& b) {
@@ -720,8 +646,28 @@ class Renderer {
         // The amount is masked: equal in range (all a UB-free kernel needs), and never an
         // undefined shift when computed ahead of need.
         return fmt::format("({} {} ({} & {}({})))", a[0], op == Op::Shl ? "<<" : ">>", a[1], t, dt.bits() - 1);
-      default: return "0";  // not an integer op (the verifier refuses it)
+      case Op::Const:
+      case Op::Invalid:
+      case Op::Param:
+      case Op::Var:
+      case Op::Range:
+      case Op::Index:
+      case Op::Load:
+      case Op::Store:
+      case Op::End:
+      case Op::Reduce:
+      case Op::Sink:
+      case Op::Cast:
+      case Op::Bitcast:
+      case Op::Reciprocal:
+      case Op::Sqrt:
+      case Op::Exp2:
+      case Op::Log2:
+      case Op::Sin:
+      case Op::Trunc:
+      case Op::Where: return unsupported(op, dt);  // not an integer op (the verifier refuses it)
     }
+    return unsupported(op, dt);
   }
 
   std::string cast(DType in, DType out, const std::string& x) {
@@ -766,12 +712,10 @@ class Renderer {
 
   RenderOptions opt_;
   RenderedKernel* out_ = nullptr;
-  std::vector<UOp> topo_;
-  ir::NodeMap<RangeSet> open_;
+  const Signature* sig_ = nullptr;
+  std::optional<LoopPlan> plan_;
+  std::optional<Error> error_;  // the first unsupported op met
   ir::Analysis analysis_;  // range ends' bounds: which loops can count in 32 bits
-  std::unordered_map<UOp, bool, UOpHash> pinned_;
-  std::unordered_map<UOp, size_t, UOpHash> buf_index_;
-  std::unordered_map<UOp, size_t, UOpHash> var_index_;
   std::unordered_map<uint64_t, std::string> memo_;
   std::vector<std::unique_ptr<Scope>> scopes_;
   std::vector<Scope*> chain_;

@@ -33,17 +33,17 @@ class VulkanKernel final : public Kernel {
   VulkanKernel(std::unique_ptr<KernelObjects> objects, RenderedKernel rendered, std::string listing)
       : objects_(std::move(objects)), rendered_(std::move(rendered)), listing_(std::move(listing)) {}
 
-  Result<oracle::RunOutput> run(const oracle::Inputs& inputs, const RunOptions&) override {
+  Result<ir::RunOutput> run(const ir::Inputs& inputs, const RunOptions&) override {
     std::vector<int64_t> push;
     if (auto e = bind(inputs, push)) return *e;
     auto t = objects_->dispatch(push.data(), static_cast<uint32_t>(push.size() * sizeof(int64_t)));
     if (!t) return t.error();
-    oracle::RunOutput out;
+    ir::RunOutput out;
     read_outputs(out.outputs);
     return out;
   }
 
-  Result<std::vector<double>> time(const oracle::Inputs& inputs, int reps, const RunOptions&) override {
+  Result<std::vector<double>> time(const ir::Inputs& inputs, int reps, const RunOptions&) override {
     std::vector<int64_t> push;
     if (auto e = bind(inputs, push)) return *e;
     std::map<int, Buffer> outputs;
@@ -66,41 +66,33 @@ class VulkanKernel final : public Kernel {
 
  private:
   void zero_outputs() {
-    for (size_t i = 0; i < rendered_.buffers.size(); ++i)
-      if (rendered_.buffers[i].output) {
+    for (size_t i = 0; i < rendered_.signature.buffers.size(); ++i)
+      if (rendered_.signature.buffers[i].output) {
         auto& b = objects_->buffer(i);
         std::memset(b.data(), 0, b.bytes());
       }
   }
 
-  std::optional<Error> bind(const oracle::Inputs& in, std::vector<int64_t>& push) {
-    for (size_t i = 0; i < rendered_.buffers.size(); ++i) {
-      const BufferBinding& b = rendered_.buffers[i];
+  std::optional<Error> bind(const ir::Inputs& in, std::vector<int64_t>& push) {
+    const ir::Signature& sig = rendered_.signature;
+    if (auto e = ir::check_inputs(sig, in)) return e;
+    for (size_t i = 0; i < sig.buffers.size(); ++i) {
+      const ir::BufferParam& b = sig.buffers[i];
       auto& dev = objects_->buffer(i);
       if (b.output) {
         std::memset(dev.data(), 0, dev.bytes());
         continue;
       }
-      auto it = in.buffers.find(b.slot);
-      if (it == in.buffers.end()) return Error{fmt::format("no input buffer for PARAM slot {}", b.slot)};
-      if (it->second.dtype() != b.dtype || static_cast<int64_t>(it->second.size()) != b.size)
-        return Error{fmt::format("input buffer for slot {} must be {} x {}, got {} x {}", b.slot, b.size, b.dtype.name(),
-                                 it->second.size(), it->second.dtype().name())};
-      std::memcpy(dev.data(), it->second.data(), it->second.byte_size());
+      const Buffer& host = in.buffers.at(b.slot);
+      std::memcpy(dev.data(), host.data(), host.byte_size());
     }
-    for (const VarBinding& v : rendered_.vars) {
-      auto it = in.vars.find(v.name);
-      if (it == in.vars.end()) return Error{fmt::format("no value for VAR {} (give one, e.g. --var {}={})", v.name, v.name, v.min)};
-      if (it->second < v.min || it->second > v.max)
-        return Error{fmt::format("VAR {}={} is outside its bounds [{}, {}]", v.name, it->second, v.min, v.max)};
-      push.push_back(it->second);
-    }
+    for (const ir::VarParam& v : sig.vars) push.push_back(in.vars.at(v.name));
     return std::nullopt;
   }
 
   void read_outputs(std::map<int, Buffer>& outputs) {
-    for (size_t i = 0; i < rendered_.buffers.size(); ++i) {
-      const BufferBinding& b = rendered_.buffers[i];
+    for (size_t i = 0; i < rendered_.signature.buffers.size(); ++i) {
+      const ir::BufferParam& b = rendered_.signature.buffers[i];
       if (!b.output) continue;
       auto [it, fresh] = outputs.try_emplace(b.slot, b.dtype, static_cast<size_t>(b.size));
       std::memcpy(it->second.data(), objects_->buffer(i).data(), it->second.byte_size());
@@ -189,12 +181,12 @@ class VulkanBackend final : public Backend {
     auto rendered = render(root, ro);
     if (!rendered) return rendered.error();
     if (std::string why = missing_feature(rendered->needs, d); !why.empty()) return Error{"unsupported: " + why};
-    const uint32_t push_bytes = static_cast<uint32_t>(rendered->vars.size() * sizeof(int64_t));
+    const uint32_t push_bytes = static_cast<uint32_t>(rendered->signature.vars.size() * sizeof(int64_t));
     if (push_bytes > d.max_push_constants)
-      return Error{fmt::format("unsupported: {} VARs exceed the device's {} bytes of push constants", rendered->vars.size(),
+      return Error{fmt::format("unsupported: {} VARs exceed the device's {} bytes of push constants", rendered->signature.vars.size(),
                                d.max_push_constants)};
     PipelineSpec spec;
-    for (const BufferBinding& b : rendered->buffers) {
+    for (const ir::BufferParam& b : rendered->signature.buffers) {
       const uint64_t bytes = static_cast<uint64_t>(b.size) * b.dtype.bytes();
       if (bytes > d.max_storage_buffer_range)
         return Error{fmt::format("unsupported: a {}-byte buffer exceeds the device's maxStorageBufferRange ({})", bytes,
@@ -227,10 +219,6 @@ class VulkanBackend final : public Backend {
 
 }  // namespace
 
-std::unique_ptr<Backend> make_vulkan_backend() {
-  return std::make_unique<VulkanBackend>();
-}
-
 uint64_t validation_messages() {
   auto ctx = context();
   return ctx ? (*ctx)->validation_messages() : 0;
@@ -241,3 +229,10 @@ std::vector<std::string> validation_log() {
 }
 
 }  // namespace uopfuzz::backends::vulkan
+
+namespace uopfuzz::backends {
+
+// Declared by the registry from backends.def.
+std::unique_ptr<Backend> make_vulkan_backend() { return std::make_unique<vulkan::VulkanBackend>(); }
+
+}  // namespace uopfuzz::backends

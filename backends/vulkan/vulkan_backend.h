@@ -21,8 +21,6 @@
 
 namespace uopfuzz::backends::vulkan {
 
-std::unique_ptr<Backend> make_vulkan_backend();
-
 
 /// Validation-layer messages seen by this process's device context (0 if none exists or
 /// validation is off), and their text.

@@ -1,14 +1,12 @@
+#include "ir/run_io.h"
+
 #include <algorithm>
 
 #include "ir/graph.h"
 #include "ir/hash.h"
-#include "oracle/interpreter.h"
 
-namespace uopfuzz::oracle {
+namespace uopfuzz::ir {
 namespace {
-
-using ir::fnv1a;
-using ir::splitmix64;
 
 /// Uniform in [lo, hi] (inclusive), rounded down to a multiple of `mult` inside the range.
 int64_t pick(uint64_t& state, int64_t lo, int64_t hi, std::optional<int64_t> mult) {
@@ -26,24 +24,29 @@ int64_t pick(uint64_t& state, int64_t lo, int64_t hi, std::optional<int64_t> mul
 
 }  // namespace
 
-Inputs make_inputs(ir::UOp root, uint64_t seed, const std::map<std::string, int64_t>& vars) {
-  using namespace ir;
+Inputs make_inputs(UOp root, uint64_t seed, const std::map<std::string, int64_t>& vars) {
   Inputs in;
   in.vars = vars;
   for (UOp u : toposort(root)) {
     if (u.op() == Op::Param && !u.arg<ParamArg>().output) {
       const ParamArg& p = u.arg<ParamArg>();
-      uint64_t state = seed * 0x100000001b3ull + static_cast<uint64_t>(p.slot) * 0x9e3779b97f4a7c15ull + 1;
+      uint64_t state =
+          seed * 0x100000001b3ull + static_cast<uint64_t>(p.slot) * 0x9e3779b97f4a7c15ull + 1;
       Buffer b(u.dtype(), static_cast<size_t>(p.size));
       const DType dt = u.dtype();
       // Small values: sums and products of them stay far from overflow, and floats
       // (multiples of 1/8 in [-8, 8]) add exactly in any order.
-      int64_t lo = std::max<int64_t>(dt.int_min(), p.vmin.value_or(dt.kind() == DTypeKind::Unsigned ? 0 : -8));
-      int64_t hi = std::min<int64_t>(dt.int_max(), p.vmax.value_or(dt.kind() == DTypeKind::Unsigned ? 16 : 8));
+      int64_t lo = std::max<int64_t>(dt.int_min(),
+                                     p.vmin.value_or(dt.kind() == DTypeKind::Unsigned ? 0 : -8));
+      int64_t hi = std::min<int64_t>(dt.int_max(),
+                                     p.vmax.value_or(dt.kind() == DTypeKind::Unsigned ? 16 : 8));
       for (size_t i = 0; i < b.size(); ++i) {
-        if (dt.is_float()) b.set(i, Value::of_float(static_cast<double>(pick(state, -64, 64, std::nullopt)) / 8.0));
-        else if (dt.is_bool()) b.set(i, Value::of_int(static_cast<int64_t>(splitmix64(state) & 1)));
-        else b.set(i, wrap_int(dt, pick(state, lo, hi, p.multiple_of)));
+        if (dt.is_float())
+          b.set(i, Value::of_float(static_cast<double>(pick(state, -64, 64, std::nullopt)) / 8.0));
+        else if (dt.is_bool())
+          b.set(i, Value::of_int(static_cast<int64_t>(splitmix64(state) & 1)));
+        else
+          b.set(i, wrap_int(dt, pick(state, lo, hi, p.multiple_of)));
       }
       in.buffers.emplace(p.slot, std::move(b));
     } else if (u.op() == Op::Var) {
@@ -56,4 +59,4 @@ Inputs make_inputs(ir::UOp root, uint64_t seed, const std::map<std::string, int6
   return in;
 }
 
-}  // namespace uopfuzz::oracle
+}  // namespace uopfuzz::ir
