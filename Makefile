@@ -44,11 +44,11 @@ fuzz: release
 bench: release
 	@./build/bench/uopfuzz_bench
 
-format:
+format: deps
 	@git ls-files '*.h' '*.cpp' | xargs clang-format -i
 
 # Fails (and names the files) when a file differs from what clang-format would write.
-format-check:
+format-check: deps
 	@git ls-files '*.h' '*.cpp' | xargs clang-format --dry-run --Werror
 
 # The checks in .clang-tidy over every source file, with the release tree's compile commands.
