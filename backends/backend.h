@@ -20,8 +20,8 @@
 #include <vector>
 
 #include "ir/result.h"
-#include "ir/uop.h"
 #include "ir/run_io.h"
+#include "ir/uop.h"
 
 namespace uopfuzz::backends {
 
@@ -32,7 +32,7 @@ struct Capabilities {
   std::vector<ir::DType> dtypes;  ///< value and buffer dtypes it supports
   std::vector<ir::Op> ops;        ///< ops it supports
   int64_t max_buffer_elements = int64_t{1} << 40;
-  int max_threads = 1;            ///< RunOptions::threads above this is clamped
+  int max_threads = 1;  ///< RunOptions::threads above this is clamped
   /// ULPs by which a float output may differ from the oracle (0: bit for bit). Declared
   /// in SEMANTICS.md, "Backend tolerances and capabilities".
   int float_tolerance_ulps = 0;
@@ -42,7 +42,7 @@ struct Capabilities {
   /// true: adds the terms of reassociable float sums (backends/float_sums.h) in any order,
   /// so those outputs compare within sum_bounds(), not bit for bit.
   bool reassociates_float_sums = false;
-  std::string notes;              ///< one line: what is missing or differs, and why
+  std::string notes;  ///< one line: what is missing or differs, and why
 
   bool supports(ir::DType dt) const;
   bool supports(ir::Op op) const;
@@ -64,7 +64,8 @@ class Kernel {
   virtual Result<ir::RunOutput> run(const ir::Inputs& inputs, const RunOptions& options = {}) = 0;
   /// Runs `reps` times and returns the seconds each run took (output zeroing and
   /// argument checks are not timed).
-  virtual Result<std::vector<double>> time(const ir::Inputs& inputs, int reps, const RunOptions& options = {}) = 0;
+  virtual Result<std::vector<double>> time(const ir::Inputs& inputs, int reps,
+                                           const RunOptions& options = {}) = 0;
   /// A printable listing for bug reports (LLVM IR for the CPU backend); "" if none.
   virtual std::string listing() const { return ""; }
   /// Seconds each run of the last time() took on the device's own clock (Vulkan: GPU
@@ -76,8 +77,8 @@ class Kernel {
 /// What a backend runs on, as results files and dashboards name it
 /// (docs/results-format.md, context.devices).
 struct DeviceDescription {
-  std::string device;       ///< "llvmpipe (LLVM 15.0.6, 256 bits)", "Intel(R) Xeon(R) ... (host CPU)"
-  std::string driver;       ///< "llvmpipe", "LLVM 14.0.6 ORC LLJIT"
+  std::string device;  ///< "llvmpipe (LLVM 15.0.6, 256 bits)", "Intel(R) Xeon(R) ... (host CPU)"
+  std::string driver;  ///< "llvmpipe", "LLVM 14.0.6 ORC LLJIT"
   std::string driver_info;  ///< e.g. "Mesa 22.3.6"
   std::string api_version;  ///< e.g. Vulkan "1.3.230"; "" where there is none
   std::string device_type;  ///< "cpu", "discrete-gpu", "integrated-gpu", ...
@@ -98,7 +99,8 @@ class Backend {
   virtual int tolerance_ulps(ir::UOp root) const { return caps().float_tolerance_ulps; }
   /// The graph must pass ir::verify. A graph with an unsupported dtype or op fails with
   /// a message starting "unsupported:" (callers may skip rather than report it).
-  virtual Result<std::shared_ptr<Kernel>> compile(ir::UOp root, const CompileOptions& options = {}) = 0;
+  virtual Result<std::shared_ptr<Kernel>> compile(ir::UOp root,
+                                                  const CompileOptions& options = {}) = 0;
   /// The compiled-kernel cache (backends/kernel_cache.h) of a compiling backend, for
   /// counters and cold-compile benchmarks; nullptr for one that keeps none (the oracle).
   virtual KernelCache* kernel_cache() { return nullptr; }
@@ -108,6 +110,8 @@ class Backend {
 
 /// True when a compile error means "this backend cannot run this graph" (a capability),
 /// not a backend failure.
-inline bool is_unsupported(const Error& e) { return e.message.rfind("unsupported:", 0) == 0; }
+inline bool is_unsupported(const Error& e) {
+  return e.message.rfind("unsupported:", 0) == 0;
+}
 
 }  // namespace uopfuzz::backends

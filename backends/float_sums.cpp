@@ -1,10 +1,10 @@
 #include "backends/float_sums.h"
 
+#include <fmt/format.h>
+
 #include <cfloat>
 #include <cmath>
 #include <limits>
-
-#include <fmt/format.h>
 
 #include "ir/analysis.h"
 #include "ir/graph.h"
@@ -20,14 +20,17 @@ bool is_float_sum(UOp u) {
          (u.dtype().scalar() == ScalarType::Float32 || u.dtype().scalar() == ScalarType::Float64);
 }
 
-UOp stored_buffer(UOp store) { return store.src(0).src(0); }
+UOp stored_buffer(UOp store) {
+  return store.src(0).src(0);
+}
 
 // The largest number of terms of a sum: the product of its ranges' largest trip counts.
 int64_t max_terms(Analysis& analysis, UOp sum) {
   int64_t n = 1;
   for (size_t i = 1; i < sum.num_src(); ++i) {
     const int64_t trips = std::max<int64_t>(analysis.vmax(sum.src(i).src(0)), 1);
-    n = n > std::numeric_limits<int64_t>::max() / trips ? std::numeric_limits<int64_t>::max() : n * trips;
+    n = n > std::numeric_limits<int64_t>::max() / trips ? std::numeric_limits<int64_t>::max()
+                                                        : n * trips;
   }
   return n;
 }
@@ -52,7 +55,8 @@ ReassociableSums reassociable_sums(UOp root) {
   for (UOp u : topo) {
     if (is_float_sum(u)) {
       bool only_stored = true;
-      for (UOp user : users[u]) only_stored = only_stored && user.op() == Op::Store && user.src(1) == u;
+      for (UOp user : users[u])
+        only_stored = only_stored && user.op() == Op::Store && user.src(1) == u;
       if (only_stored) sums.emplace(u, true);
     }
     if (u.op() == Op::Param && u.arg<ParamArg>().output) buffers.emplace(u, true);
@@ -86,7 +90,8 @@ ReassociableSums reassociable_sums(UOp root) {
   return out;
 }
 
-Result<std::map<int, std::vector<double>>> sum_bounds(Context& ctx, UOp root, const oracle::Inputs& inputs) {
+Result<std::map<int, std::vector<double>>> sum_bounds(Context& ctx, UOp root,
+                                                      const oracle::Inputs& inputs) {
   std::map<int, std::vector<double>> bounds;
   const ReassociableSums sums = reassociable_sums(root);
   if (sums.empty()) return bounds;
@@ -97,7 +102,9 @@ Result<std::map<int, std::vector<double>>> sum_bounds(Context& ctx, UOp root, co
   std::map<int, DType> dtype;    // slot -> the sums' dtype
   const std::vector<UOp> topo = toposort(root);
   NodeMap<UOp> copy(topo.size());
-  auto magnitude_buffer = [&](UOp u) { return u.op() == Op::Param && sums.slots.count(u.arg<ParamArg>().slot); };
+  auto magnitude_buffer = [&](UOp u) {
+    return u.op() == Op::Param && sums.slots.count(u.arg<ParamArg>().slot);
+  };
   for (UOp u : topo) {
     std::vector<UOp> src;
     for (UOp s : u.src()) src.push_back(copy.at(s));
@@ -122,14 +129,16 @@ Result<std::map<int, std::vector<double>>> sum_bounds(Context& ctx, UOp root, co
   }
   auto run = oracle::run(copy.at(root), inputs);
   if (!run) return Error{"the magnitude graph does not run: " + run.error().message};
-  if (run->status != oracle::RunStatus::Ok) return Error{"the magnitude graph does not run to the end on these inputs"};
+  if (run->status != oracle::RunStatus::Ok)
+    return Error{"the magnitude graph does not run to the end on these inputs"};
   for (int slot : sums.slots) {
     const bool f32 = dtype.at(slot).scalar() == ScalarType::Float32;
     const double u = f32 ? std::ldexp(1.0, -24) : std::ldexp(1.0, -53);
     const double largest = f32 ? FLT_MAX : DBL_MAX;
     const double k = static_cast<double>(std::max<int64_t>(terms[slot], 1) - 1);
     // gamma_k; no bound once k*u nears 1 (about 2^23 float32 terms).
-    const double gamma = k * u < 0.5 ? k * u / (1 - k * u) : std::numeric_limits<double>::infinity();
+    const double gamma =
+        k * u < 0.5 ? k * u / (1 - k * u) : std::numeric_limits<double>::infinity();
     const Buffer& magnitudes = run->outputs.at(slot);
     std::vector<double>& b = bounds[slot];
     b.resize(magnitudes.size());

@@ -43,6 +43,7 @@ ReassociableSums reassociable_sums(ir::UOp root);
 /// overflow in one order and not another). Empty when `root` has no reassociable sum.
 /// Errors: the magnitude graph does not run on these inputs (it runs wherever `root` does
 /// without undefined behaviour).
-Result<std::map<int, std::vector<double>>> sum_bounds(ir::Context& ctx, ir::UOp root, const oracle::Inputs& inputs);
+Result<std::map<int, std::vector<double>>> sum_bounds(ir::Context& ctx, ir::UOp root,
+                                                      const oracle::Inputs& inputs);
 
 }  // namespace uopfuzz::backends

@@ -45,7 +45,8 @@ class KernelCache {
 
   /// The cached kernel for `root` (compiled with or without a listing), or `build()`'s,
   /// which is kept when it succeeds. `build` runs without the lock held.
-  Result<std::shared_ptr<Kernel>> get_or_build(ir::UOp root, bool keep_listing, const Build& build) {
+  Result<std::shared_ptr<Kernel>> get_or_build(ir::UOp root, bool keep_listing,
+                                               const Build& build) {
     const std::string text = ir::print_graph(root);
     const uint64_t key = ir::fnv1a(text) ^ (keep_listing ? 1 : 0);
     {

@@ -4,7 +4,6 @@
 #include <memory>
 
 #include "backends/backend.h"
-
 #include "ir/dtype.h"
 #include "ir/ops.h"
 #include "oracle/interpreter.h"
@@ -20,13 +19,15 @@ class OracleKernel final : public Kernel {
     o.max_steps = options.max_steps;
     return p_.run(inputs, o);
   }
-  Result<std::vector<double>> time(const ir::Inputs& inputs, int reps, const RunOptions& options) override {
+  Result<std::vector<double>> time(const ir::Inputs& inputs, int reps,
+                                   const RunOptions& options) override {
     std::vector<double> samples;
     for (int i = 0; i < reps; ++i) {
       auto t0 = std::chrono::steady_clock::now();
       auto r = run(inputs, options);
       if (!r) return r.error();
-      samples.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+      samples.push_back(
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     }
     return samples;
   }
@@ -61,6 +62,8 @@ class OracleBackend final : public Backend {
 }  // namespace
 
 // Declared by the registry from backends.def.
-std::unique_ptr<Backend> make_oracle_backend() { return std::make_unique<OracleBackend>(); }
+std::unique_ptr<Backend> make_oracle_backend() {
+  return std::make_unique<OracleBackend>();
+}
 
 }  // namespace uopfuzz::backends

@@ -1,14 +1,14 @@
 /** \file Kernels and statistics the benchmark suites share. */
 #pragma once
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "check/latency.h"
 

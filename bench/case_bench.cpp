@@ -29,7 +29,8 @@ void compile_case(benchmark::State& state, backends::Backend* backend, ir::UOp g
     backend->kernel_cache()->clear();
     const auto t0 = std::chrono::steady_clock::now();
     auto k = backend->compile(graph);
-    state.SetIterationTime(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    state.SetIterationTime(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     if (!k) {
       state.SkipWithError(k.error().message.c_str());
       break;
@@ -37,7 +38,8 @@ void compile_case(benchmark::State& state, backends::Backend* backend, ir::UOp g
   }
 }
 
-void run_case(benchmark::State& state, backends::Backend* backend, ir::UOp graph, const oracle::Inputs* inputs) {
+void run_case(benchmark::State& state, backends::Backend* backend, ir::UOp graph,
+              const oracle::Inputs* inputs) {
   auto k = backend->compile(graph);
   if (!k) {
     state.SkipWithError(k.error().message.c_str());
@@ -59,24 +61,28 @@ void run_case(benchmark::State& state, backends::Backend* backend, ir::UOp graph
 const bool registered = [] {
   static std::vector<std::unique_ptr<PreparedCase>> kept;
   std::vector<BenchCase> cases;
-  if (auto examples = cases_from(std::string(UOPFUZZ_SOURCE_DIR) + "/corpus/examples")) cases = *examples;
+  if (auto examples = cases_from(std::string(UOPFUZZ_SOURCE_DIR) + "/corpus/examples"))
+    cases = *examples;
   for (auto& g : generated_cases(kGeneratedCount, kGeneratedSeed)) cases.push_back(std::move(g));
   std::vector<backends::Backend*> targets;
   for (const char* name : {"cpu", "vulkan"})
-    if (backends::Backend* b = backends::find_backend(name); b && b->device().ok()) targets.push_back(b);
+    if (backends::Backend* b = backends::find_backend(name); b && b->device().ok())
+      targets.push_back(b);
   for (const BenchCase& c : cases) {
     auto p = prepare_case(c);
     if (!p) continue;
     kept.push_back(std::move(*p));
     PreparedCase* pc = kept.back().get();
     for (backends::Backend* b : targets)
-      for (auto [variant, graph] : {std::pair{"original", pc->original}, std::pair{"rewritten", pc->rewritten}}) {
+      for (auto [variant, graph] :
+           {std::pair{"original", pc->original}, std::pair{"rewritten", pc->rewritten}}) {
         const std::string suffix = std::string(b->name()) + "/" + c.name + "/" + variant;
         benchmark::RegisterBenchmark(("BM_Case_Compile/" + suffix).c_str(), compile_case, b, graph)
             ->UseManualTime()
             ->Unit(benchmark::kMillisecond)
             ->Iterations(5);
-        benchmark::RegisterBenchmark(("BM_Case_Run/" + suffix).c_str(), run_case, b, graph, &pc->inputs)
+        benchmark::RegisterBenchmark(("BM_Case_Run/" + suffix).c_str(), run_case, b, graph,
+                                     &pc->inputs)
             ->UseManualTime()
             ->Unit(benchmark::kMicrosecond);
       }

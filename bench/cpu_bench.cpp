@@ -3,6 +3,9 @@
 // (elementwise a*b+c and a read-only sum over 64 MiB per buffer), thread scaling, and
 // campaign throughput with --backends oracle,cpu. The ratios are printed when the binary
 // exits ("ratio: ..." lines), from the figures of this one run.
+#include <benchmark/benchmark.h>
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <chrono>
 #include <map>
@@ -10,9 +13,6 @@
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <benchmark/benchmark.h>
-#include <fmt/format.h>
 
 #include "backends/kernel_cache.h"
 #include "backends/registry.h"
@@ -31,8 +31,6 @@ using bench::median;
 
 constexpr int64_t kElems = (int64_t{64} << 20) / 4;  // 64 MiB of float32 per buffer
 
-
-
 std::string sum(int64_t n) {
   return fmt::format(R"(
 %0 = PARAM slot=0 size=1 out : float32
@@ -46,7 +44,8 @@ std::string sum(int64_t n) {
 %8 = REDUCE %7 %5 op=ADD : float32
 %9 = STORE %2 %8 : void
 %10 = SINK %9 : void
-)", n);
+)",
+                     n);
 }
 
 // Bandwidths measured in this run, printed as the issue's ratios when the binary exits.
@@ -59,18 +58,23 @@ struct Ratios {
       return true;
     };
     if (has({"cpu1", "native1"}))
-      fmt::print("ratio: cpu elementwise, 1 thread: {:.0f}% of the native triad\n", 100 * gbps["cpu1"] / gbps["native1"]);
+      fmt::print("ratio: cpu elementwise, 1 thread: {:.0f}% of the native triad\n",
+                 100 * gbps["cpu1"] / gbps["native1"]);
     if (has({"cpu1", "cpu2", "native1", "native2"}))
-      fmt::print("ratio: cpu elementwise, 2 threads: {:.2f}x one thread (the native triad: {:.2f}x)\n",
-                 gbps["cpu2"] / gbps["cpu1"], gbps["native2"] / gbps["native1"]);
+      fmt::print(
+          "ratio: cpu elementwise, 2 threads: {:.2f}x one thread (the native triad: {:.2f}x)\n",
+          gbps["cpu2"] / gbps["cpu1"], gbps["native2"] / gbps["native1"]);
     if (has({"cpu_sum", "native_sum"}))
-      fmt::print("ratio: cpu float32 sum: {:.0f}% of the native sum\n", 100 * gbps["cpu_sum"] / gbps["native_sum"]);
+      fmt::print("ratio: cpu float32 sum: {:.0f}% of the native sum\n",
+                 100 * gbps["cpu_sum"] / gbps["native_sum"]);
   }
 };
 Ratios g_ratios;
 
 double gbps(const benchmark::State& state, double seconds, int64_t bytes_per_iteration) {
-  return seconds > 0 ? static_cast<double>(state.iterations()) * static_cast<double>(bytes_per_iteration) / seconds / 1e9 : 0;
+  return seconds > 0 ? static_cast<double>(state.iterations()) *
+                           static_cast<double>(bytes_per_iteration) / seconds / 1e9
+                     : 0;
 }
 
 // One kernel with its inputs, shared by the benchmarks that stream it.
@@ -105,12 +109,19 @@ void BM_Cpu_Elementwise(benchmark::State& state) {
   state.SetBytesProcessed(state.iterations() * kElems * 4 * 4);
   g_ratios.gbps[ro.threads == 1 ? "cpu1" : "cpu2"] = gbps(state, total, kElems * 4 * 4);
 }
-BENCHMARK(BM_Cpu_Elementwise)->Arg(1)->Arg(2)->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(2);
+BENCHMARK(BM_Cpu_Elementwise)
+    ->Arg(1)
+    ->Arg(2)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond)
+    ->MinTime(2);
 
 void BM_Native_Triad(benchmark::State& state) {
   Streamed& s = streamed("elementwise");
   std::vector<float> out(static_cast<size_t>(kElems));
-  auto f = [&](int slot) { return reinterpret_cast<const float*>(s.inputs.buffers.at(slot).data()); };
+  auto f = [&](int slot) {
+    return reinterpret_cast<const float*>(s.inputs.buffers.at(slot).data());
+  };
   const int threads = static_cast<int>(state.range(0));
   auto t0 = std::chrono::steady_clock::now();
   for (auto _ : state) {
@@ -119,16 +130,25 @@ void BM_Native_Triad(benchmark::State& state) {
     } else {
       std::vector<std::thread> ts;
       for (int t = 0; t < threads; ++t)
-        ts.emplace_back([&, t] { bench::native_triad(out.data(), f(1), f(2), f(3), kElems * t / threads, kElems * (t + 1) / threads); });
+        ts.emplace_back([&, t] {
+          bench::native_triad(out.data(), f(1), f(2), f(3), kElems * t / threads,
+                              kElems * (t + 1) / threads);
+        });
       for (auto& t : ts) t.join();
     }
     benchmark::ClobberMemory();
   }
   state.SetBytesProcessed(state.iterations() * kElems * 4 * 4);
   g_ratios.gbps[threads == 1 ? "native1" : "native2"] =
-      gbps(state, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), kElems * 4 * 4);
+      gbps(state, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
+           kElems * 4 * 4);
 }
-BENCHMARK(BM_Native_Triad)->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond)->MinTime(2);
+BENCHMARK(BM_Native_Triad)
+    ->Arg(1)
+    ->Arg(2)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond)
+    ->MinTime(2);
 
 void BM_Cpu_Sum(benchmark::State& state) {
   Streamed& s = streamed("sum");
@@ -149,7 +169,9 @@ void BM_Native_Sum(benchmark::State& state) {
   auto t0 = std::chrono::steady_clock::now();
   for (auto _ : state) benchmark::DoNotOptimize(bench::native_sum(a, kElems));
   state.SetBytesProcessed(state.iterations() * kElems * 4);
-  g_ratios.gbps["native_sum"] = gbps(state, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), kElems * 4);
+  g_ratios.gbps["native_sum"] =
+      gbps(state, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
+           kElems * 4);
 }
 BENCHMARK(BM_Native_Sum)->Unit(benchmark::kMillisecond)->MinTime(2);
 
@@ -169,7 +191,8 @@ void BM_Cpu_CompileGenerated(benchmark::State& state) {
     cpu->kernel_cache()->clear();
     auto t0 = std::chrono::steady_clock::now();
     auto k = cpu->compile(roots[i++ % roots.size()]);
-    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    ms.push_back(
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
     benchmark::DoNotOptimize(k);
   }
   state.counters["median_ms"] = median(ms);
@@ -203,7 +226,8 @@ void BM_Cpu_CheckedGraphs(benchmark::State& state) {
     o.vars = {r.kernel.header.vars.begin(), r.kernel.header.vars.end()};
     benchmark::DoNotOptimize(check::check_kernel(ctx, r.kernel, o).kind);
   }
-  state.counters["checked/s"] = benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+  state.counters["checked/s"] =
+      benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_Cpu_CheckedGraphs)->Unit(benchmark::kMillisecond)->MinTime(5);
 

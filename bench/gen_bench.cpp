@@ -3,10 +3,10 @@
 // and checked on the oracle per second (the fuzz loop's unit of work; target of the
 // fuzz-loop issue: >= 5,000 checked graphs per second per core). Counters report the
 // median node count of the generated graphs and of their rewrites.
+#include <benchmark/benchmark.h>
+
 #include <algorithm>
 #include <vector>
-
-#include <benchmark/benchmark.h>
 
 #include "check/differential.h"
 #include "gen/generator.h"
@@ -33,7 +33,8 @@ void BM_Gen_Generate(benchmark::State& state) {
     benchmark::DoNotOptimize(r.kernel.root);
   }
   state.SetItemsProcessed(state.iterations());
-  state.counters["graphs/s"] = benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+  state.counters["graphs/s"] =
+      benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
   state.counters["median_nodes"] = median(nodes);
 }
 BENCHMARK(BM_Gen_Generate)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
@@ -57,7 +58,8 @@ void BM_Gen_GenerateSimplifyCheck(benchmark::State& state) {
     benchmark::DoNotOptimize(c.kind);
   }
   state.SetItemsProcessed(state.iterations());
-  state.counters["checked/s"] = benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+  state.counters["checked/s"] =
+      benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
   state.counters["median_nodes"] = median(nodes);
   state.counters["findings"] = static_cast<double>(findings);
 }

@@ -1,10 +1,10 @@
 // Oracle speed: scalar op evaluations (interpreter instructions) per second on one
 // core, for an elementwise kernel, a reduction and an ALU-heavy loop, plus the cost of
 // compiling a small kernel. Target (issue: foundation): >= 50 M evaluations/s.
-#include <string>
-
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
+
+#include <string>
 
 #include "bench/bench_kernels.h"
 #include "ir/parser.h"
@@ -13,8 +13,9 @@
 namespace uopfuzz {
 namespace {
 
-std::string elementwise_loop(int64_t n) { return bench::elementwise(n, "LOOP"); }
-
+std::string elementwise_loop(int64_t n) {
+  return bench::elementwise(n, "LOOP");
+}
 
 // out[0] = sum_r a[r] * b[r], int32.
 std::string dot(int n) {
@@ -34,7 +35,8 @@ std::string dot(int n) {
 %12 = REDUCE %11 %5 op=ADD : int32
 %13 = STORE %2 %12 : void
 %14 = SINK %13 : void
-)", n);
+)",
+                     n);
 }
 
 // out[i] = a chain of 16 integer ops on i (index arithmetic, as in address math).
@@ -46,7 +48,8 @@ std::string alu_chain(int n) {
 %c3 = CONST 3 : index
 %c7 = CONST 7 : index
 %x0 = ADD %r %c3 : index
-)", n);
+)",
+                              n);
   for (int i = 1; i <= 16; ++i) {
     const char* op = i % 4 == 0 ? "FLOORMOD" : i % 4 == 1 ? "MUL" : i % 4 == 2 ? "ADD" : "XOR";
     const char* rhs = i % 4 == 0 ? "%c7" : "%c3";
@@ -80,12 +83,19 @@ void run_kernel(benchmark::State& state, const std::string& text) {
     steps += out->steps;
     benchmark::DoNotOptimize(out->outputs);
   }
-  state.counters["evals_per_s"] = benchmark::Counter(static_cast<double>(steps), benchmark::Counter::kIsRate);
+  state.counters["evals_per_s"] =
+      benchmark::Counter(static_cast<double>(steps), benchmark::Counter::kIsRate);
 }
 
-void BM_Oracle_Elementwise(benchmark::State& state) { run_kernel(state, elementwise_loop(static_cast<int>(state.range(0)))); }
-void BM_Oracle_DotReduce(benchmark::State& state) { run_kernel(state, dot(static_cast<int>(state.range(0)))); }
-void BM_Oracle_AluChain(benchmark::State& state) { run_kernel(state, alu_chain(static_cast<int>(state.range(0)))); }
+void BM_Oracle_Elementwise(benchmark::State& state) {
+  run_kernel(state, elementwise_loop(static_cast<int>(state.range(0))));
+}
+void BM_Oracle_DotReduce(benchmark::State& state) {
+  run_kernel(state, dot(static_cast<int>(state.range(0))));
+}
+void BM_Oracle_AluChain(benchmark::State& state) {
+  run_kernel(state, alu_chain(static_cast<int>(state.range(0))));
+}
 
 void BM_Oracle_CompileSmall(benchmark::State& state) {
   ir::Context ctx;

@@ -1,5 +1,6 @@
 #include "bench/run_context.h"
 
+#include <fmt/format.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -8,8 +9,6 @@
 #include <ctime>
 #include <fstream>
 #include <thread>
-
-#include <fmt/format.h>
 
 #include "backends/registry.h"
 #include "bench/build_info.h"
@@ -55,8 +54,10 @@ std::vector<MeasuredDevice> describe_devices(const std::vector<std::string>& bac
     MeasuredDevice m{name, {}, ""};
     if (backends::Backend* b = backends::find_backend(name)) {
       auto d = b->device();
-      if (d) m.device = *d;
-      else m.error = d.error().message;
+      if (d)
+        m.device = *d;
+      else
+        m.error = d.error().message;
     } else {
       m.error = "no such backend";
     }
@@ -66,9 +67,12 @@ std::vector<MeasuredDevice> describe_devices(const std::vector<std::string>& bac
   return out;
 }
 
-std::string build_commit() { return UOPFUZZ_BUILD_COMMIT; }
+std::string build_commit() {
+  return UOPFUZZ_BUILD_COMMIT;
+}
 
-nlohmann::ordered_json context_json(const std::string& executable, const std::vector<MeasuredDevice>& devices,
+nlohmann::ordered_json context_json(const std::string& executable,
+                                    const std::vector<MeasuredDevice>& devices,
                                     const std::string& cases, int reps) {
   nlohmann::ordered_json c;
   c["date"] = iso_date();
@@ -83,20 +87,25 @@ nlohmann::ordered_json context_json(const std::string& executable, const std::ve
   double load[3] = {0, 0, 0};
   if (::getloadavg(load, 3) != 3) load[0] = load[1] = load[2] = 0;
   c["load_avg"] = {load[0], load[1], load[2]};
-  c["library_build_type"] = std::string(UOPFUZZ_BUILD_TYPE).empty() ? "unknown" : UOPFUZZ_BUILD_TYPE;
+  c["library_build_type"] =
+      std::string(UOPFUZZ_BUILD_TYPE).empty() ? "unknown" : UOPFUZZ_BUILD_TYPE;
   c["uopfuzz_version"] = UOPFUZZ_VERSION;
   c["commit"] = build_commit();
   const std::string model = cpuinfo("model name");
   c["cpu"] = model;
-  c["machine"] = fmt::format("{} ({}, {} cores)", host_name(), model.empty() ? "unknown CPU" : model, cpus);
-  struct utsname u{};
+  c["machine"] =
+      fmt::format("{} ({}, {} cores)", host_name(), model.empty() ? "unknown CPU" : model, cpus);
+  struct utsname u {};
   if (::uname(&u) == 0) c["os"] = fmt::format("{} {} {}", u.sysname, u.release, u.machine);
   if (!cases.empty()) c["cases"] = cases;
   if (reps > 0) c["reps"] = reps;
   nlohmann::ordered_json devs = nlohmann::ordered_json::array();
   for (const auto& m : devices)
-    devs.push_back({{"backend", m.backend}, {"device", m.device.device}, {"driver", m.device.driver},
-                    {"driver_info", m.device.driver_info}, {"api_version", m.device.api_version},
+    devs.push_back({{"backend", m.backend},
+                    {"device", m.device.device},
+                    {"driver", m.device.driver},
+                    {"driver_info", m.device.driver_info},
+                    {"api_version", m.device.api_version},
                     {"device_type", m.device.device_type}});
   c["devices"] = devs;
   return c;

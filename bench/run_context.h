@@ -3,10 +3,9 @@
  * results from many machines and runs can be put side by side on one dashboard. */
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "backends/backend.h"
 
@@ -28,7 +27,8 @@ std::vector<MeasuredDevice> describe_devices(const std::vector<std::string>& bac
 std::string build_commit();
 
 /// The context block. `cases` and `reps` are left out when empty / 0 (fuzz summaries).
-nlohmann::ordered_json context_json(const std::string& executable, const std::vector<MeasuredDevice>& devices,
+nlohmann::ordered_json context_json(const std::string& executable,
+                                    const std::vector<MeasuredDevice>& devices,
                                     const std::string& cases = "", int reps = 0);
 
 }  // namespace uopfuzz::bench

@@ -1,13 +1,13 @@
 #include "bench/runner.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <memory>
 #include <sstream>
-
-#include <fmt/format.h>
 
 #include "backends/kernel_cache.h"
 #include "backends/registry.h"
@@ -43,21 +43,30 @@ std::vector<double> to_ns(const std::vector<double>& seconds) {
 Result<std::unique_ptr<PreparedCase>> prepare_case(const BenchCase& c) {
   auto p = std::make_unique<PreparedCase>();
   auto parsed = ir::parse_kernel(p->ctx, c.text);
-  if (!parsed) return Error{fmt::format("does not parse (line {}: {})", parsed.error().loc.line, parsed.error().message)};
+  if (!parsed)
+    return Error{fmt::format("does not parse (line {}: {})", parsed.error().loc.line,
+                             parsed.error().message)};
   const ir::Kernel& k = parsed->kernel;
-  if (auto errors = ir::verify(k.root); !errors.empty()) return Error{"does not verify: " + errors[0].message};
+  if (auto errors = ir::verify(k.root); !errors.empty())
+    return Error{"does not verify: " + errors[0].message};
   p->original = k.root;
   std::map<std::string, int64_t> vars(k.header.vars.begin(), k.header.vars.end());
   p->inputs = oracle::make_inputs(k.root, k.header.seed.value_or(0), vars);
   auto simplified = simplifier::simplify(p->ctx, k.root);
   if (!simplified.converged || !ir::verify(simplified.root).empty())
-    return Error{"the simplifier's rewrite does not converge or verify (a finding for `uopfuzz check`)"};
+    return Error{
+        "the simplifier's rewrite does not converge or verify (a finding for `uopfuzz check`)"};
   p->rewritten = simplified.root;
-  for (auto [graph, what] : {std::pair{p->original, "original"}, std::pair{p->rewritten, "rewrite"}}) {
+  for (auto [graph, what] :
+       {std::pair{p->original, "original"}, std::pair{p->rewritten, "rewrite"}}) {
     auto run = oracle::run(graph, p->inputs);
-    if (!run) return Error{fmt::format("the {} cannot run on the oracle: {}", what, run.error().message)};
+    if (!run)
+      return Error{fmt::format("the {} cannot run on the oracle: {}", what, run.error().message)};
     if (run->status != oracle::RunStatus::Ok)
-      return Error{fmt::format("the {} is not free of undefined behaviour on its inputs (backends run only UB-free graphs)", what)};
+      return Error{
+          fmt::format("the {} is not free of undefined behaviour on its inputs (backends run only "
+                      "UB-free graphs)",
+                      what)};
   }
   return p;
 }
@@ -90,7 +99,8 @@ std::vector<BenchCase> generated_cases(int count, uint64_t seed) {
   for (int i = 0; i < count; ++i) {
     const uint64_t gs = seed + static_cast<uint64_t>(i);
     ir::Context ctx;
-    cases.push_back({fmt::format("gen-{}", gs), "", ir::print_kernel(gen::generate(ctx, policy, gs).kernel)});
+    cases.push_back(
+        {fmt::format("gen-{}", gs), "", ir::print_kernel(gen::generate(ctx, policy, gs).kernel)});
   }
   return cases;
 }
@@ -119,7 +129,8 @@ BenchResults run_bench(const std::vector<BenchCase>& cases, const BenchOptions& 
       backends::Backend* backend = backends::find_backend(name);
       auto note = [&](const std::string& why) {
         res.notes.push_back(fmt::format("{} on {}: skipped: {}", c.name, name, why));
-        if (options.on_progress) options.on_progress(fmt::format("[{}/{}] {}", done, total, res.notes.back()));
+        if (options.on_progress)
+          options.on_progress(fmt::format("[{}/{}] {}", done, total, res.notes.back()));
       };
       if (!backend) {
         note("no such backend");
@@ -129,7 +140,8 @@ BenchResults run_bench(const std::vector<BenchCase>& cases, const BenchOptions& 
       std::shared_ptr<backends::Kernel> kernels[2];
       std::string failure;
       for (int v = 0; v < 2 && failure.empty(); ++v) {
-        Measurement m{"compile", name, device, c.name, v == 0 ? "original" : "rewritten", "host", {}};
+        Measurement m{"compile", name, device, c.name, v == 0 ? "original" : "rewritten",
+                      "host",    {}};
         for (int r = 0; r < std::max(options.compile_reps, 1); ++r) {
           if (backend->kernel_cache()) backend->kernel_cache()->clear();
           const auto t0 = Clock::now();
@@ -155,8 +167,10 @@ BenchResults run_bench(const std::vector<BenchCase>& cases, const BenchOptions& 
       }
       const check::LatencyRound& round = verdict->first;
       const std::string clock = round.device_clock ? "device" : "host";
-      res.measurements.push_back({"run", name, device, c.name, "original", clock, to_ns(round.original)});
-      res.measurements.push_back({"run", name, device, c.name, "rewritten", clock, to_ns(round.rewritten)});
+      res.measurements.push_back(
+          {"run", name, device, c.name, "original", clock, to_ns(round.original)});
+      res.measurements.push_back(
+          {"run", name, device, c.name, "rewritten", clock, to_ns(round.rewritten)});
       Comparison cmp;
       cmp.backend = name;
       cmp.device = device;
@@ -172,21 +186,24 @@ BenchResults run_bench(const std::vector<BenchCase>& cases, const BenchOptions& 
       cmp.confirmed = changed && verdict->confirmed;
       res.comparisons.push_back(cmp);
       if (options.on_progress)
-        options.on_progress(fmt::format("[{}/{}] {} on {}: {:.3g} us -> {:.3g} us ({:.2f}x{}){}", done, total, c.name, name,
-                                         cmp.original_ns / 1e3, cmp.rewritten_ns / 1e3, cmp.speedup,
-                                         changed ? "" : ", unchanged", cmp.confirmed ? "  CONFIRMED REGRESSION" : ""));
+        options.on_progress(fmt::format(
+            "[{}/{}] {} on {}: {:.3g} us -> {:.3g} us ({:.2f}x{}){}", done, total, c.name, name,
+            cmp.original_ns / 1e3, cmp.rewritten_ns / 1e3, cmp.speedup,
+            changed ? "" : ", unchanged", cmp.confirmed ? "  CONFIRMED REGRESSION" : ""));
     }
   }
   return res;
 }
 
-nlohmann::ordered_json results_json(const BenchResults& results, const std::string& cases_label, int reps) {
+nlohmann::ordered_json results_json(const BenchResults& results, const std::string& cases_label,
+                                    int reps) {
   using json = nlohmann::ordered_json;
   json out;
   out["context"] = context_json("uopfuzz bench", results.devices, cases_label, reps);
   json benchmarks = json::array();
   for (const Measurement& m : results.measurements) {
-    const std::string name = fmt::format("{}/{}/{}/{}", m.measure, m.backend, m.case_name, m.variant);
+    const std::string name =
+        fmt::format("{}/{}/{}/{}", m.measure, m.backend, m.case_name, m.variant);
     std::vector<double> sorted = m.samples_ns;
     std::sort(sorted.begin(), sorted.end());
     const double med = check::median(m.samples_ns);

@@ -16,11 +16,10 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "bench/run_context.h"
 #include "check/latency.h"
@@ -57,8 +56,8 @@ Result<std::unique_ptr<PreparedCase>> prepare_case(const BenchCase& c);
 
 struct BenchOptions {
   std::vector<std::string> backends{"cpu"};
-  int reps = 15;          ///< timed samples of each kernel (at least 9)
-  int compile_reps = 3;   ///< cold compiles of each kernel
+  int reps = 15;                  ///< timed samples of each kernel (at least 9)
+  int compile_reps = 3;           ///< cold compiles of each kernel
   check::LatencyOptions latency;  ///< thresholds and batching (samples is set from reps)
   /// One line per case and backend, for a progress display.
   std::function<void(std::string_view)> on_progress;
@@ -66,9 +65,9 @@ struct BenchOptions {
 
 /// One "benchmarks" entry: samples of one measure of one kernel on one backend.
 struct Measurement {
-  std::string measure;   ///< "run" or "compile"
+  std::string measure;                              ///< "run" or "compile"
   std::string backend, device, case_name, variant;  ///< variant: "original" or "rewritten"
-  std::string clock;     ///< "host" or "device"
+  std::string clock;                                ///< "host" or "device"
   std::vector<double> samples_ns;
 };
 
@@ -89,6 +88,7 @@ struct BenchResults {
 BenchResults run_bench(const std::vector<BenchCase>& cases, const BenchOptions& options);
 
 /// The results file: context (see run_context.h), benchmarks, comparisons, notes.
-nlohmann::ordered_json results_json(const BenchResults& results, const std::string& cases_label, int reps);
+nlohmann::ordered_json results_json(const BenchResults& results, const std::string& cases_label,
+                                    int reps);
 
 }  // namespace uopfuzz::bench

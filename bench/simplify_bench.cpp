@@ -1,11 +1,11 @@
 // Simplifier throughput: the full pipeline (optimize on and off) on every corpus example,
 // each iteration on a fresh Context (the graph is copied in, so interning starts cold).
 // Target (simplifier issue): <= 80 us per small arange/sum kernel on one core.
+#include <benchmark/benchmark.h>
+
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-
-#include <benchmark/benchmark.h>
 
 #include "ir/graph.h"
 #include "ir/parser.h"
@@ -40,8 +40,10 @@ int register_examples() {
   std::sort(files.begin(), files.end());
   for (const auto& p : files)
     for (bool opt : {true, false})
-      benchmark::RegisterBenchmark(("BM_Simplify_Example/" + p.stem().string() + (opt ? "/optimize" : "/no_optimize")).c_str(),
-                                   BM_Simplify_Example, p.string(), opt)
+      benchmark::RegisterBenchmark(
+          ("BM_Simplify_Example/" + p.stem().string() + (opt ? "/optimize" : "/no_optimize"))
+              .c_str(),
+          BM_Simplify_Example, p.string(), opt)
           ->Unit(benchmark::kMicrosecond);
   return 0;
 }

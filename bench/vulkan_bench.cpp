@@ -4,16 +4,16 @@
 // creation of a generated kernel (a new graph each iteration: no kernel-cache hit),
 // with and without SIN (whose shader carries the double-precision sine).
 // Host wall time is Google Benchmark's; the device's timestamp median is a counter.
+#include <benchmark/benchmark.h>
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <string>
 #include <vector>
 
-#include <benchmark/benchmark.h>
-#include <fmt/format.h>
-
-#include "bench/bench_kernels.h"
 #include "backends/registry.h"
 #include "backends/vulkan/vulkan_backend.h"
+#include "bench/bench_kernels.h"
 #include "ir/parser.h"
 #include "oracle/interpreter.h"
 
@@ -21,7 +21,6 @@ namespace uopfuzz {
 namespace {
 
 using bench::median;
-
 
 std::string add_kernel(int64_t n, int c = 0) {
   return fmt::format(R"(
@@ -72,10 +71,17 @@ void run_kernel(benchmark::State& state, int64_t n) {
   state.SetBytesProcessed(state.iterations() * n * 12);
 }
 
-void BM_Vulkan_TinyDispatchReadback(benchmark::State& state) { run_kernel(state, 16); }
-BENCHMARK(BM_Vulkan_TinyDispatchReadback)->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(1.0);
+void BM_Vulkan_TinyDispatchReadback(benchmark::State& state) {
+  run_kernel(state, 16);
+}
+BENCHMARK(BM_Vulkan_TinyDispatchReadback)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond)
+    ->MinTime(1.0);
 
-void BM_Vulkan_Add16M(benchmark::State& state) { run_kernel(state, int64_t{16} << 20); }
+void BM_Vulkan_Add16M(benchmark::State& state) {
+  run_kernel(state, int64_t{16} << 20);
+}
 BENCHMARK(BM_Vulkan_Add16M)->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(2.0);
 
 void compile_pipelines(benchmark::State& state, std::string (*kernel)(int64_t, int)) {
@@ -94,11 +100,15 @@ void compile_pipelines(benchmark::State& state, std::string (*kernel)(int64_t, i
     if (!r.ok()) return state.SkipWithError(r.error().message.c_str());
   }
 }
-void BM_Vulkan_CompilePipeline(benchmark::State& state) { compile_pipelines(state, [](int64_t n, int c) { return add_kernel(n, c); }); }
+void BM_Vulkan_CompilePipeline(benchmark::State& state) {
+  compile_pipelines(state, [](int64_t n, int c) { return add_kernel(n, c); });
+}
 BENCHMARK(BM_Vulkan_CompilePipeline)->Unit(benchmark::kMillisecond)->MinTime(2.0);
 
 // The same with SIN: what the double-precision sine adds to a shader's compile time.
-void BM_Vulkan_CompileSinPipeline(benchmark::State& state) { compile_pipelines(state, sin_kernel); }
+void BM_Vulkan_CompileSinPipeline(benchmark::State& state) {
+  compile_pipelines(state, sin_kernel);
+}
 BENCHMARK(BM_Vulkan_CompileSinPipeline)->Unit(benchmark::kMillisecond)->MinTime(2.0);
 
 }  // namespace

@@ -1,15 +1,17 @@
 #include "check/dedup.h"
 
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 
 namespace uopfuzz::check {
 
-std::string Signature::text() const { return fmt::format("{}/{}/{}", finding_kind_name(kind), culprit, backend); }
+std::string Signature::text() const {
+  return fmt::format("{}/{}/{}", finding_kind_name(kind), culprit, backend);
+}
 
-Signature signature_of(ir::Context& ctx, const ir::Kernel& kernel, const CheckOptions& options, const CheckResult& found,
-                       std::string_view backend) {
+Signature signature_of(ir::Context& ctx, const ir::Kernel& kernel, const CheckOptions& options,
+                       const CheckResult& found, std::string_view backend) {
   Signature sig;
   sig.kind = found.kind;
   sig.backend = std::string(backend);

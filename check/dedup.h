@@ -20,13 +20,13 @@ struct Signature {
   FindingKind kind = FindingKind::None;
   std::string culprit;  ///< a rule name, or "unknown" when no single rule's absence hides it
   std::string backend = "oracle";
-  int checks_run = 0;   ///< how many re-checks the bisection took
+  int checks_run = 0;  ///< how many re-checks the bisection took
 
   std::string text() const;  ///< "mismatch/split_range/oracle"
 };
 
 /// Bisects the rules that fired in `found` (a finding of `kernel` under `options`).
-Signature signature_of(ir::Context& ctx, const ir::Kernel& kernel, const CheckOptions& options, const CheckResult& found,
-                       std::string_view backend = "oracle");
+Signature signature_of(ir::Context& ctx, const ir::Kernel& kernel, const CheckOptions& options,
+                       const CheckResult& found, std::string_view backend = "oracle");
 
 }  // namespace uopfuzz::check

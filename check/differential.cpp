@@ -60,7 +60,8 @@ bool agrees(DType dt, Value want, Value got, Tolerance tol) {
   const int ulps = tol.ulps;
   if (ulps <= 0) return false;
   // A NaN only matches a NaN, an infinity only the same infinity (both handled above).
-  if (std::isnan(want.f) || std::isnan(got.f) || std::isinf(want.f) || std::isinf(got.f)) return false;
+  if (std::isnan(want.f) || std::isnan(got.f) || std::isinf(want.f) || std::isinf(got.f))
+    return false;
   int64_t d = ulp_position(dt, want.f) - ulp_position(dt, got.f);
   return (d < 0 ? -d : d) <= ulps;
 }
@@ -82,7 +83,8 @@ struct BackendRun {
 }  // namespace
 
 bool agrees_at(const Buffer& want, size_t i, Value got, Tolerance tol) {
-  if (tol.sum_bounds && i < tol.sum_bounds->size()) return sum_agrees(want.get(i), got, (*tol.sum_bounds)[i]);
+  if (tol.sum_bounds && i < tol.sum_bounds->size())
+    return sum_agrees(want.get(i), got, (*tol.sum_bounds)[i]);
   return agrees(want.dtype(), want.get(i), got, tol);
 }
 
@@ -102,7 +104,8 @@ Tolerance OutputTolerance::at(int slot) const {
   return t;
 }
 
-Result<OutputTolerance> output_tolerance(Context& ctx, backends::Backend& backend, UOp graph, const oracle::Inputs& inputs) {
+Result<OutputTolerance> output_tolerance(Context& ctx, backends::Backend& backend, UOp graph,
+                                         const oracle::Inputs& inputs) {
   OutputTolerance t;
   t.declared = Tolerance(backend.tolerance_ulps(graph), !backend.caps().signed_zeros);
   if (backend.caps().reassociates_float_sums) {
@@ -116,8 +119,9 @@ Result<OutputTolerance> output_tolerance(Context& ctx, backends::Backend& backen
 namespace {
 
 // Records a mismatch of `got` against the reference outputs `want`; true if one was found.
-bool compare(CheckResult& res, uint64_t seed, const std::map<int, Buffer>& want, const std::map<int, Buffer>& got,
-             const OutputTolerance& tolerance, const std::string& backend, const std::string& what) {
+bool compare(CheckResult& res, uint64_t seed, const std::map<int, Buffer>& want,
+             const std::map<int, Buffer>& got, const OutputTolerance& tolerance,
+             const std::string& backend, const std::string& what) {
   for (const auto& [slot, w] : want) {
     auto it = got.find(slot);
     const Buffer* g = it == got.end() ? nullptr : &it->second;
@@ -127,10 +131,13 @@ bool compare(CheckResult& res, uint64_t seed, const std::map<int, Buffer>& want,
     Value gv = g && *i < g->size() ? g->get(*i) : Value::of_int(0);
     res.kind = FindingKind::Mismatch;
     res.backend = backend;
-    res.mismatch = Mismatch{seed, slot, *i, format_value(w.dtype(), w.get(*i)), format_value(w.dtype(), gv)};
-    res.details = fmt::format("seed {}: out[{}][{}] is {} on the original but {} on {}", seed, slot, *i,
-                              res.mismatch->expected, res.mismatch->got, what);
-    if (tol.sum_bounds) res.details += fmt::format(" (a reassociated sum, allowed {:g} apart)", (*tol.sum_bounds)[*i]);
+    res.mismatch =
+        Mismatch{seed, slot, *i, format_value(w.dtype(), w.get(*i)), format_value(w.dtype(), gv)};
+    res.details = fmt::format("seed {}: out[{}][{}] is {} on the original but {} on {}", seed, slot,
+                              *i, res.mismatch->expected, res.mismatch->got, what);
+    if (tol.sum_bounds)
+      res.details +=
+          fmt::format(" (a reassociated sum, allowed {:g} apart)", (*tol.sum_bounds)[*i]);
     return true;
   }
   return false;
@@ -138,7 +145,8 @@ bool compare(CheckResult& res, uint64_t seed, const std::map<int, Buffer>& want,
 
 // Times the original against the rewrite on the latency backend; a confirmed regression
 // becomes res's finding.
-void check_latency(CheckResult& res, const Kernel& kernel, UOp rewritten, uint64_t seed, const CheckOptions& options) {
+void check_latency(CheckResult& res, const Kernel& kernel, UOp rewritten, uint64_t seed,
+                   const CheckOptions& options) {
   const LatencyOptions& lo = *options.latency;
   backends::Backend* backend = backends::find_backend(lo.backend);
   if (!backend) {
@@ -157,7 +165,8 @@ void check_latency(CheckResult& res, const Kernel& kernel, UOp rewritten, uint64
       }
       res.kind = FindingKind::BackendError;
       res.backend = lo.backend;
-      res.details = fmt::format("the {} does not compile on {}: {}", i == 0 ? "original" : "rewrite", lo.backend, k.error().message);
+      res.details = fmt::format("the {} does not compile on {}: {}",
+                                i == 0 ? "original" : "rewrite", lo.backend, k.error().message);
       return;
     }
     compiled[i] = k.value();
@@ -167,7 +176,8 @@ void check_latency(CheckResult& res, const Kernel& kernel, UOp rewritten, uint64
   if (!verdict) {
     res.kind = FindingKind::BackendError;
     res.backend = lo.backend;
-    res.details = fmt::format("seed {}: timing on {} failed: {}", seed, lo.backend, verdict.error().message);
+    res.details =
+        fmt::format("seed {}: timing on {} failed: {}", seed, lo.backend, verdict.error().message);
     return;
   }
   res.latency = std::move(*verdict);
@@ -183,7 +193,9 @@ namespace {
 void (*g_check_started)() = nullptr;
 }  // namespace
 
-void set_check_started_hook(void (*hook)()) { g_check_started = hook; }
+void set_check_started_hook(void (*hook)()) {
+  g_check_started = hook;
+}
 
 CheckResult check_kernel(Context& ctx, const Kernel& kernel, const CheckOptions& options) {
   if (g_check_started) g_check_started();
@@ -193,14 +205,17 @@ CheckResult check_kernel(Context& ctx, const Kernel& kernel, const CheckOptions&
   auto errors = verify(rewritten);
   if (!errors.empty()) {
     res.kind = FindingKind::VerifierFailure;
-    res.details = fmt::format("the rewrite does not verify: [{}] {} at {}", verify_rule_name(errors[0].rule),
-                              errors[0].message, describe(errors[0].node));
+    res.details =
+        fmt::format("the rewrite does not verify: [{}] {} at {}", verify_rule_name(errors[0].rule),
+                    errors[0].message, describe(errors[0].node));
     return res;
   }
   if (!res.simplified.converged) {
     res.kind = FindingKind::NonConvergence;
     for (const auto& s : res.simplified.stages)
-      if (!s.converged) res.details = fmt::format("stage {} hit its cap of {} rewrites", s.name, options.simplify.max_rewrites);
+      if (!s.converged)
+        res.details = fmt::format("stage {} hit its cap of {} rewrites", s.name,
+                                  options.simplify.max_rewrites);
     return res;
   }
   auto original = oracle::Program::compile(kernel.root);
@@ -226,14 +241,16 @@ CheckResult check_kernel(Context& ctx, const Kernel& kernel, const CheckOptions&
       res.details = fmt::format("no backend named '{}'", name);
       return res;
     }
-    for (auto [graph, slot, what] : {std::tuple{kernel.root, &br.original, "original"}, std::tuple{rewritten, &br.rewrite, "rewrite"}}) {
+    for (auto [graph, slot, what] : {std::tuple{kernel.root, &br.original, "original"},
+                                     std::tuple{rewritten, &br.rewrite, "rewrite"}}) {
       auto k = br.backend->compile(graph);
       if (k) {
         *slot = k.value();
         continue;
       }
       if (backends::is_unsupported(k.error())) {
-        res.notes.push_back(fmt::format("{}: the {} is skipped ({})", name, what, k.error().message));
+        res.notes.push_back(
+            fmt::format("{}: the {} is skipped ({})", name, what, k.error().message));
         continue;
       }
       res.kind = FindingKind::BackendError;
@@ -246,7 +263,8 @@ CheckResult check_kernel(Context& ctx, const Kernel& kernel, const CheckOptions&
 
   oracle::RunOptions ro;
   ro.max_steps = options.max_steps;
-  std::optional<uint64_t> clean_seed;  // the first seed both graphs ran without UB: the latency inputs
+  std::optional<uint64_t>
+      clean_seed;  // the first seed both graphs ran without UB: the latency inputs
   backends::RunOptions bro;
   bro.threads = options.threads;
   for (int k = 0; k < options.seeds; ++k) {
@@ -275,26 +293,32 @@ CheckResult check_kernel(Context& ctx, const Kernel& kernel, const CheckOptions&
     }
     if (b->status == oracle::RunStatus::Ub) {
       res.kind = FindingKind::UbIntroduced;
-      res.details = fmt::format("seed {}: the rewrite has undefined behaviour at {}: {}", seed, describe(b->ub->node), b->ub->what);
+      res.details = fmt::format("seed {}: the rewrite has undefined behaviour at {}: {}", seed,
+                                describe(b->ub->node), b->ub->what);
       return res;
     }
     if (b->status == oracle::RunStatus::StepLimit) {
       res.kind = FindingKind::RewriteStepLimit;
-      res.details = fmt::format("seed {}: the rewrite ran past the step limit of {} where the original finished in {} steps",
-                                seed, options.max_steps, a->steps);
+      res.details = fmt::format(
+          "seed {}: the rewrite ran past the step limit of {} where the original finished in {} "
+          "steps",
+          seed, options.max_steps, a->steps);
       return res;
     }
     ++res.seeds_run;
     if (!clean_seed) clean_seed = seed;
     if (compare(res, seed, a->outputs, b->outputs, {}, "oracle", "the rewrite")) return res;
     for (BackendRun& br : extra) {
-      for (auto [k, what, graph] : {std::tuple{br.original.get(), "the original", kernel.root}, std::tuple{br.rewrite.get(), "the rewrite", rewritten}}) {
-        if (!k) continue;  // skipped: unsupported (noted)
-        auto out = k->run(in, bro);
+      for (auto [compiled, what, graph] :
+           {std::tuple{br.original.get(), "the original", kernel.root},
+            std::tuple{br.rewrite.get(), "the rewrite", rewritten}}) {
+        if (!compiled) continue;  // skipped: unsupported (noted)
+        auto out = compiled->run(in, bro);
         if (!out) {
           res.kind = FindingKind::BackendError;
           res.backend = br.name;
-          res.details = fmt::format("seed {}: {} cannot run on {}: {}", seed, what, br.name, out.error().message);
+          res.details = fmt::format("seed {}: {} cannot run on {}: {}", seed, what, br.name,
+                                    out.error().message);
           return res;
         }
         // The oracle ran the rewrite bit for bit like the original (compared above), so
@@ -303,16 +327,19 @@ CheckResult check_kernel(Context& ctx, const Kernel& kernel, const CheckOptions&
         if (!tol) {
           res.kind = FindingKind::BackendError;
           res.backend = br.name;
-          res.details = fmt::format("seed {}: {} on {}: {}", seed, what, br.name, tol.error().message);
+          res.details =
+              fmt::format("seed {}: {} on {}: {}", seed, what, br.name, tol.error().message);
           return res;
         }
-        if (compare(res, seed, a->outputs, out->outputs, *tol, br.name, fmt::format("{} on {}", what, br.name)))
+        if (compare(res, seed, a->outputs, out->outputs, *tol, br.name,
+                    fmt::format("{} on {}", what, br.name)))
           return res;
       }
     }
   }
   // Results agree: is the rewrite slower? A graph the simplifier left alone cannot be.
-  if (options.latency && clean_seed && rewritten != kernel.root) check_latency(res, kernel, rewritten, *clean_seed, options);
+  if (options.latency && clean_seed && rewritten != kernel.root)
+    check_latency(res, kernel, rewritten, *clean_seed, options);
   return res;
 }
 

@@ -34,10 +34,10 @@ enum class FindingKind : uint8_t {
   NonConvergence,   ///< a stage hit its rewrite cap
   RewriteError,     ///< the rewrite cannot even be run (e.g. a VAR it invented)
   // Only a campaign's isolation (fuzz/isolate.h) sees these: check_kernel itself dies.
-  Crash,            ///< the check's process died of a signal (or a sanitizer's report)
-  Timeout,          ///< the check ran past the per-graph time limit (a hang)
-  BackendError,     ///< a backend failed to compile or run a graph the oracle runs
-  Latency,          ///< the rewrite is slower, confirmed by the detector (check/latency.h)
+  Crash,         ///< the check's process died of a signal (or a sanitizer's report)
+  Timeout,       ///< the check ran past the per-graph time limit (a hang)
+  BackendError,  ///< a backend failed to compile or run a graph the oracle runs
+  Latency,       ///< the rewrite is slower, confirmed by the detector (check/latency.h)
   /// The rewrite ran past the oracle's step limit on a seed where the original finished:
   /// a loop the rewrite made endless, or far longer (never a clean pass).
   RewriteStepLimit,
@@ -53,13 +53,13 @@ struct Mismatch {
 
 struct CheckOptions {
   simplifier::SimplifyOptions simplify;
-  int seeds = 3;                         ///< input seeds tried: base_seed, base_seed+1, ...
+  int seeds = 3;  ///< input seeds tried: base_seed, base_seed+1, ...
   uint64_t base_seed = 0;
   std::map<std::string, int64_t> vars;  ///< fixed VAR values (others are seed-derived)
   uint64_t max_steps = 200'000'000;     ///< per oracle run
   /// Backends (backends/registry.h) both graphs run on; "oracle" is always the reference.
   std::vector<std::string> backends{"oracle"};
-  int threads = 1;                       ///< threads a compiled backend may use per run
+  int threads = 1;  ///< threads a compiled backend may use per run
   /// When set, a rewrite that changed the graph and checks clean is also timed against the
   /// original on `latency->backend` (on the first input seed both ran without UB); a
   /// confirmed regression is a finding of kind Latency there.
@@ -68,7 +68,7 @@ struct CheckOptions {
 
 struct CheckResult {
   FindingKind kind = FindingKind::None;
-  std::string details;  ///< one line a person can read
+  std::string details;             ///< one line a person can read
   std::string backend = "oracle";  ///< where the finding showed (the signature's backend field)
   std::vector<std::string> notes;  ///< e.g. a backend skipped because it cannot run a dtype
   simplifier::SimplifyResult simplified;
@@ -78,8 +78,8 @@ struct CheckResult {
   /// The work of the original's run on the first input seed (base_seed), whatever its
   /// status, for campaign statistics; both 0 unless original_ran.
   bool original_ran = false;
-  uint64_t original_steps = 0;       ///< oracle instructions executed
-  uint64_t original_iterations = 0;  ///< loop iterations (oracle::RunOutput::iterations)
+  uint64_t original_steps = 0;            ///< oracle instructions executed
+  uint64_t original_iterations = 0;       ///< loop iterations (oracle::RunOutput::iterations)
   std::optional<LatencyVerdict> latency;  ///< the detector's verdict, when it ran
 };
 
@@ -88,14 +88,16 @@ struct CheckResult {
 /// How far a backend's float outputs may be from the oracle's (SEMANTICS.md, "Backend
 /// tolerances and capabilities"); the default is bit for bit.
 struct Tolerance {
-  Tolerance(int ulps = 0, bool zero_sign_free = false) : ulps(ulps), zero_sign_free(zero_sign_free) {}  // NOLINT
+  Tolerance(int max_ulps = 0, bool sign_of_zero_free = false)  // NOLINT: implicit by design
+      : ulps(max_ulps), zero_sign_free(sign_of_zero_free) {}
   int ulps;             ///< finite floats at most this many ULPs apart agree
   bool zero_sign_free;  ///< +0 and -0 agree (a backend that does not keep the sign of zero)
   /// Per element: reassociated float sums agree when at most this far apart
   /// (backends::sum_bounds; +inf: any value but NaN). NaN still only matches NaN.
   const std::vector<double>* sum_bounds = nullptr;
 };
-std::optional<size_t> first_difference(const ir::Buffer& want, const ir::Buffer* got, Tolerance tolerance = {});
+std::optional<size_t> first_difference(const ir::Buffer& want, const ir::Buffer* got,
+                                       Tolerance tolerance = {});
 
 /// How one backend's outputs for one graph and inputs compare with the oracle's: the
 /// ULPs and sign of zero it declares, and the bounds of its reassociated float sums
@@ -107,12 +109,13 @@ struct OutputTolerance {
   Tolerance at(int slot) const;
 };
 /// Errors: the sum bounds cannot be computed (the magnitude graph does not run).
-Result<OutputTolerance> output_tolerance(ir::Context& ctx, backends::Backend& backend, ir::UOp graph,
-                                         const oracle::Inputs& inputs);
+Result<OutputTolerance> output_tolerance(ir::Context& ctx, backends::Backend& backend,
+                                         ir::UOp graph, const oracle::Inputs& inputs);
 /// Whether `got` agrees with element i of `want` under `tolerance` (first_difference's test).
 bool agrees_at(const ir::Buffer& want, size_t i, ir::Value got, Tolerance tolerance = {});
 
-CheckResult check_kernel(ir::Context& ctx, const ir::Kernel& kernel, const CheckOptions& options = {});
+CheckResult check_kernel(ir::Context& ctx, const ir::Kernel& kernel,
+                         const CheckOptions& options = {});
 
 /// Called at the start of every check_kernel in this process (nullptr: none). A campaign's
 /// isolated worker restarts its hang timer there, so that signing and shrinking a finding

@@ -1,10 +1,10 @@
 #include "check/latency.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <numeric>
-
-#include <fmt/format.h>
 
 namespace uopfuzz::check {
 
@@ -55,8 +55,10 @@ MannWhitney mann_whitney_greater(std::span<const double> a, std::span<const doub
   bool ties = false;
   for (double x : a)
     for (double y : b) {
-      if (x < y) r.u += 1;
-      else if (x == y) r.u += 0.5, ties = true;
+      if (x < y)
+        r.u += 1;
+      else if (x == y)
+        r.u += 0.5, ties = true;
     }
   // Ties within one sample matter to the variance too.
   std::vector<double> all(a.begin(), a.end());
@@ -85,9 +87,10 @@ MannWhitney mann_whitney_greater(std::span<const double> a, std::span<const doub
 }
 
 std::string LatencyVerdict::summary() const {
-  std::string s = fmt::format("rewritten {:.2f}x the original's time (p={:.2g}, {} samples of {} run(s), {} clock)", first.ratio,
-                  first.test.p_greater, first.original.size(), first.runs_per_sample,
-                  first.device_clock ? "device" : "host");
+  std::string s = fmt::format(
+      "rewritten {:.2f}x the original's time (p={:.2g}, {} samples of {} run(s), {} clock)",
+      first.ratio, first.test.p_greater, first.original.size(), first.runs_per_sample,
+      first.device_clock ? "device" : "host");
   if (rerun) s += fmt::format("; rerun {:.2f}x (p={:.2g})", rerun->ratio, rerun->test.p_greater);
   return s;
 }
@@ -96,20 +99,21 @@ namespace {
 
 // Seconds per run of `runs` back-to-back runs: on the device clock where the kernel has
 // one, else the host's.
-Result<double> sample(backends::Kernel& k, const oracle::Inputs& inputs, int runs, const backends::RunOptions& ro,
-                      bool& device_clock) {
+Result<double> sample(backends::Kernel& k, const oracle::Inputs& inputs, int runs,
+                      const backends::RunOptions& ro, bool& device_clock) {
   auto host = k.time(inputs, runs, ro);
   if (!host) return host.error();
   std::vector<double> dev = k.device_times();
   device_clock = !dev.empty();
   const std::vector<double>& t = device_clock ? dev : *host;
-  return std::accumulate(t.begin(), t.end(), 0.0) / static_cast<double>(std::max<size_t>(t.size(), 1));
+  return std::accumulate(t.begin(), t.end(), 0.0) /
+         static_cast<double>(std::max<size_t>(t.size(), 1));
 }
 
 }  // namespace
 
-Result<LatencyRound> time_round(backends::Kernel& original, backends::Kernel& rewritten, const oracle::Inputs& inputs,
-                                const LatencyOptions& options) {
+Result<LatencyRound> time_round(backends::Kernel& original, backends::Kernel& rewritten,
+                                const oracle::Inputs& inputs, const LatencyOptions& options) {
   LatencyRound r;
   backends::RunOptions ro;
   ro.threads = options.threads;
@@ -124,7 +128,8 @@ Result<LatencyRound> time_round(backends::Kernel& original, backends::Kernel& re
       fastest = std::min(fastest, *t);
     }
   const double per_run = std::max(fastest, 1e-9);
-  r.runs_per_sample = static_cast<int>(std::clamp(std::ceil(options.min_sample_seconds / per_run), 1.0, 65536.0));
+  r.runs_per_sample =
+      static_cast<int>(std::clamp(std::ceil(options.min_sample_seconds / per_run), 1.0, 65536.0));
   for (int i = 0; i < samples; ++i) {
     // ABBA: the original goes first in even samples, second in odd ones.
     backends::Kernel* order[2] = {&original, &rewritten};
@@ -143,7 +148,8 @@ Result<LatencyRound> time_round(backends::Kernel& original, backends::Kernel& re
 }
 
 Result<LatencyVerdict> detect_regression(backends::Kernel& original, backends::Kernel& rewritten,
-                                         const oracle::Inputs& inputs, const LatencyOptions& options) {
+                                         const oracle::Inputs& inputs,
+                                         const LatencyOptions& options) {
   LatencyVerdict v;
   auto first = time_round(original, rewritten, inputs, options);
   if (!first) return first.error();

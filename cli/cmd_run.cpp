@@ -30,18 +30,15 @@ struct RunFlags {
 
 json value_json(ir::DType dt, ir::Value v) {
   switch (dt.kind()) {
-    case ir::DTypeKind::Bool:
-      return v.i != 0;
-    case ir::DTypeKind::Unsigned:
-      return v.u;
+    case ir::DTypeKind::Bool: return v.i != 0;
+    case ir::DTypeKind::Unsigned: return v.u;
     case ir::DTypeKind::Float:
       // JSON has no NaN or infinity.
       if (std::isnan(v.f) || std::isinf(v.f)) return ir::format_value(dt, v);
       return v.f;
     case ir::DTypeKind::Void:
     case ir::DTypeKind::Signed:
-    case ir::DTypeKind::Index:
-      return v.i;
+    case ir::DTypeKind::Index: return v.i;
   }
   return v.i;
 }
@@ -70,12 +67,9 @@ std::optional<std::map<std::string, int64_t>> var_values(const ir::KernelHeader&
 
 const char* status_name(oracle::RunStatus s) {
   switch (s) {
-    case oracle::RunStatus::Ok:
-      return "ok";
-    case oracle::RunStatus::Ub:
-      return "ub";
-    case oracle::RunStatus::StepLimit:
-      return "step-limit";
+    case oracle::RunStatus::Ok: return "ok";
+    case oracle::RunStatus::Ub: return "ub";
+    case oracle::RunStatus::StepLimit: return "step-limit";
   }
   return "?";
 }

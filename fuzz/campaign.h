@@ -33,26 +33,27 @@ using GraphSource = std::function<ir::Kernel(ir::Context&, uint64_t graph_seed)>
 /// Shrinks a finding's kernel while `still` holds (the reducer, or none). The campaign
 /// supplies the predicate: keeps_finding for the check's kinds, an isolated re-run for
 /// crashes and hangs.
-using Shrinker = std::function<ir::Kernel(ir::Context&, const ir::Kernel&, const reduce::Interesting& still)>;
+using Shrinker =
+    std::function<ir::Kernel(ir::Context&, const ir::Kernel&, const reduce::Interesting& still)>;
 
 /// The usual shrinker: reduce::reduce with a time budget.
 Shrinker reducer_shrinker(double max_seconds = 10);
 
 struct CampaignOptions {
-  double seconds = 60;         ///< wall-clock budget
-  uint64_t max_graphs = 0;     ///< 0: until the time is up
-  uint64_t seed = 1;           ///< campaign seed: graph i uses graph_seed(seed, i)
-  check::CheckOptions check;   ///< simplifier switches (planted bugs), input seeds
-  std::string corpus_dir;      ///< where new findings go ("" : not written)
-  std::string found_by;        ///< recorded in each case's header (e.g. the command)
+  double seconds = 60;        ///< wall-clock budget
+  uint64_t max_graphs = 0;    ///< 0: until the time is up
+  uint64_t seed = 1;          ///< campaign seed: graph i uses graph_seed(seed, i)
+  check::CheckOptions check;  ///< simplifier switches (planted bugs), input seeds
+  std::string corpus_dir;     ///< where new findings go ("" : not written)
+  std::string found_by;       ///< recorded in each case's header (e.g. the command)
   /// Ends the campaign once a new finding (signature) it returns true for is kept (the
   /// parent calls it; nullptr: never). The selftest stops at the first finding that is
   /// its planted bug rather than a real one.
   std::function<bool(const struct NewFinding&)> stop_when;
-  bool isolate = false;        ///< check in forked workers: crashes and hangs become findings
-  int jobs = 1;                ///< worker processes (isolate only)
-  double graph_timeout_s = 10; ///< isolate: seconds one graph may take before it is a hang
-  double triage_timeout_s = 1; ///< isolate: limit for each re-run while reducing a crash or hang
+  bool isolate = false;         ///< check in forked workers: crashes and hangs become findings
+  int jobs = 1;                 ///< worker processes (isolate only)
+  double graph_timeout_s = 10;  ///< isolate: seconds one graph may take before it is a hang
+  double triage_timeout_s = 1;  ///< isolate: limit for each re-run while reducing a crash or hang
   /// With check.latency: graph i is timed only when i % latency_every == 0 (a sample of
   /// the same graphs whatever the number of jobs), so that throughput stays useful.
   uint64_t latency_every = 1;
@@ -62,22 +63,22 @@ struct CampaignOptions {
 
 /// What the latency detector measured on a finding's minimized case (check/latency.h).
 struct LatencyFigures {
-  double ratio = 1, p_value = 1;                ///< first round: median ratio rewritten/original, U test
-  double rerun_ratio = 1, rerun_p_value = 1;    ///< the confirming rerun
-  bool confirmed = false;                       ///< confirmed on the minimized case itself
+  double ratio = 1, p_value = 1;  ///< first round: median ratio rewritten/original, U test
+  double rerun_ratio = 1, rerun_p_value = 1;  ///< the confirming rerun
+  bool confirmed = false;                     ///< confirmed on the minimized case itself
 };
 
 struct NewFinding {
   check::Signature signature;
   uint64_t graph_seed = 0;
-  uint64_t graph_index = 0;    ///< how many graphs the campaign had tried before it
-  double seconds = 0;          ///< time into the campaign when it was found
+  uint64_t graph_index = 0;  ///< how many graphs the campaign had tried before it
+  double seconds = 0;        ///< time into the campaign when it was found
   size_t nodes_found = 0, nodes_reduced = 0;
-  std::string details;         ///< the check's one-line description
-  std::string reduced_text;    ///< the minimized case as .uop text ("" when none could be made)
-  std::string corpus_text;     ///< the corpus entry: reduced_text with its replay header
-  std::string path;            ///< corpus file ("" when not written)
-  std::string write_error;     ///< why it could not be written, if so
+  std::string details;       ///< the check's one-line description
+  std::string reduced_text;  ///< the minimized case as .uop text ("" when none could be made)
+  std::string corpus_text;   ///< the corpus entry: reduced_text with its replay header
+  std::string path;          ///< corpus file ("" when not written)
+  std::string write_error;   ///< why it could not be written, if so
   std::optional<LatencyFigures> latency;  ///< latency findings only
 };
 
@@ -121,6 +122,7 @@ struct CampaignResult {
 
 uint64_t graph_seed(uint64_t campaign_seed, uint64_t index);
 
-CampaignResult run_campaign(const CampaignOptions& options, const GraphSource& source, const Shrinker& shrink = {});
+CampaignResult run_campaign(const CampaignOptions& options, const GraphSource& source,
+                            const Shrinker& shrink = {});
 
 }  // namespace uopfuzz::fuzz

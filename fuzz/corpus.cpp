@@ -1,6 +1,7 @@
 #include "fuzz/corpus.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -8,8 +9,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-
-#include <fmt/format.h>
 
 #include "fuzz/isolate.h"
 #include "ir/hash.h"
@@ -21,7 +20,6 @@ std::string content_hash(const ir::Kernel& kernel) {
   return fmt::format("{:016x}", ir::fnv1a(ir::print_graph(kernel.root)));
 }
 
-
 Result<std::string> write_case(const std::string& dir, const ir::Kernel& kernel) {
   if (auto problem = ir::check_header(kernel)) return Error{"cannot write the case: " + *problem};
   std::error_code ec;
@@ -31,7 +29,8 @@ Result<std::string> write_case(const std::string& dir, const ir::Kernel& kernel)
   const std::string path = (std::filesystem::path(dir) / name).string();
   if (std::filesystem::exists(path, ec)) return path;
   // Hidden temporary in the same directory (rename is atomic only within a filesystem).
-  const std::string tmp = (std::filesystem::path(dir) / fmt::format(".{}.{}.tmp", name, ::getpid())).string();
+  const std::string tmp =
+      (std::filesystem::path(dir) / fmt::format(".{}.{}.tmp", name, ::getpid())).string();
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return Error{fmt::format("cannot create {}: {}", tmp, std::strerror(errno))};
   const std::string text = ir::print_kernel(kernel);

@@ -56,9 +56,9 @@ ir::Kernel corpus_entry(const ir::Kernel& k, const NewFinding& f, const Campaign
   corpus.details = f.details;
   // The replay re-times it with the faithful simplifier (the regression stays fixed).
   if (f.latency)
-    corpus.latency = CorpusLatency{f.signature.backend,      f.latency->ratio,
-                                   f.latency->p_value,       f.latency->rerun_ratio,
-                                   f.latency->rerun_p_value, f.latency->confirmed};
+    corpus.latency =
+        CorpusLatency{f.signature.backend,    f.latency->ratio,         f.latency->p_value,
+                      f.latency->rerun_ratio, f.latency->rerun_p_value, f.latency->confirmed};
   out.header.extra = corpus_header_lines(corpus);
   return out;
 }

@@ -1,6 +1,7 @@
 #include "fuzz/isolate.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <poll.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -15,8 +16,6 @@
 #include <cstring>
 #include <ctime>
 #include <new>
-
-#include <fmt/format.h>
 
 #include "ir/rewrite.h"
 
@@ -47,7 +46,8 @@ int reap(int pid) {
 }
 
 SharedSlots::SharedSlots(size_t n) : n_(n) {
-  void* p = ::mmap(nullptr, sizeof(ChildSlot) * n, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  void* p = ::mmap(nullptr, sizeof(ChildSlot) * n, PROT_READ | PROT_WRITE,
+                   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   if (p == MAP_FAILED) throw std::bad_alloc();
   slots_ = static_cast<ChildSlot*>(p);
   for (size_t i = 0; i < n; ++i) new (&slots_[i]) ChildSlot();
@@ -73,8 +73,12 @@ void write_breadcrumb() {
 
 // SA_RESETHAND: once the handler returns, the fault happens again (or abort re-raises)
 // under the default action, so the child dies of the signal it got.
-void on_fatal(int) { write_breadcrumb(); }
-void on_ask(int) { write_breadcrumb(); }
+void on_fatal(int) {
+  write_breadcrumb();
+}
+void on_ask(int) {
+  write_breadcrumb();
+}
 
 }  // namespace
 
@@ -101,10 +105,12 @@ void install_breadcrumb_handlers(ChildSlot& slot) {
 std::string stop_hung_child(int pid, ChildSlot& slot, double wait_s) {
   ::kill(pid, SIGUSR1);
   const int64_t until = monotonic_ns() + static_cast<int64_t>(wait_s * 1e9);
-  while (!slot.crumb_written.load(std::memory_order_acquire) && monotonic_ns() < until) ::usleep(1000);
+  while (!slot.crumb_written.load(std::memory_order_acquire) && monotonic_ns() < until)
+    ::usleep(1000);
   ::kill(pid, SIGKILL);
   reap(pid);
-  return slot.crumb_written.load(std::memory_order_acquire) ? std::string(slot.rule) : std::string();
+  return slot.crumb_written.load(std::memory_order_acquire) ? std::string(slot.rule)
+                                                            : std::string();
 }
 
 std::string ChildOutcome::describe() const {
@@ -112,7 +118,8 @@ std::string ChildOutcome::describe() const {
   switch (status) {
     case Status::Returned: return "returned";
     case Status::Crashed:
-      return signal ? fmt::format("crashed (SIG{}){}", sigabbrev_np(signal) ? sigabbrev_np(signal) : "?", where)
+      return signal ? fmt::format("crashed (SIG{}){}",
+                                  sigabbrev_np(signal) ? sigabbrev_np(signal) : "?", where)
                     : fmt::format("exited with status {}{}", exit_code, where);
     case Status::TimedOut: return "timed out" + where;
     case Status::ForkFailed: return "could not fork";
@@ -132,7 +139,8 @@ ForkedChild fork_child(const std::function<int(int)>& body) {
   }
   if (pid == 0) {
     ::close(fds[0]);
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // a hung or orphaned child never outlives whoever waits for it
+    ::prctl(PR_SET_PDEATHSIG,
+            SIGKILL);  // a hung or orphaned child never outlives whoever waits for it
     silence_output();
     // Up the stack is the parent's code (a test framework's handler would go on running
     // the parent's tests here): an exception is a crash.

@@ -21,11 +21,11 @@ namespace uopfuzz::fuzz {
 /// What a child shares with its parent: where it is (for hang detection) and, once it
 /// has crashed or been asked, the rule it was in. Lives in a MAP_SHARED mapping.
 struct ChildSlot {
-  std::atomic<uint64_t> graph_index{0};    ///< the graph the child is working on
-  std::atomic<int64_t> started_ns{0};      ///< CLOCK_MONOTONIC when it began that graph (0: idle)
-  std::atomic<uint64_t> graphs_done{0};    ///< graphs it has finished (survives its death)
-  std::atomic<int> crumb_written{0};       ///< 1 once `rule` holds a breadcrumb
-  char rule[120] = {};                     ///< the rule it was running ("" : none)
+  std::atomic<uint64_t> graph_index{0};  ///< the graph the child is working on
+  std::atomic<int64_t> started_ns{0};    ///< CLOCK_MONOTONIC when it began that graph (0: idle)
+  std::atomic<uint64_t> graphs_done{0};  ///< graphs it has finished (survives its death)
+  std::atomic<int> crumb_written{0};     ///< 1 once `rule` holds a breadcrumb
+  char rule[120] = {};                   ///< the rule it was running ("" : none)
 };
 
 /// A mapping of `n` ChildSlots shared with every process forked after it; unmapped on
@@ -68,10 +68,10 @@ ForkedChild fork_child(const std::function<int(int write_fd)>& body);
 struct ChildOutcome {
   enum class Status { Returned, Crashed, TimedOut, ForkFailed };
   Status status = Status::ForkFailed;
-  int signal = 0;       ///< Crashed: the fatal signal (0 when it exited non-zero instead)
-  int exit_code = 0;    ///< Crashed without a signal: its exit status (a sanitizer's report)
-  std::string output;   ///< Returned: what the function returned
-  std::string rule;     ///< Crashed or TimedOut: the breadcrumb ("" : outside every rule)
+  int signal = 0;      ///< Crashed: the fatal signal (0 when it exited non-zero instead)
+  int exit_code = 0;   ///< Crashed without a signal: its exit status (a sanitizer's report)
+  std::string output;  ///< Returned: what the function returned
+  std::string rule;    ///< Crashed or TimedOut: the breadcrumb ("" : outside every rule)
   std::string describe() const;  ///< "returned", "crashed (SIGSEGV) in gather_ne", ...
 };
 

@@ -39,8 +39,8 @@ UOp Builder::reduce(DType dt, const Scope& s, int depth) {
   if (end_budget(in) >= 1 && e_.chance(p_.p_nested_reduce)) {
     v = reduce(dt, in, depth + 1);
     if (e_.chance(p_.p_nested_reduce_combined)) {
-      const Op op = e_.chance(0.5) ? Op::Add : Op::Sub;
-      v = alu(op, {v, value(dt, in, depth + 1)});
+      const Op combine = e_.chance(0.5) ? Op::Add : Op::Sub;
+      v = alu(combine, {v, value(dt, in, depth + 1)});
     }
   } else {
     v = value(dt, in, depth + 1);

@@ -90,7 +90,8 @@ Interval Analysis::compute(UOp u) {
     case Op::Neg: return fit(-__int128{b(0).hi}, -__int128{b(0).lo});
     case Op::Mul: {
       Interval x = b(0), y = b(1);
-      __int128 c[4] = {__int128{x.lo} * y.lo, __int128{x.lo} * y.hi, __int128{x.hi} * y.lo, __int128{x.hi} * y.hi};
+      __int128 c[4] = {__int128{x.lo} * y.lo, __int128{x.lo} * y.hi, __int128{x.hi} * y.lo,
+                       __int128{x.hi} * y.hi};
       return fit(*std::min_element(c, c + 4), *std::max_element(c, c + 4));
     }
     case Op::FloorDiv:
@@ -105,14 +106,16 @@ Interval Analysis::compute(UOp u) {
         return fit(-m, std::max<int64_t>(x.hi, 0));
       }
       // Positive divisor: monotone in x, and for fixed sign of x monotone in y.
-      int64_t c[4] = {floordiv(x.lo, y.lo), floordiv(x.lo, y.hi), floordiv(x.hi, y.lo), floordiv(x.hi, y.hi)};
+      int64_t c[4] = {floordiv(x.lo, y.lo), floordiv(x.lo, y.hi), floordiv(x.hi, y.lo),
+                      floordiv(x.hi, y.hi)};
       return {*std::min_element(c, c + 4), *std::max_element(c, c + 4)};
     }
     case Op::FloorMod:
     case Op::Cmod: {
       Interval x = b(0), y = b(1);
       if (y.lo <= 0) return full;
-      if (y.is_const() && floordiv(x.lo, y.lo) == floordiv(x.hi, y.lo) && (x.lo >= 0 || u.op() == Op::FloorMod)) {
+      if (y.is_const() && floordiv(x.lo, y.lo) == floordiv(x.hi, y.lo) &&
+          (x.lo >= 0 || u.op() == Op::FloorMod)) {
         int64_t q = floordiv(x.lo, y.lo) * y.lo;  // one period: the modulus is a shift
         return {x.lo - q, x.hi - q};
       }
@@ -149,7 +152,10 @@ Interval Analysis::compute(UOp u) {
       DType from = u.src(0).dtype();
       if (from.is_float()) return full;
       Interval x = b(0);
-      if (dt.is_bool()) return x.lo > 0 || x.hi < 0 ? Interval{1, 1} : x.is_const() ? Interval{0, 0} : Interval{0, 1};
+      if (dt.is_bool())
+        return x.lo > 0 || x.hi < 0 ? Interval{1, 1}
+               : x.is_const()       ? Interval{0, 0}
+                                    : Interval{0, 1};
       return fit(x.lo, x.hi);
     }
     case Op::And:
@@ -163,7 +169,8 @@ Interval Analysis::compute(UOp u) {
       Interval v = b(0);
       __int128 nlo = 1, nhi = 1;
       for (size_t i = 1; i < u.num_src(); ++i) {
-        if (u.src(i).op() != Op::Range) continue;  // a range of one folded to a constant: one iteration
+        if (u.src(i).op() != Op::Range)
+          continue;  // a range of one folded to a constant: one iteration
         Interval e = cache_.at(u.src(i).src(0));
         nlo *= std::max<int64_t>(0, e.lo);
         nhi *= std::max<int64_t>(0, e.hi);
@@ -241,7 +248,8 @@ bool Analysis::divides(UOp u, int64_t v) {
   if (v <= 0) return false;
   // Wrapping breaks divisibility (3 * 50 in int8 is -106), so only the leaves of a sized
   // integer type are proven; index arithmetic never wraps in a UB-free kernel.
-  if (!u.dtype().is_index() && u.op() != Op::Const && u.op() != Op::Var && u.op() != Op::Load) return false;
+  if (!u.dtype().is_index() && u.op() != Op::Const && u.op() != Op::Var && u.op() != Op::Load)
+    return false;
   switch (u.op()) {
     case Op::Const: return !u.dtype().is_float() && u.const_value().i % v == 0;
     case Op::Add: return divides(u.src(0), v) && divides(u.src(1), v);
@@ -252,7 +260,8 @@ bool Analysis::divides(UOp u, int64_t v) {
     }
     case Op::Load: {
       UOp buf = u.src(0).src(0);
-      if (buf.op() != Op::Param || u.num_src() == 2 || u.src(0).src(1).op() == Op::Where) return false;
+      if (buf.op() != Op::Param || u.num_src() == 2 || u.src(0).src(1).op() == Op::Where)
+        return false;
       const auto& m = buf.arg<ParamArg>().multiple_of;
       return m && *m % v == 0;
     }

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+
 #include "ir/node_map.h"
 #include "ir/uop.h"
 

@@ -14,14 +14,16 @@ constexpr std::string_view kNames[] = {
 
 }  // namespace
 
-std::string_view DType::name() const { return kNames[static_cast<int>(scalar_)]; }
+std::string_view DType::name() const {
+  return kNames[static_cast<int>(scalar_)];
+}
 
 int64_t DType::int_min() const {
   switch (kind()) {
     case DTypeKind::Bool:
     case DTypeKind::Unsigned: return 0;
-    case DTypeKind::Signed: return bits() == 64 ? std::numeric_limits<int64_t>::min()
-                                                : -(int64_t{1} << (bits() - 1));
+    case DTypeKind::Signed:
+      return bits() == 64 ? std::numeric_limits<int64_t>::min() : -(int64_t{1} << (bits() - 1));
     case DTypeKind::Index: return std::numeric_limits<int64_t>::min();
     case DTypeKind::Void:
     case DTypeKind::Float: return 0;  // no integer range
@@ -32,10 +34,10 @@ int64_t DType::int_min() const {
 int64_t DType::int_max() const {
   switch (kind()) {
     case DTypeKind::Bool: return 1;
-    case DTypeKind::Unsigned: return bits() == 64 ? std::numeric_limits<int64_t>::max()
-                                                  : (int64_t{1} << bits()) - 1;
-    case DTypeKind::Signed: return bits() == 64 ? std::numeric_limits<int64_t>::max()
-                                                : (int64_t{1} << (bits() - 1)) - 1;
+    case DTypeKind::Unsigned:
+      return bits() == 64 ? std::numeric_limits<int64_t>::max() : (int64_t{1} << bits()) - 1;
+    case DTypeKind::Signed:
+      return bits() == 64 ? std::numeric_limits<int64_t>::max() : (int64_t{1} << (bits() - 1)) - 1;
     case DTypeKind::Index: return std::numeric_limits<int64_t>::max();
     case DTypeKind::Void:
     case DTypeKind::Float: return 0;  // no integer range

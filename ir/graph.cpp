@@ -83,13 +83,15 @@ NodeMap<RangeSet> open_ranges(const std::vector<UOp>& topo) {
       const RangeSet& child = open[s];
       if (child.empty()) continue;  // most nodes: nothing to merge, nothing to allocate
       RangeSet merged;
-      std::set_union(set.begin(), set.end(), child.begin(), child.end(), std::back_inserter(merged), by_id);
+      std::set_union(set.begin(), set.end(), child.begin(), child.end(), std::back_inserter(merged),
+                     by_id);
       set.swap(merged);
     }
     if (u.op() == Op::Range) {
       RangeSet self{u};
       RangeSet merged;
-      std::set_union(set.begin(), set.end(), self.begin(), self.end(), std::back_inserter(merged), by_id);
+      std::set_union(set.begin(), set.end(), self.begin(), self.end(), std::back_inserter(merged),
+                     by_id);
       set.swap(merged);
     } else if (u.op() == Op::Reduce || u.op() == Op::End) {
       for (size_t i = 1; i < u.num_src(); ++i) {

@@ -15,7 +15,9 @@ inline uint64_t mix64(uint64_t x) {
 }
 
 /// The next number of the splitmix64 sequence whose state is `state`.
-inline uint64_t splitmix64(uint64_t& state) { return mix64(state += 0x9e3779b97f4a7c15ull); }
+inline uint64_t splitmix64(uint64_t& state) {
+  return mix64(state += 0x9e3779b97f4a7c15ull);
+}
 
 /// 64-bit FNV-1a of some bytes.
 inline uint64_t fnv1a(std::string_view bytes) {

@@ -99,7 +99,8 @@ class NodeMap {
   // Rebuilds the index with `capacity` slots (a power of two); entries stay where they are.
   void rehash(size_t capacity) {
     slots_.assign(capacity, Slot{});
-    for (size_t e = 0; e < entries_.size(); ++e) slots_[slot(entries_[e].first)] = {entries_[e].first, static_cast<uint32_t>(e)};
+    for (size_t e = 0; e < entries_.size(); ++e)
+      slots_[slot(entries_[e].first)] = {entries_[e].first, static_cast<uint32_t>(e)};
   }
 
   std::vector<Slot> slots_;                 // the index: a power-of-two number of slots

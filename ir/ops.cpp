@@ -25,10 +25,18 @@ constexpr std::string_view kAxisNames[] = {
 
 }  // namespace
 
-std::string_view op_name(Op op) { return kOps[static_cast<int>(op)].name; }
-int op_min_src(Op op) { return kOps[static_cast<int>(op)].min_src; }
-int op_max_src(Op op) { return kOps[static_cast<int>(op)].max_src; }
-uint32_t op_groups(Op op) { return kOps[static_cast<int>(op)].groups; }
+std::string_view op_name(Op op) {
+  return kOps[static_cast<int>(op)].name;
+}
+int op_min_src(Op op) {
+  return kOps[static_cast<int>(op)].min_src;
+}
+int op_max_src(Op op) {
+  return kOps[static_cast<int>(op)].max_src;
+}
+uint32_t op_groups(Op op) {
+  return kOps[static_cast<int>(op)].groups;
+}
 
 std::optional<Op> parse_op(std::string_view name) {
   for (size_t i = 0; i < std::size(kOps); ++i)
@@ -36,7 +44,9 @@ std::optional<Op> parse_op(std::string_view name) {
   return std::nullopt;
 }
 
-std::string_view axis_type_name(AxisType t) { return kAxisNames[static_cast<int>(t)]; }
+std::string_view axis_type_name(AxisType t) {
+  return kAxisNames[static_cast<int>(t)];
+}
 
 std::optional<AxisType> parse_axis_type(std::string_view name) {
   for (size_t i = 0; i < std::size(kAxisNames); ++i)

@@ -38,7 +38,9 @@ std::optional<Op> parse_op(std::string_view name);
 int op_min_src(Op op);
 int op_max_src(Op op);  ///< -1: unbounded
 uint32_t op_groups(Op op);
-inline bool op_in(Op op, uint32_t group) { return (op_groups(op) & group) != 0; }
+inline bool op_in(Op op, uint32_t group) {
+  return (op_groups(op) & group) != 0;
+}
 
 /// RANGE axis types (axis_types.def).
 enum class AxisType : uint8_t {

@@ -1,12 +1,12 @@
 #include "ir/parser.h"
 
+#include <fmt/format.h>
+
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
 #include <map>
-
-#include <fmt/format.h>
 
 namespace uopfuzz::ir {
 namespace {
@@ -17,8 +17,8 @@ struct Token {
 };
 
 bool is_name_char(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.' ||
-         c == '-';
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+         c == '.' || c == '-';
 }
 
 bool valid_identifier(std::string_view s) {
@@ -46,7 +46,8 @@ bool parse_int(std::string_view s, Int& out, bool* out_of_range = nullptr) {
     if (!s.empty() && s[0] == '-') return false;  // "+-5" is not a number
   }
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
-  if (ec == std::errc::result_out_of_range && p == s.data() + s.size() && out_of_range) *out_of_range = true;
+  if (ec == std::errc::result_out_of_range && p == s.data() + s.size() && out_of_range)
+    *out_of_range = true;
   return ec == std::errc() && p == s.data() + s.size();
 }
 
@@ -54,8 +55,14 @@ bool parse_int(std::string_view s, Int& out, bool* out_of_range = nullptr) {
 std::optional<std::string> parse_literal(DType dt, std::string_view s, Value& out) {
   switch (dt.kind()) {
     case DTypeKind::Bool:
-      if (s == "true" || s == "1") { out = Value::of_int(1); return std::nullopt; }
-      if (s == "false" || s == "0") { out = Value::of_int(0); return std::nullopt; }
+      if (s == "true" || s == "1") {
+        out = Value::of_int(1);
+        return std::nullopt;
+      }
+      if (s == "false" || s == "0") {
+        out = Value::of_int(0);
+        return std::nullopt;
+      }
       return "expected true or false";
     case DTypeKind::Unsigned: {
       uint64_t v;
@@ -75,7 +82,8 @@ std::optional<std::string> parse_literal(DType dt, std::string_view s, Value& ou
       if (!parse_int(s, v, &too_big))
         return too_big ? fmt::format("{} does not fit in {}", quoted(s), dt.name())
                        : fmt::format("expected an integer literal, got {}", quoted(s));
-      if (v < dt.int_min() || v > dt.int_max()) return fmt::format("{} does not fit in {}", quoted(s), dt.name());
+      if (v < dt.int_min() || v > dt.int_max())
+        return fmt::format("{} does not fit in {}", quoted(s), dt.name());
       out = Value::of_int(v);
       return std::nullopt;
     }
@@ -85,7 +93,8 @@ std::optional<std::string> parse_literal(DType dt, std::string_view s, Value& ou
       if (!t.empty() && (t[0] == '-' || t[0] == '+')) t.remove_prefix(1);
       double v;
       // from_chars accepts its own '-', so a second sign would slip through ("--5" as 5).
-      if (!t.empty() && (t[0] == '-' || t[0] == '+')) return fmt::format("expected a float literal, got {}", quoted(s));
+      if (!t.empty() && (t[0] == '-' || t[0] == '+'))
+        return fmt::format("expected a float literal, got {}", quoted(s));
       // A well-formed literal outside the dtype's range rounds as any value does: to
       // +-inf on overflow, to 0 or a denormal on underflow (from_chars leaves it unset).
       auto out_of_range = [&] { return std::strtod(std::string(t).c_str(), nullptr); };
@@ -101,7 +110,8 @@ std::optional<std::string> parse_literal(DType dt, std::string_view s, Value& ou
           return fmt::format("expected a float literal, got {}", quoted(s));
         if (ec == std::errc::result_out_of_range) v = out_of_range();
       } else {
-        // float32 read at float precision: correctly rounded, and the printer's shortest form reads back exactly.
+        // float32 read at float precision: correctly rounded, and the printer's shortest form reads
+        // back exactly.
         float f;
         auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), f);
         if (p != t.data() + t.size() || (ec != std::errc() && ec != std::errc::result_out_of_range))
@@ -126,7 +136,8 @@ class Parser {
     int line_no = 0;
     while (pos <= text_.size()) {
       size_t nl = text_.find('\n', pos);
-      std::string_view line = text_.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
+      std::string_view line =
+          text_.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
       ++line_no;
       if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
       if (auto err = parse_line(line_no, line)) return *err;
@@ -140,7 +151,9 @@ class Parser {
  private:
   using Failure = std::optional<Error>;
 
-  Error fail(int line, int col, std::string msg) { return Error{std::move(msg), SourceLoc{line, col}}; }
+  Error fail(int line, int col, std::string msg) {
+    return Error{std::move(msg), SourceLoc{line, col}};
+  }
 
   std::vector<Token> tokenize(std::string_view line) {
     std::vector<Token> toks;
@@ -148,7 +161,10 @@ class Parser {
     while (i < line.size()) {
       char c = line[i];
       if (c == '#') break;
-      if (c == ' ' || c == '\t') { ++i; continue; }
+      if (c == ' ' || c == '\t') {
+        ++i;
+        continue;
+      }
       size_t start = i;
       // Brackets and commas are their own tokens (for @output lists).
       if (c == '[' || c == ']' || c == ',') {
@@ -156,8 +172,8 @@ class Parser {
         ++i;
         continue;
       }
-      while (i < line.size() && line[i] != ' ' && line[i] != '\t' && line[i] != '#' && line[i] != '[' &&
-             line[i] != ']' && line[i] != ',')
+      while (i < line.size() && line[i] != ' ' && line[i] != '\t' && line[i] != '#' &&
+             line[i] != '[' && line[i] != ']' && line[i] != ',')
         ++i;
       toks.push_back({line.substr(start, i - start), static_cast<int>(start) + 1});
     }
@@ -168,7 +184,8 @@ class Parser {
     std::vector<Token> toks = tokenize(line);
     if (toks.empty()) return std::nullopt;
     if (toks[0].text[0] == '@') {
-      if (!nodes_.empty()) return fail(ln, toks[0].col, "header lines (@...) must come before the first node");
+      if (!nodes_.empty())
+        return fail(ln, toks[0].col, "header lines (@...) must come before the first node");
       return parse_header(ln, line, toks);
     }
     return parse_node(ln, toks);
@@ -176,12 +193,17 @@ class Parser {
 
   Failure parse_header(int ln, std::string_view line, const std::vector<Token>& toks) {
     std::string_view key = toks[0].text.substr(1);
-    if (!valid_identifier(key)) return fail(ln, toks[0].col, fmt::format("expected a header key after '@', got {}", quoted(key)));
-    if (toks.size() < 2) return fail(ln, toks[0].col + static_cast<int>(toks[0].text.size()), fmt::format("expected a value after @{}", key));
+    if (!valid_identifier(key))
+      return fail(ln, toks[0].col,
+                  fmt::format("expected a header key after '@', got {}", quoted(key)));
+    if (toks.size() < 2)
+      return fail(ln, toks[0].col + static_cast<int>(toks[0].text.size()),
+                  fmt::format("expected a value after @{}", key));
     // The value is the rest of the line after the key, without the comment.
     size_t vstart = static_cast<size_t>(toks[1].col - 1);
     size_t vend = line.find('#', vstart);
-    std::string_view value = line.substr(vstart, vend == std::string_view::npos ? std::string_view::npos : vend - vstart);
+    std::string_view value = line.substr(
+        vstart, vend == std::string_view::npos ? std::string_view::npos : vend - vstart);
     while (!value.empty() && (value.back() == ' ' || value.back() == '\t')) value.remove_suffix(1);
     KernelHeader& h = header_;
     const int vcol = toks[1].col;
@@ -196,36 +218,50 @@ class Parser {
     } else if (key == "seed") {
       if (auto e = once(seen_seed_)) return e;
       uint64_t s;
-      if (toks.size() != 2 || !parse_int(toks[1].text, s)) return fail(ln, vcol, fmt::format("expected an unsigned integer seed, got {}", quoted(value)));
+      if (toks.size() != 2 || !parse_int(toks[1].text, s))
+        return fail(ln, vcol,
+                    fmt::format("expected an unsigned integer seed, got {}", quoted(value)));
       h.seed = s;
     } else if (key == "expect") {
       if (auto e = once(h.expect_given)) return e;
-      if (value == "ok") h.expect = Expect::Ok;
-      else if (value == "ub") h.expect = Expect::Ub;
-      else return fail(ln, vcol, fmt::format("expected 'ok' or 'ub' after @expect, got {}", quoted(value)));
+      if (value == "ok")
+        h.expect = Expect::Ok;
+      else if (value == "ub")
+        h.expect = Expect::Ub;
+      else
+        return fail(ln, vcol,
+                    fmt::format("expected 'ok' or 'ub' after @expect, got {}", quoted(value)));
     } else if (key == "var") {
       std::string_view t = toks[1].text;
       size_t eq = t.find('=');
       int64_t v;
-      if (toks.size() != 2 || eq == std::string_view::npos || !parse_int(t.substr(eq + 1), v) || !valid_identifier(t.substr(0, eq)))
-        return fail(ln, vcol, fmt::format("expected NAME=INTEGER after @var, got {}", quoted(value)));
+      if (toks.size() != 2 || eq == std::string_view::npos || !parse_int(t.substr(eq + 1), v) ||
+          !valid_identifier(t.substr(0, eq)))
+        return fail(ln, vcol,
+                    fmt::format("expected NAME=INTEGER after @var, got {}", quoted(value)));
       for (const auto& [n, _] : h.vars)
         if (n == t.substr(0, eq)) return fail(ln, vcol, fmt::format("duplicate @var {}", n));
       h.vars.emplace_back(std::string(t.substr(0, eq)), v);
     } else if (key == "output") {
       int slot;
-      if (!parse_int(toks[1].text, slot) || slot < 0) return fail(ln, vcol, fmt::format("expected an output slot number, got {}", quoted(toks[1].text)));
+      if (!parse_int(toks[1].text, slot) || slot < 0)
+        return fail(ln, vcol,
+                    fmt::format("expected an output slot number, got {}", quoted(toks[1].text)));
       if (toks.size() < 4 || toks[2].text != "[" || toks.back().text != "]")
-        return fail(ln, toks.size() > 2 ? toks[2].col : vcol, "expected a list of values in brackets: @output SLOT [v, v, ...]");
+        return fail(ln, toks.size() > 2 ? toks[2].col : vcol,
+                    "expected a list of values in brackets: @output SLOT [v, v, ...]");
       PendingOutput out{slot, {}, ln, vcol};
       for (size_t i = 3; i + 1 < toks.size(); ++i) {
         bool expect_value = (i - 3) % 2 == 0;
-        if (expect_value == (toks[i].text == ",")) return fail(ln, toks[i].col, expect_value ? "expected a value" : "expected ',' or ']'");
+        if (expect_value == (toks[i].text == ","))
+          return fail(ln, toks[i].col, expect_value ? "expected a value" : "expected ',' or ']'");
         if (expect_value) out.values.push_back(toks[i]);
       }
-      if (toks.size() > 4 && toks[toks.size() - 2].text == ",") return fail(ln, toks.back().col, "expected a value before ']'");
+      if (toks.size() > 4 && toks[toks.size() - 2].text == ",")
+        return fail(ln, toks.back().col, "expected a value before ']'");
       for (const auto& o : outputs_)
-        if (o.slot == slot) return fail(ln, vcol, fmt::format("duplicate @output for slot {}", slot));
+        if (o.slot == slot)
+          return fail(ln, vcol, fmt::format("duplicate @output for slot {}", slot));
       outputs_.push_back(std::move(out));
     } else {
       h.extra.emplace_back(std::string(key), std::string(value));
@@ -236,8 +272,12 @@ class Parser {
   Failure parse_node(int ln, const std::vector<Token>& toks) {
     const Token& name = toks[0];
     if (name.text[0] != '%' || !valid_identifier(name.text.substr(1)))
-      return fail(ln, name.col, fmt::format("expected a node name like %3 or a header line, got {}", quoted(name.text)));
-    if (toks.size() < 2 || toks[1].text != "=") return fail(ln, toks.size() < 2 ? name.col + int(name.text.size()) : toks[1].col, "expected '=' after the node name");
+      return fail(
+          ln, name.col,
+          fmt::format("expected a node name like %3 or a header line, got {}", quoted(name.text)));
+    if (toks.size() < 2 || toks[1].text != "=")
+      return fail(ln, toks.size() < 2 ? name.col + int(name.text.size()) : toks[1].col,
+                  "expected '=' after the node name");
     if (toks.size() < 3) return fail(ln, toks[1].col + 1, "expected an op name after '='");
     const Token& op_tok = toks[2];
     auto op = parse_op(op_tok.text);
@@ -248,36 +288,47 @@ class Parser {
       if (toks[i].text == ":") colon = i;
     if (colon == toks.size()) {
       const Token& last = toks.back();
-      return fail(ln, last.col + static_cast<int>(last.text.size()), "expected ': dtype' at the end of the node");
+      return fail(ln, last.col + static_cast<int>(last.text.size()),
+                  "expected ': dtype' at the end of the node");
     }
-    if (colon + 2 != toks.size()) return fail(ln, colon + 1 < toks.size() ? toks[colon + 1].col : toks[colon].col + 1,
-                                              colon + 1 < toks.size() ? "expected exactly one dtype after ':'" : "expected a dtype after ':'");
+    if (colon + 2 != toks.size())
+      return fail(ln, colon + 1 < toks.size() ? toks[colon + 1].col : toks[colon].col + 1,
+                  colon + 1 < toks.size() ? "expected exactly one dtype after ':'"
+                                          : "expected a dtype after ':'");
     auto dt = DType::parse(toks[colon + 1].text);
-    if (!dt) return fail(ln, toks[colon + 1].col, fmt::format("unknown dtype {}", quoted(toks[colon + 1].text)));
+    if (!dt)
+      return fail(ln, toks[colon + 1].col,
+                  fmt::format("unknown dtype {}", quoted(toks[colon + 1].text)));
 
     std::vector<UOp> src;
     size_t i = 3;
     for (; i < colon && toks[i].text[0] == '%'; ++i) {
       auto it = names_.find(std::string(toks[i].text.substr(1)));
-      if (it == names_.end()) return fail(ln, toks[i].col, fmt::format("use of undefined node {}", quoted(toks[i].text)));
+      if (it == names_.end())
+        return fail(ln, toks[i].col, fmt::format("use of undefined node {}", quoted(toks[i].text)));
       src.push_back(it->second);
     }
     const int nsrc = static_cast<int>(src.size());
     if (nsrc < op_min_src(*op) || (op_max_src(*op) >= 0 && nsrc > op_max_src(*op))) {
       std::string want = op_max_src(*op) < 0 ? fmt::format("at least {}", op_min_src(*op))
-                         : op_min_src(*op) == op_max_src(*op) ? fmt::format("{}", op_min_src(*op))
-                                                              : fmt::format("{} to {}", op_min_src(*op), op_max_src(*op));
-      return fail(ln, op_tok.col, fmt::format("{} takes {} operand(s), got {}", op_tok.text, want, nsrc));
+                         : op_min_src(*op) == op_max_src(*op)
+                             ? fmt::format("{}", op_min_src(*op))
+                             : fmt::format("{} to {}", op_min_src(*op), op_max_src(*op));
+      return fail(ln, op_tok.col,
+                  fmt::format("{} takes {} operand(s), got {}", op_tok.text, want, nsrc));
     }
-    std::vector<Token> rest(toks.begin() + static_cast<long>(i), toks.begin() + static_cast<long>(colon));
+    std::vector<Token> rest(toks.begin() + static_cast<long>(i),
+                            toks.begin() + static_cast<long>(colon));
     for (const Token& t : rest)
-      if (t.text[0] == '%') return fail(ln, t.col, "operands (%...) must come before the op's arguments");
+      if (t.text[0] == '%')
+        return fail(ln, t.col, "operands (%...) must come before the op's arguments");
     Arg arg;
     if (auto e = parse_arg(ln, *op, *dt, rest, op_tok, arg)) return e;
 
     std::string key(name.text.substr(1));
     if (auto it = lines_.find(key); it != lines_.end())
-      return fail(ln, name.col, fmt::format("redefinition of %{} (first defined on line {})", key, it->second));
+      return fail(ln, name.col,
+                  fmt::format("redefinition of %{} (first defined on line {})", key, it->second));
     UOp u = ctx_.make(*op, *dt, std::move(src), std::move(arg));
     names_.emplace(key, u);
     lines_.emplace(key, ln);
@@ -287,38 +338,53 @@ class Parser {
     return std::nullopt;
   }
 
-  Failure parse_arg(int ln, Op op, DType dt, const std::vector<Token>& rest, const Token& op_tok, Arg& arg) {
+  Failure parse_arg(int ln, Op op, DType dt, const std::vector<Token>& rest, const Token& op_tok,
+                    Arg& arg) {
     // key=value arguments and bare words, each at most once.
     std::map<std::string_view, Token> kv;
     std::vector<Token> bare;
     for (const Token& t : rest) {
       size_t eq = t.text.find('=');
-      if (eq == std::string_view::npos || eq == 0) { bare.push_back(t); continue; }
-      if (!kv.emplace(t.text.substr(0, eq), Token{t.text.substr(eq + 1), t.col + static_cast<int>(eq) + 1}).second)
+      if (eq == std::string_view::npos || eq == 0) {
+        bare.push_back(t);
+        continue;
+      }
+      if (!kv.emplace(t.text.substr(0, eq),
+                      Token{t.text.substr(eq + 1), t.col + static_cast<int>(eq) + 1})
+               .second)
         return fail(ln, t.col, fmt::format("duplicate argument {}", quoted(t.text.substr(0, eq))));
     }
-    auto take_int = [&](std::string_view key, bool required, std::optional<int64_t>& out) -> Failure {
+    auto take_int = [&](std::string_view key, bool required,
+                        std::optional<int64_t>& out) -> Failure {
       auto it = kv.find(key);
       if (it == kv.end()) {
-        if (required) return fail(ln, op_tok.col, fmt::format("{} needs {}=<integer>", op_name(op), key));
+        if (required)
+          return fail(ln, op_tok.col, fmt::format("{} needs {}=<integer>", op_name(op), key));
         return std::nullopt;
       }
       int64_t v;
-      if (!parse_int(it->second.text, v)) return fail(ln, it->second.col, fmt::format("expected an integer for {}, got {}", key, quoted(it->second.text)));
+      if (!parse_int(it->second.text, v))
+        return fail(
+            ln, it->second.col,
+            fmt::format("expected an integer for {}, got {}", key, quoted(it->second.text)));
       out = v;
       kv.erase(it);
       return std::nullopt;
     };
     auto leftovers = [&]() -> Failure {
-      if (!kv.empty()) return fail(ln, kv.begin()->second.col - static_cast<int>(kv.begin()->first.size()) - 1,
-                                   fmt::format("{} takes no argument {}", op_name(op), quoted(kv.begin()->first)));
-      if (!bare.empty()) return fail(ln, bare[0].col, fmt::format("unexpected {} in {}", quoted(bare[0].text), op_name(op)));
+      if (!kv.empty())
+        return fail(ln, kv.begin()->second.col - static_cast<int>(kv.begin()->first.size()) - 1,
+                    fmt::format("{} takes no argument {}", op_name(op), quoted(kv.begin()->first)));
+      if (!bare.empty())
+        return fail(ln, bare[0].col,
+                    fmt::format("unexpected {} in {}", quoted(bare[0].text), op_name(op)));
       return std::nullopt;
     };
 
     switch (op) {
       case Op::Const: {
-        if (bare.size() != 1 || !kv.empty()) return fail(ln, op_tok.col, "CONST takes exactly one literal value");
+        if (bare.size() != 1 || !kv.empty())
+          return fail(ln, op_tok.col, "CONST takes exactly one literal value");
         Value v;
         if (auto e = parse_literal(dt, bare[0].text, v)) return fail(ln, bare[0].col, *e);
         arg = ConstArg{v};
@@ -332,11 +398,13 @@ class Parser {
         if (auto e = take_int("vmin", false, p.vmin)) return e;
         if (auto e = take_int("vmax", false, p.vmax)) return e;
         if (auto e = take_int("multiple_of", false, p.multiple_of)) return e;
-        if (*slot < 0 || *slot > 4096) return fail(ln, op_tok.col, fmt::format("PARAM slot {} is outside 0..4096", *slot));
+        if (*slot < 0 || *slot > 4096)
+          return fail(ln, op_tok.col, fmt::format("PARAM slot {} is outside 0..4096", *slot));
         p.slot = static_cast<int>(*slot);
         p.size = *size;
         if (bare.size() != 1 || (bare[0].text != "in" && bare[0].text != "out"))
-          return fail(ln, bare.empty() ? op_tok.col : bare[0].col, "PARAM needs exactly one of 'in' or 'out'");
+          return fail(ln, bare.empty() ? op_tok.col : bare[0].col,
+                      "PARAM needs exactly one of 'in' or 'out'");
         p.output = bare[0].text == "out";
         bare.clear();
         if (auto e = leftovers()) return e;
@@ -347,7 +415,8 @@ class Parser {
         VarArg v;
         auto it = kv.find("name");
         if (it == kv.end()) return fail(ln, op_tok.col, "VAR needs name=<identifier>");
-        if (!valid_identifier(it->second.text)) return fail(ln, it->second.col, fmt::format("bad VAR name {}", quoted(it->second.text)));
+        if (!valid_identifier(it->second.text))
+          return fail(ln, it->second.col, fmt::format("bad VAR name {}", quoted(it->second.text)));
         v.name = std::string(it->second.text);
         kv.erase(it);
         std::optional<int64_t> lo, hi;
@@ -369,15 +438,20 @@ class Parser {
           size_t dot = ax.find('.');
           int32_t id;
           if (!parse_int(ax.substr(0, dot), id) || id < 0 || r.axis.size() >= 16)
-            return fail(ln, it->second.col, fmt::format("expected axis ids like 0 or 3.1, got {}", quoted(it->second.text)));
+            return fail(
+                ln, it->second.col,
+                fmt::format("expected axis ids like 0 or 3.1, got {}", quoted(it->second.text)));
           r.axis.push_back(id);
           if (dot == std::string_view::npos) break;
           ax.remove_prefix(dot + 1);
         }
         kv.erase(it);
-        if (bare.size() != 1) return fail(ln, bare.empty() ? op_tok.col : bare[1].col, "RANGE needs exactly one axis type (LOOP, REDUCE, GLOBAL, ...)");
+        if (bare.size() != 1)
+          return fail(ln, bare.empty() ? op_tok.col : bare[1].col,
+                      "RANGE needs exactly one axis type (LOOP, REDUCE, GLOBAL, ...)");
         auto t = parse_axis_type(bare[0].text);
-        if (!t) return fail(ln, bare[0].col, fmt::format("unknown axis type {}", quoted(bare[0].text)));
+        if (!t)
+          return fail(ln, bare[0].col, fmt::format("unknown axis type {}", quoted(bare[0].text)));
         r.type = *t;
         bare.clear();
         if (auto e = leftovers()) return e;
@@ -389,7 +463,9 @@ class Parser {
         if (it == kv.end()) return fail(ln, op_tok.col, "REDUCE needs op=ADD|MUL|MAX|MIN");
         auto rop = parse_op(it->second.text);
         if (!rop || (*rop != Op::Add && *rop != Op::Mul && *rop != Op::Max && *rop != Op::Min))
-          return fail(ln, it->second.col, fmt::format("REDUCE op must be ADD, MUL, MAX or MIN, got {}", quoted(it->second.text)));
+          return fail(ln, it->second.col,
+                      fmt::format("REDUCE op must be ADD, MUL, MAX or MIN, got {}",
+                                  quoted(it->second.text)));
         kv.erase(it);
         if (auto e = leftovers()) return e;
         arg = ReduceArg{*rop};
@@ -427,17 +503,19 @@ class Parser {
       case Op::Xor:
       case Op::Shl:
       case Op::Shr:
-      case Op::Where:
-        return leftovers();
+      case Op::Where: return leftovers();
     }
     return leftovers();
   }
 
   Result<ParsedKernel> finish(int last_line) {
-    if (nodes_.empty()) return fail(last_line, 1, "expected at least one node (the file has no SINK)");
+    if (nodes_.empty())
+      return fail(last_line, 1, "expected at least one node (the file has no SINK)");
     UOp root = nodes_.back();
     if (root.op() != Op::Sink)
-      return fail(last_loc_.line, last_loc_.col, fmt::format("the last node must be the SINK (the kernel root), got {}", op_name(root.op())));
+      return fail(last_loc_.line, last_loc_.col,
+                  fmt::format("the last node must be the SINK (the kernel root), got {}",
+                              op_name(root.op())));
     ParsedKernel pk;
     pk.kernel.root = root;
     pk.kernel.header = std::move(header_);
@@ -448,10 +526,13 @@ class Parser {
     for (const PendingOutput& o : outputs_) {
       auto it = params.find(o.slot);
       if (it == params.end() || !it->second.arg<ParamArg>().output)
-        return fail(o.line, o.col, fmt::format("@output names slot {}, which is not an output PARAM", o.slot));
+        return fail(o.line, o.col,
+                    fmt::format("@output names slot {}, which is not an output PARAM", o.slot));
       const ParamArg& p = it->second.arg<ParamArg>();
       if (static_cast<int64_t>(o.values.size()) != p.size)
-        return fail(o.line, o.col, fmt::format("@output {} lists {} values; the PARAM has size {}", o.slot, o.values.size(), p.size));
+        return fail(o.line, o.col,
+                    fmt::format("@output {} lists {} values; the PARAM has size {}", o.slot,
+                                o.values.size(), p.size));
       ExpectedOutput eo{o.slot, {}};
       for (const Token& t : o.values) {
         Value v;
@@ -484,6 +565,8 @@ class Parser {
 
 }  // namespace
 
-Result<ParsedKernel> parse_kernel(Context& ctx, std::string_view text) { return Parser(ctx, text).run(); }
+Result<ParsedKernel> parse_kernel(Context& ctx, std::string_view text) {
+  return Parser(ctx, text).run();
+}
 
 }  // namespace uopfuzz::ir

@@ -24,7 +24,9 @@ Pat Pat::lit(int64_t v) {
   return p.with([v](Node& n) { n.literal = v; });
 }
 
-Pat Pat::op(Op op, std::vector<Pat> src) { return ops({op}, std::move(src)); }
+Pat Pat::op(Op op, std::vector<Pat> src) {
+  return ops({op}, std::move(src));
+}
 
 Pat Pat::op(Op op) {
   auto n = std::make_shared<Node>();
@@ -96,7 +98,8 @@ bool Pat::match_each(UOp u, Bindings& b, Accept accept) const {
   if (n.arg && u.arg() != *n.arg) return false;
   if (n.literal) {
     Value v = u.const_value();
-    if (u.dtype().is_float() ? v.f != static_cast<double>(*n.literal) : v.i != *n.literal) return false;
+    if (u.dtype().is_float() ? v.f != static_cast<double>(*n.literal) : v.i != *n.literal)
+      return false;
     if (u.dtype().kind() == DTypeKind::Unsigned && *n.literal < 0) return false;
   }
   const size_t mark = b.size();
@@ -115,7 +118,8 @@ bool Pat::match_each(UOp u, Bindings& b, Accept accept) const {
     ok = after_src(b);
   } else {
     ok = match_src(u, b, false, 0, after_src);
-    if (!ok && n.src->size() == 2 && u.num_src() == 2 && op_in(u.op(), Commutative)) ok = match_src(u, b, true, 0, after_src);
+    if (!ok && n.src->size() == 2 && u.num_src() == 2 && op_in(u.op(), Commutative))
+      ok = match_src(u, b, true, 0, after_src);
   }
   if (!ok) b.truncate(mark);
   return ok;
@@ -127,17 +131,32 @@ bool Pat::match_src(UOp u, Bindings& b, bool swapped, size_t i, Accept accept) c
   if (i == src.size()) return accept(b);
   size_t j = swapped ? src.size() - 1 - i : i;
   const size_t mark = b.size();
-  bool ok = src[i].match_each(u.src(j), b, [&](Bindings& bb) { return match_src(u, bb, swapped, i + 1, accept); });
+  bool ok = src[i].match_each(
+      u.src(j), b, [&](Bindings& bb) { return match_src(u, bb, swapped, i + 1, accept); });
   if (!ok) b.truncate(mark);
   return ok;
 }
 
-Pat operator+(const Pat& a, const Pat& b) { return Pat::op(Op::Add, {a, b}); }
-Pat operator-(const Pat& a, const Pat& b) { return Pat::op(Op::Sub, {a, b}); }
-Pat operator*(const Pat& a, const Pat& b) { return Pat::op(Op::Mul, {a, b}); }
-Pat operator<(const Pat& a, const Pat& b) { return Pat::op(Op::CmpLt, {a, b}); }
-Pat operator!=(const Pat& a, const Pat& b) { return Pat::op(Op::CmpNe, {a, b}); }
-Pat operator&(const Pat& a, const Pat& b) { return Pat::op(Op::And, {a, b}); }
-Pat operator|(const Pat& a, const Pat& b) { return Pat::op(Op::Or, {a, b}); }
+Pat operator+(const Pat& a, const Pat& b) {
+  return Pat::op(Op::Add, {a, b});
+}
+Pat operator-(const Pat& a, const Pat& b) {
+  return Pat::op(Op::Sub, {a, b});
+}
+Pat operator*(const Pat& a, const Pat& b) {
+  return Pat::op(Op::Mul, {a, b});
+}
+Pat operator<(const Pat& a, const Pat& b) {
+  return Pat::op(Op::CmpLt, {a, b});
+}
+Pat operator!=(const Pat& a, const Pat& b) {
+  return Pat::op(Op::CmpNe, {a, b});
+}
+Pat operator&(const Pat& a, const Pat& b) {
+  return Pat::op(Op::And, {a, b});
+}
+Pat operator|(const Pat& a, const Pat& b) {
+  return Pat::op(Op::Or, {a, b});
+}
 
 }  // namespace uopfuzz::ir

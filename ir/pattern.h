@@ -92,8 +92,9 @@ class Pat {
   class Accept {
    public:
     template <class F>
-      requires(!std::is_same_v<std::remove_cvref_t<F>, Accept> && std::is_invocable_r_v<bool, F&, Bindings&>)
-    Accept(F&& f)  // NOLINT: implicit, like std::function's
+    requires(!std::is_same_v<std::remove_cvref_t<F>, Accept> &&
+             std::is_invocable_r_v<bool, F&, Bindings&>)
+        Accept(F&& f)  // NOLINT: implicit, like std::function's
         : fn_(std::addressof(f)), call_([](const void* fn, Bindings& b) -> bool {
             return (*static_cast<std::remove_reference_t<F>*>(const_cast<void*>(fn)))(b);
           }) {}

@@ -1,9 +1,9 @@
 #include "ir/printer.h"
 
+#include <fmt/format.h>
+
 #include <cctype>
 #include <unordered_map>
-
-#include <fmt/format.h>
 
 #include "ir/graph.h"
 
@@ -103,7 +103,8 @@ std::string print_kernel(const Kernel& k) {
   std::string out;
   if (!h.name.empty()) out += fmt::format("@name {}\n", h.name);
   if (h.seed) out += fmt::format("@seed {}\n", *h.seed);
-  if (h.expect_given || h.expect != Expect::Ok) out += fmt::format("@expect {}\n", h.expect == Expect::Ub ? "ub" : "ok");
+  if (h.expect_given || h.expect != Expect::Ok)
+    out += fmt::format("@expect {}\n", h.expect == Expect::Ub ? "ub" : "ok");
   for (const auto& [name, v] : h.vars) out += fmt::format("@var {}={}\n", name, v);
   // Expected outputs are printed in their PARAM's dtype.
   std::unordered_map<int, DType> slot_dtype;
@@ -112,7 +113,8 @@ std::string print_kernel(const Kernel& k) {
   for (const auto& o : h.outputs) {
     DType dt = slot_dtype.count(o.slot) ? slot_dtype[o.slot] : dtypes::Int64;
     out += fmt::format("@output {} [", o.slot);
-    for (size_t i = 0; i < o.values.size(); ++i) out += (i ? ", " : "") + format_value(dt, o.values[i]);
+    for (size_t i = 0; i < o.values.size(); ++i)
+      out += (i ? ", " : "") + format_value(dt, o.values[i]);
     out += "]\n";
   }
   for (const auto& [key, value] : h.extra) out += fmt::format("@{} {}\n", key, value);
@@ -122,13 +124,15 @@ std::string print_kernel(const Kernel& k) {
 std::optional<std::string> check_header(const Kernel& k) {
   const KernelHeader& h = k.header;
   auto bad_text = [](const std::string& s) {
-    return s.find_first_of("#\n\r") != std::string::npos || (!s.empty() && (s.front() == ' ' || s.front() == '\t' ||
-                                                                     s.back() == ' ' || s.back() == '\t'));
+    return s.find_first_of("#\n\r") != std::string::npos ||
+           (!s.empty() &&
+            (s.front() == ' ' || s.front() == '\t' || s.back() == ' ' || s.back() == '\t'));
   };
   auto identifier = [](const std::string& s) {
     if (s.empty() || s.size() > 256) return false;
     for (char c : s)
-      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '.' && c != '-') return false;
+      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '.' && c != '-')
+        return false;
     return true;
   };
   if (bad_text(h.name)) return "@name must be one line without '#' or surrounding blanks";
@@ -138,20 +142,27 @@ std::optional<std::string> check_header(const Kernel& k) {
     if (!identifier(key)) return fmt::format("header key '{}' is not an identifier", key);
     if (key == "name" || key == "seed" || key == "expect" || key == "var" || key == "output")
       return fmt::format("header key '{}' is reserved", key);
-    if (value.empty() || bad_text(value)) return fmt::format("@{} value must be one non-empty line without '#' or surrounding blanks", key);
+    if (value.empty() || bad_text(value))
+      return fmt::format("@{} value must be one non-empty line without '#' or surrounding blanks",
+                         key);
   }
   std::unordered_map<int, int64_t> out_size;
   for (UOp u : toposort(k.root))
-    if (u.op() == Op::Param && u.arg<ParamArg>().output) out_size[u.arg<ParamArg>().slot] = u.arg<ParamArg>().size;
+    if (u.op() == Op::Param && u.arg<ParamArg>().output)
+      out_size[u.arg<ParamArg>().slot] = u.arg<ParamArg>().size;
   for (const auto& o : h.outputs) {
     auto it = out_size.find(o.slot);
-    if (it == out_size.end()) return fmt::format("@output names slot {}, which is not an output PARAM", o.slot);
+    if (it == out_size.end())
+      return fmt::format("@output names slot {}, which is not an output PARAM", o.slot);
     if (static_cast<int64_t>(o.values.size()) != it->second)
-      return fmt::format("@output {} lists {} values; the PARAM has size {}", o.slot, o.values.size(), it->second);
+      return fmt::format("@output {} lists {} values; the PARAM has size {}", o.slot,
+                         o.values.size(), it->second);
   }
   return std::nullopt;
 }
 
-std::string describe(UOp u) { return node_line(u, nullptr); }
+std::string describe(UOp u) {
+  return node_line(u, nullptr);
+}
 
 }  // namespace uopfuzz::ir

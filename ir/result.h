@@ -1,4 +1,5 @@
-/** \file Result<T>: a value or an error message, for errors that cross library interfaces as values. */
+/** \file Result<T>: a value or an error message, for errors that cross library interfaces as
+ * values. */
 #pragma once
 
 #include <string>
@@ -21,7 +22,7 @@ struct Error {
 template <class T>
 class Result {
  public:
-  Result(T value) : v_(std::move(value)) {}  // NOLINT: implicit by design
+  Result(T value) : v_(std::move(value)) {}      // NOLINT: implicit by design
   Result(Error error) : v_(std::move(error)) {}  // NOLINT
 
   bool ok() const { return v_.index() == 0; }

@@ -7,7 +7,9 @@
 
 namespace uopfuzz::ir {
 
-RuleSet::RuleSet(std::vector<Rule> rules) : rules_(std::move(rules)) { index(); }
+RuleSet::RuleSet(std::vector<Rule> rules) : rules_(std::move(rules)) {
+  index();
+}
 
 RuleSet& RuleSet::add(std::string name, Pat pattern, RewriteFn rewrite) {
   rules_.push_back({std::move(name), std::move(pattern), std::move(rewrite)});
@@ -26,7 +28,8 @@ void RuleSet::index() {
   for (uint32_t i = 0; i < rules_.size(); ++i) {
     const auto& ops = rules_[i].pattern.root_ops();
     for (int op = 0; op < kOpCount; ++op)
-      if (ops.empty() || std::find(ops.begin(), ops.end(), static_cast<Op>(op)) != ops.end()) by_op_[op].push_back(i);
+      if (ops.empty() || std::find(ops.begin(), ops.end(), static_cast<Op>(op)) != ops.end())
+        by_op_[op].push_back(i);
   }
 }
 
@@ -50,7 +53,8 @@ thread_local const char* t_current_rule = nullptr;
 // that threw, for whoever turns the exception into a crash report.
 class RuleBreadcrumb {
  public:
-  explicit RuleBreadcrumb(const std::string& name) : outer_(t_current_rule), exceptions_(std::uncaught_exceptions()) {
+  explicit RuleBreadcrumb(const std::string& name)
+      : outer_(t_current_rule), exceptions_(std::uncaught_exceptions()) {
     t_current_rule = name.c_str();
   }
   ~RuleBreadcrumb() {
@@ -147,9 +151,12 @@ class Rewriter {
 
 }  // namespace
 
-const char* current_rule() { return t_current_rule; }
+const char* current_rule() {
+  return t_current_rule;
+}
 
-RewriteResult graph_rewrite(Context& ctx, UOp root, const RuleSet& rules, const RewriteOptions& options) {
+RewriteResult graph_rewrite(Context& ctx, UOp root, const RuleSet& rules,
+                            const RewriteOptions& options) {
   return Rewriter(ctx, rules, options).run(root);
 }
 

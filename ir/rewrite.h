@@ -29,7 +29,9 @@ struct RewriteCtx {
   UOp node;
   void* state = nullptr;
   template <class T>
-  T& get() const { return *static_cast<T*>(state); }
+  T& get() const {
+    return *static_cast<T*>(state);
+  }
 };
 
 using RewriteFn = std::function<UOp(RewriteCtx&, const Bindings&)>;
@@ -61,7 +63,7 @@ class RuleSet {
 struct RewriteOptions {
   uint64_t max_rewrites = 100'000;
   const std::unordered_set<std::string>* disabled = nullptr;  ///< rule names switched off
-  void* state = nullptr;                                       ///< RewriteCtx::state
+  void* state = nullptr;                                      ///< RewriteCtx::state
 };
 
 struct RewriteResult {
@@ -71,7 +73,8 @@ struct RewriteResult {
   std::map<std::string, uint64_t> hits;  ///< rule name -> times it fired
 };
 
-RewriteResult graph_rewrite(Context& ctx, UOp root, const RuleSet& rules, const RewriteOptions& options = {});
+RewriteResult graph_rewrite(Context& ctx, UOp root, const RuleSet& rules,
+                            const RewriteOptions& options = {});
 
 /// The name of the rule this thread is trying right now (matching or rewriting), or
 /// nullptr outside every rule. A breadcrumb, as LLVM's pretty stack trace names the pass

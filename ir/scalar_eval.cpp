@@ -9,9 +9,13 @@ namespace {
 constexpr int64_t kI64Min = std::numeric_limits<int64_t>::min();
 
 // Sized integer arithmetic wraps: do it on uint64 (defined in C++) and re-canonicalize.
-inline Value wrapped(DType dt, uint64_t raw) { return wrap_int(dt, static_cast<int64_t>(raw)); }
+inline Value wrapped(DType dt, uint64_t raw) {
+  return wrap_int(dt, static_cast<int64_t>(raw));
+}
 
-inline bool is_unsigned(DType dt) { return dt.kind() == DTypeKind::Unsigned; }
+inline bool is_unsigned(DType dt) {
+  return dt.kind() == DTypeKind::Unsigned;
+}
 
 // Floor division helpers on int64 (b != 0, not MIN/-1).
 inline int64_t floordiv(int64_t a, int64_t b) {
@@ -29,15 +33,18 @@ EvalError int_binary(Op op, DType dt, Value a, Value b, Value& r) {
   const bool index = dt.is_index();
   switch (op) {
     case Op::Add:
-      if (index) return __builtin_add_overflow(a.i, b.i, &r.i) ? EvalError::IndexOverflow : EvalError::None;
+      if (index)
+        return __builtin_add_overflow(a.i, b.i, &r.i) ? EvalError::IndexOverflow : EvalError::None;
       r = wrapped(dt, a.u + b.u);
       return EvalError::None;
     case Op::Sub:
-      if (index) return __builtin_sub_overflow(a.i, b.i, &r.i) ? EvalError::IndexOverflow : EvalError::None;
+      if (index)
+        return __builtin_sub_overflow(a.i, b.i, &r.i) ? EvalError::IndexOverflow : EvalError::None;
       r = wrapped(dt, a.u - b.u);
       return EvalError::None;
     case Op::Mul:
-      if (index) return __builtin_mul_overflow(a.i, b.i, &r.i) ? EvalError::IndexOverflow : EvalError::None;
+      if (index)
+        return __builtin_mul_overflow(a.i, b.i, &r.i) ? EvalError::IndexOverflow : EvalError::None;
       r = wrapped(dt, a.u * b.u);
       return EvalError::None;
     case Op::Cdiv:
@@ -51,13 +58,16 @@ EvalError int_binary(Op op, DType dt, Value a, Value b, Value& r) {
         return EvalError::None;
       }
       if (a.i == kI64Min && b.i == -1) {  // only reachable for int64 and index
-        if (!div) { r = Value::of_int(0); return EvalError::None; }
+        if (!div) {
+          r = Value::of_int(0);
+          return EvalError::None;
+        }
         if (index) return EvalError::IndexOverflow;
         r = Value::of_int(kI64Min);  // wraps
         return EvalError::None;
       }
-      int64_t v = op == Op::Cdiv ? a.i / b.i
-                  : op == Op::Cmod ? a.i % b.i
+      int64_t v = op == Op::Cdiv       ? a.i / b.i
+                  : op == Op::Cmod     ? a.i % b.i
                   : op == Op::FloorDiv ? floordiv(a.i, b.i)
                                        : floormod(a.i, b.i);
       r = wrap_int(dt, v);  // -128 / -1 in int8 is 128: wraps to -128
@@ -69,7 +79,9 @@ EvalError int_binary(Op op, DType dt, Value a, Value b, Value& r) {
       r = (op == Op::Max) == a_less ? b : a;
       return EvalError::None;
     }
-    case Op::CmpLt: r = Value::of_int(is_unsigned(dt) ? a.u < b.u : a.i < b.i); return EvalError::None;
+    case Op::CmpLt:
+      r = Value::of_int(is_unsigned(dt) ? a.u < b.u : a.i < b.i);
+      return EvalError::None;
     case Op::CmpNe: r = Value::of_int(a.u != b.u); return EvalError::None;
     case Op::CmpEq: r = Value::of_int(a.u == b.u); return EvalError::None;
     case Op::And: r = wrapped(dt, a.u & b.u); return EvalError::None;
@@ -78,7 +90,8 @@ EvalError int_binary(Op op, DType dt, Value a, Value b, Value& r) {
     case Op::Shl:
     case Op::Shr: {
       const int bits = dt.bits();
-      bool in_range = is_unsigned(dt) ? b.u < static_cast<uint64_t>(bits) : (b.i >= 0 && b.i < bits);
+      bool in_range =
+          is_unsigned(dt) ? b.u < static_cast<uint64_t>(bits) : (b.i >= 0 && b.i < bits);
       if (!in_range) return EvalError::ShiftOutOfRange;
       if (op == Op::Shr) {
         r = is_unsigned(dt) ? Value::of_uint(a.u >> b.i) : Value::of_int(a.i >> b.i);  // arithmetic
@@ -128,7 +141,10 @@ EvalError float_binary(Op op, DType dt, double a, double b, Value& r) {
     case Op::Mul: r = round_float(dt, a * b); return EvalError::None;
     case Op::Max:
     case Op::Min: {
-      if (std::isnan(a) || std::isnan(b)) { r = round_float(dt, NAN); return EvalError::None; }
+      if (std::isnan(a) || std::isnan(b)) {
+        r = round_float(dt, NAN);
+        return EvalError::None;
+      }
       if (a == b) {  // +0 vs -0: MAX prefers +0, MIN prefers -0
         bool pick_a = (op == Op::Max) ? !std::signbit(a) : std::signbit(a);
         r = Value::of_float(pick_a ? a : b);
@@ -181,13 +197,17 @@ EvalError cast(DType in, DType out, Value x, Value& r) {
     return EvalError::None;
   }
   if (in.is_float()) {
-    if (out.is_float()) { r = round_float(out, x.f); return EvalError::None; }
+    if (out.is_float()) {
+      r = round_float(out, x.f);
+      return EvalError::None;
+    }
     if (std::isnan(x.f)) return EvalError::CastOutOfRange;
     double t = std::trunc(x.f);
     double lo = out.is_signed() ? -std::ldexp(1.0, out.bits() - 1) : 0.0;
     double hi_excl = std::ldexp(1.0, out.is_signed() ? out.bits() - 1 : out.bits());
     if (!(t >= lo && t < hi_excl)) return EvalError::CastOutOfRange;
-    r = is_unsigned(out) ? Value::of_uint(static_cast<uint64_t>(t)) : Value::of_int(static_cast<int64_t>(t));
+    r = is_unsigned(out) ? Value::of_uint(static_cast<uint64_t>(t))
+                         : Value::of_int(static_cast<int64_t>(t));
     return EvalError::None;
   }
   // Source is an integer or bool.
@@ -216,7 +236,8 @@ EvalError cast(DType in, DType out, Value x, Value& r) {
       case ScalarType::Index: return EvalError::Unsupported;  // out.is_float() holds
     }
   }
-  if (out.is_index() && src_unsigned && x.u > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
+  if (out.is_index() && src_unsigned &&
+      x.u > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
     return EvalError::IndexOverflow;
   r = wrap_int(out, x.i);
   return EvalError::None;
@@ -253,7 +274,10 @@ EvalError eval_alu(Op op, DType in, DType out, const Value* args, Value& result)
     case Op::Cast: return cast(in, out, args[0], result);
     case Op::Bitcast: return bitcast(in, out, args[0], result);
     case Op::Neg:
-      if (in.is_float()) { result = round_float(in, -args[0].f); return EvalError::None; }
+      if (in.is_float()) {
+        result = round_float(in, -args[0].f);
+        return EvalError::None;
+      }
       if (in.is_index()) {
         if (args[0].i == kI64Min) return EvalError::IndexOverflow;
         result = Value::of_int(-args[0].i);
@@ -296,8 +320,7 @@ EvalError eval_alu(Op op, DType in, DType out, const Value* args, Value& result)
     case Op::Store:
     case Op::End:
     case Op::Reduce:
-    case Op::Sink:
-      return EvalError::Unsupported;
+    case Op::Sink: return EvalError::Unsupported;
   }
   return EvalError::Unsupported;
   if (in.is_float()) return float_binary(op, in, args[0].f, args[1].f, result);
@@ -350,8 +373,7 @@ Value reduce_identity(Op op, DType dt) {
     case Op::Xor:
     case Op::Shl:
     case Op::Shr:
-    case Op::Where:
-      return Value::of_int(0);
+    case Op::Where: return Value::of_int(0);
   }
   return Value::of_int(0);
 }

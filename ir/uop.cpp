@@ -1,8 +1,8 @@
 #include "ir/uop.h"
 
-#include "ir/hash.h"
-
 #include <functional>
+
+#include "ir/hash.h"
 
 namespace uopfuzz::ir {
 namespace {
@@ -12,15 +12,20 @@ inline size_t mix(size_t h, size_t v) {
   return h ^ (v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2));
 }
 
-size_t hash_opt(const std::optional<int64_t>& o) { return o ? std::hash<int64_t>()(*o) * 31 + 1 : 0; }
+size_t hash_opt(const std::optional<int64_t>& o) {
+  return o ? std::hash<int64_t>()(*o) * 31 + 1 : 0;
+}
 
 // splitmix64's finalizer. Sources are hashed by address, and node addresses differ only
 // in a few middle bits; without a full avalanche the table's low index bits cluster and
 // linear probing goes quadratic (100k ADD nodes took seconds).
-inline size_t avalanche(size_t h) { return mix64(h); }
+inline size_t avalanche(size_t h) {
+  return mix64(h);
+}
 
 size_t hash_node(Op op, DType dt, const std::vector<UOp>& src, const Arg& arg) {
-  size_t h = mix(static_cast<size_t>(op), static_cast<size_t>(dt.scalar()) | (size_t{dt.quant()} << 8));
+  size_t h =
+      mix(static_cast<size_t>(op), static_cast<size_t>(dt.scalar()) | (size_t{dt.quant()} << 8));
   for (UOp s : src) h = mix(h, UOpHash()(s));
   return avalanche(mix(h, hash_arg(arg)));
 }
@@ -65,8 +70,8 @@ UOp Context::make(Op op, DType dtype, std::vector<UOp> src, Arg arg) {
     if (n->hash == h && n->op == op && n->dtype == dtype && n->src == src && n->arg == arg)
       return UOp(n);
   }
-  nodes_.push_back(Node{op, dtype, std::move(src), std::move(arg), h,
-                        static_cast<uint32_t>(nodes_.size())});
+  nodes_.push_back(
+      Node{op, dtype, std::move(src), std::move(arg), h, static_cast<uint32_t>(nodes_.size())});
   const Node* fresh = &nodes_.back();
   if ((nodes_.size() + 1) * 2 > table_.size()) grow();
   for (size_t i = h & (table_.size() - 1);; i = (i + 1) & (table_.size() - 1)) {
@@ -101,7 +106,8 @@ UOp Context::const_float(DType dt, double v) {
 }
 
 UOp Context::const_value(DType dt, Value v) {
-  return dt.is_float() ? const_float(dt, v.f) : make(Op::Const, dt, {}, ConstArg{wrap_int(dt, v.i)});
+  return dt.is_float() ? const_float(dt, v.f)
+                       : make(Op::Const, dt, {}, ConstArg{wrap_int(dt, v.i)});
 }
 
 UOp Context::alu(Op op, std::vector<UOp> src) {

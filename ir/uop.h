@@ -1,4 +1,5 @@
-/** \file UOp: pointer-sized handles to immutable, hash-consed IR nodes, and the Context that owns them.
+/** \file UOp: pointer-sized handles to immutable, hash-consed IR nodes, and the Context that owns
+ * them.
  *
  * A node is {op, dtype, src, arg}. Only a Context creates nodes, and it interns them:
  * two structurally equal nodes are the same object, so UOp equality is identity.
@@ -86,7 +87,9 @@ class UOp {
   size_t num_src() const { return n_->src.size(); }
   const Arg& arg() const { return n_->arg; }
   template <class T>
-  const T& arg() const { return std::get<T>(n_->arg); }
+  const T& arg() const {
+    return std::get<T>(n_->arg);
+  }
   uint32_t id() const { return n_->id; }
   size_t hash() const { return n_->hash; }
   const Node* node() const { return n_; }
@@ -139,8 +142,12 @@ size_t hash_arg(const Arg& arg);
 
 /// The source whose dtype an ALU op computes in (scalar_eval's `in`): WHERE's branches
 /// (its condition is bool), the first source otherwise (CAST and BITCAST: what they convert).
-inline size_t operand_source(Op op) { return op == Op::Where ? 1 : 0; }
+inline size_t operand_source(Op op) {
+  return op == Op::Where ? 1 : 0;
+}
 /// The dtype an ALU node computes in: the dtype of its operand_source.
-inline DType operand_dtype(UOp alu) { return alu.src(operand_source(alu.op())).dtype(); }
+inline DType operand_dtype(UOp alu) {
+  return alu.src(operand_source(alu.op())).dtype();
+}
 
 }  // namespace uopfuzz::ir

@@ -1,8 +1,8 @@
 #include "ir/value.h"
 
-#include <cmath>
-
 #include <fmt/format.h>
+
+#include <cmath>
 
 namespace uopfuzz::ir {
 
@@ -24,7 +24,7 @@ uint16_t half_bits(double v) {
   if (e < -14) {
     // Subnormal: units of 2^-24.
     double q = a * std::ldexp(1.0, 24);
-    double r = std::nearbyint(q);  // default rounding mode: ties to even
+    double r = std::nearbyint(q);            // default rounding mode: ties to even
     return sign | static_cast<uint16_t>(r);  // r == 1024 becomes the smallest normal, correctly
   }
   double scaled = a * std::ldexp(1.0, 10 - e);  // in [1024, 2048)
@@ -55,7 +55,9 @@ double half_value(uint16_t bits) {
   return sign ? -v : v;
 }
 
-double round_to_half(double v) { return half_value(half_bits(v)); }
+double round_to_half(double v) {
+  return half_value(half_bits(v));
+}
 
 Value wrap_int(DType dt, int64_t raw) {
   switch (dt.kind()) {
@@ -98,8 +100,7 @@ Value round_float(DType dt, double v) {
     case ScalarType::UInt16:
     case ScalarType::UInt32:
     case ScalarType::UInt64:
-    case ScalarType::Index:
-      return Value::of_float(v);
+    case ScalarType::Index: return Value::of_float(v);
   }
   return Value::of_float(v);
 }
@@ -109,9 +110,21 @@ Value Buffer::get(size_t i) const {
   switch (dtype_.kind()) {
     case DTypeKind::Float:
       switch (dtype_.bytes()) {
-        case 2: { uint16_t h; std::memcpy(&h, p, 2); return Value::of_float(half_value(h)); }
-        case 4: { float f; std::memcpy(&f, p, 4); return round_float(dtype_, f); }
-        default: { double d; std::memcpy(&d, p, 8); return round_float(dtype_, d); }
+        case 2: {
+          uint16_t h;
+          std::memcpy(&h, p, 2);
+          return Value::of_float(half_value(h));
+        }
+        case 4: {
+          float f;
+          std::memcpy(&f, p, 4);
+          return round_float(dtype_, f);
+        }
+        default: {
+          double d;
+          std::memcpy(&d, p, 8);
+          return round_float(dtype_, d);
+        }
       }
     case DTypeKind::Void:
     case DTypeKind::Bool:
@@ -131,8 +144,16 @@ void Buffer::set(size_t i, Value v) {
   switch (dtype_.kind()) {
     case DTypeKind::Float:
       switch (dtype_.bytes()) {
-        case 2: { uint16_t h = half_bits(v.f); std::memcpy(p, &h, 2); return; }
-        case 4: { float f = static_cast<float>(v.f); std::memcpy(p, &f, 4); return; }
+        case 2: {
+          uint16_t h = half_bits(v.f);
+          std::memcpy(p, &h, 2);
+          return;
+        }
+        case 4: {
+          float f = static_cast<float>(v.f);
+          std::memcpy(p, &f, 4);
+          return;
+        }
         default: std::memcpy(p, &v.f, 8); return;
       }
     case DTypeKind::Void:

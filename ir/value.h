@@ -20,14 +20,28 @@ union Value {
   int64_t i;
   uint64_t u;
   double f;
-  static Value of_int(int64_t v) { Value x; x.i = v; return x; }
-  static Value of_uint(uint64_t v) { Value x; x.u = v; return x; }
-  static Value of_float(double v) { Value x; x.f = v; return x; }
+  static Value of_int(int64_t v) {
+    Value x;
+    x.i = v;
+    return x;
+  }
+  static Value of_uint(uint64_t v) {
+    Value x;
+    x.u = v;
+    return x;
+  }
+  static Value of_float(double v) {
+    Value x;
+    x.f = v;
+    return x;
+  }
 };
 
 /// Bitwise identity of two canonical values (floats compare by bits, so NaN == NaN
 /// and -0 != +0): the comparison the differential check and expected outputs use.
-inline bool same_bits(Value a, Value b) { return a.u == b.u; }
+inline bool same_bits(Value a, Value b) {
+  return a.u == b.u;
+}
 
 /// Round a double to the nearest float16 value (ties to even), returned as a double.
 double round_to_half(double v);

@@ -1,11 +1,11 @@
 #include "ir/verify.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <set>
 #include <string_view>
 #include <unordered_map>
-
-#include <fmt/format.h>
 
 #include "ir/graph.h"
 #include "ir/node_map.h"
@@ -33,14 +33,16 @@ constexpr size_t kMaxAxisDepth = 16;
 bool is_identifier(std::string_view s) {
   if (s.empty() || s.size() > 256) return false;
   for (char c : s)
-    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-'))
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+          c == '.' || c == '-'))
       return false;
   return true;
 }
 
 class Verifier {
  public:
-  Verifier(UOp root, const std::vector<UOp>& topo, const NodeMap<RangeSet>& open) : root_(root), topo_(topo), open_(open) {}
+  Verifier(UOp root, const std::vector<UOp>& topo, const NodeMap<RangeSet>& open)
+      : root_(root), topo_(topo), open_(open) {}
 
   std::vector<VerifyError> run() {
     if (root_.op() != Op::Sink) add(root_, VerifyRule::Root, "the root must be a SINK");
@@ -49,7 +51,8 @@ class Verifier {
     bool wrong_args = false;
     for (UOp u : topo_)
       if (u.arg().index() != expected_arg_kind(u.op())) {
-        add(u, VerifyRule::Arity, fmt::format("{} carries the wrong kind of argument", op_name(u.op())));
+        add(u, VerifyRule::Arity,
+            fmt::format("{} carries the wrong kind of argument", op_name(u.op())));
         wrong_args = true;
       }
     if (wrong_args) return std::move(errors_);
@@ -118,9 +121,11 @@ class Verifier {
       add(u, VerifyRule::Arity, fmt::format("{} has {} sources", op_name(u.op()), n));
       return;  // the checks below index sources
     }
-    if (u.op() == Op::Sink && u != root_) add(u, VerifyRule::Root, "SINK is only allowed as the root");
+    if (u.op() == Op::Sink && u != root_)
+      add(u, VerifyRule::Root, "SINK is only allowed as the root");
     if (u.dtype().is_void() != (u.op() == Op::Store || u.op() == Op::End || u.op() == Op::Sink))
-      add(u, VerifyRule::DType, fmt::format("{} cannot have dtype {}", op_name(u.op()), u.dtype().name()));
+      add(u, VerifyRule::DType,
+          fmt::format("{} cannot have dtype {}", op_name(u.op()), u.dtype().name()));
     check_uses(u);
     if (op_in(u.op(), Alu)) return check_alu(u);
     switch (u.op()) {
@@ -139,7 +144,8 @@ class Verifier {
       case Op::Sink:
         for (UOp s : u.src())
           if (s.op() != Op::Store && s.op() != Op::End)
-            add(u, VerifyRule::Root, fmt::format("SINK sources must be STORE or END, got {}", op_name(s.op())));
+            add(u, VerifyRule::Root,
+                fmt::format("SINK sources must be STORE or END, got {}", op_name(s.op())));
         return;
       case Op::Neg:
       case Op::Cast:
@@ -178,21 +184,31 @@ class Verifier {
         case Op::Store:
         case Op::End:
           if (user.op() != Op::End && user.op() != Op::Sink)
-            add(u, VerifyRule::VoidUse, fmt::format("{} is used by {}; only END or SINK may use it", op_name(u.op()), op_name(user.op())));
+            add(u, VerifyRule::VoidUse,
+                fmt::format("{} is used by {}; only END or SINK may use it", op_name(u.op()),
+                            op_name(user.op())));
           else if (user.op() == Op::End && user.src(0) != u)
-            add(u, VerifyRule::VoidUse, fmt::format("{} is used as a range of END", op_name(u.op())));
+            add(u, VerifyRule::VoidUse,
+                fmt::format("{} is used as a range of END", op_name(u.op())));
           break;
         case Op::Index:
           if ((user.op() != Op::Load && user.op() != Op::Store) || user.src(0) != u)
-            add(u, VerifyRule::VoidUse, fmt::format("INDEX is used by {}; only LOAD and STORE take an INDEX (as their first source)", op_name(user.op())));
+            add(u, VerifyRule::VoidUse,
+                fmt::format("INDEX is used by {}; only LOAD and STORE take an INDEX (as their "
+                            "first source)",
+                            op_name(user.op())));
           break;
         case Op::Param:
           if (user.op() != Op::Index || user.src(0) != u)
-            add(u, VerifyRule::Memory, fmt::format("PARAM is used by {}; only INDEX takes a PARAM (as its buffer)", op_name(user.op())));
+            add(u, VerifyRule::Memory,
+                fmt::format("PARAM is used by {}; only INDEX takes a PARAM (as its buffer)",
+                            op_name(user.op())));
           break;
         case Op::Invalid:
           if (user.op() != Op::Where || user.num_src() != 3 || user.src(2) != u || user.src(1) == u)
-            add(u, VerifyRule::Gate, fmt::format("INVALID is used by {}; it may only be the last source of a WHERE", op_name(user.op())));
+            add(u, VerifyRule::Gate,
+                fmt::format("INVALID is used by {}; it may only be the last source of a WHERE",
+                            op_name(user.op())));
           break;
         case Op::Const:
         case Op::Var:
@@ -233,7 +249,9 @@ class Verifier {
     if (u.op() == Op::Where && u.src(2).op() == Op::Invalid)
       for (UOp user : users)
         if (user.op() != Op::Index || user.num_src() != 2 || user.src(1) != u)
-          add(u, VerifyRule::Gate, fmt::format("a gated index WHERE(.., INVALID) is used by {}; only INDEX may use it", op_name(user.op())));
+          add(u, VerifyRule::Gate,
+              fmt::format("a gated index WHERE(.., INVALID) is used by {}; only INDEX may use it",
+                          op_name(user.op())));
   }
 
   void check_alu(UOp u) {
@@ -241,9 +259,11 @@ class Verifier {
     const DType dt = u.dtype();
     auto bad = [&](std::string msg) { add(u, VerifyRule::DType, std::move(msg)); };
     if (op == Op::Where) {
-      if (!u.src(0).dtype().is_bool()) bad(fmt::format("WHERE condition must be bool, got {}", u.src(0).dtype().name()));
+      if (!u.src(0).dtype().is_bool())
+        bad(fmt::format("WHERE condition must be bool, got {}", u.src(0).dtype().name()));
       if (u.src(2).op() == Op::Invalid) {
-        if (!dt.is_index() || !u.src(1).dtype().is_index()) bad("a gated index WHERE(valid, idx, INVALID) must be index-typed");
+        if (!dt.is_index() || !u.src(1).dtype().is_index())
+          bad("a gated index WHERE(valid, idx, INVALID) must be index-typed");
         return;
       }
       if (u.src(1).dtype() != dt || u.src(2).dtype() != dt)
@@ -252,24 +272,30 @@ class Verifier {
     }
     const DType in = u.src(0).dtype();
     for (UOp s : u.src())
-      if (s.dtype() != in) return bad(fmt::format("{} operands must share one dtype ({} vs {})", op_name(op), in.name(), s.dtype().name()));
+      if (s.dtype() != in)
+        return bad(fmt::format("{} operands must share one dtype ({} vs {})", op_name(op),
+                               in.name(), s.dtype().name()));
     if (in.is_void()) return bad(fmt::format("{} of void", op_name(op)));
     if (op == Op::Cast) {
       if (dt.is_void()) bad("CAST to void");
       return;
     }
     if (op == Op::Bitcast) {
-      if (in.is_bool() || dt.is_bool() || in.is_index() || dt.is_index() || in.bytes() != dt.bytes())
-        bad(fmt::format("BITCAST needs two fixed-size non-bool dtypes of one size, got {} -> {}", in.name(), dt.name()));
+      if (in.is_bool() || dt.is_bool() || in.is_index() || dt.is_index() ||
+          in.bytes() != dt.bytes())
+        bad(fmt::format("BITCAST needs two fixed-size non-bool dtypes of one size, got {} -> {}",
+                        in.name(), dt.name()));
       return;
     }
     if (op_in(op, Comparison)) {
       if (!dt.is_bool()) bad(fmt::format("{} yields bool, not {}", op_name(op), dt.name()));
       return;
     }
-    if (dt != in) return bad(fmt::format("{} of {} cannot yield {}", op_name(op), in.name(), dt.name()));
+    if (dt != in)
+      return bad(fmt::format("{} of {} cannot yield {}", op_name(op), in.name(), dt.name()));
     const bool bitwise = op == Op::And || op == Op::Or || op == Op::Xor;
-    if (op_in(op, FloatOnly) && !in.is_float()) return bad(fmt::format("{} needs a float operand, got {}", op_name(op), in.name()));
+    if (op_in(op, FloatOnly) && !in.is_float())
+      return bad(fmt::format("{} needs a float operand, got {}", op_name(op), in.name()));
     if (op_in(op, IntOnly) && !(in.is_int() || (bitwise && in.is_bool())))
       return bad(fmt::format("{} needs integer operands, got {}", op_name(op), in.name()));
     if (in.is_bool() && !bitwise) bad(fmt::format("{} is not defined on bool", op_name(op)));
@@ -280,33 +306,45 @@ class Verifier {
     Value v = u.const_value();
     if (dt.is_void()) return;  // already reported
     Value canon = dt.is_float() ? round_float(dt, v.f) : wrap_int(dt, v.i);
-    if (!same_bits(canon, v)) add(u, VerifyRule::ConstValue, fmt::format("CONST value is not canonical for {}", dt.name()));
+    if (!same_bits(canon, v))
+      add(u, VerifyRule::ConstValue, fmt::format("CONST value is not canonical for {}", dt.name()));
   }
 
   void check_param(UOp u) {
     const auto& p = u.arg<ParamArg>();
-    if (!slots_.insert(p.slot).second) add(u, VerifyRule::Param, fmt::format("duplicate PARAM slot {}", p.slot));
-    if (p.slot < 0 || p.slot > kMaxSlot) add(u, VerifyRule::Param, fmt::format("PARAM slot {} is outside 0..{}", p.slot, kMaxSlot));
-    if (p.size < 1 || p.size > kMaxBufferElems) add(u, VerifyRule::Param, fmt::format("PARAM size {} is outside 1..2^31", p.size));
-    if (u.dtype().is_void() || u.dtype().is_index()) add(u, VerifyRule::Param, fmt::format("a buffer cannot hold {}", u.dtype().name()));
+    if (!slots_.insert(p.slot).second)
+      add(u, VerifyRule::Param, fmt::format("duplicate PARAM slot {}", p.slot));
+    if (p.slot < 0 || p.slot > kMaxSlot)
+      add(u, VerifyRule::Param, fmt::format("PARAM slot {} is outside 0..{}", p.slot, kMaxSlot));
+    if (p.size < 1 || p.size > kMaxBufferElems)
+      add(u, VerifyRule::Param, fmt::format("PARAM size {} is outside 1..2^31", p.size));
+    if (u.dtype().is_void() || u.dtype().is_index())
+      add(u, VerifyRule::Param, fmt::format("a buffer cannot hold {}", u.dtype().name()));
     if ((p.vmin || p.vmax || p.multiple_of) && !u.dtype().is_int())
       add(u, VerifyRule::Param, "vmin/vmax/multiple_of are only for integer buffers");
     if (p.vmin && p.vmax && *p.vmin > *p.vmax) add(u, VerifyRule::Param, "PARAM vmin > vmax");
-    if (p.multiple_of && *p.multiple_of < 1) add(u, VerifyRule::Param, "PARAM multiple_of must be >= 1");
-    if (u.dtype().is_int() && ((p.vmin && *p.vmin < u.dtype().int_min()) || (p.vmax && *p.vmax > u.dtype().int_max())))
+    if (p.multiple_of && *p.multiple_of < 1)
+      add(u, VerifyRule::Param, "PARAM multiple_of must be >= 1");
+    if (u.dtype().is_int() &&
+        ((p.vmin && *p.vmin < u.dtype().int_min()) || (p.vmax && *p.vmax > u.dtype().int_max())))
       add(u, VerifyRule::Param, fmt::format("PARAM bounds exceed {}", u.dtype().name()));
   }
 
   void check_var(UOp u) {
     const auto& v = u.arg<VarArg>();
-    if (!is_identifier(v.name)) return add(u, VerifyRule::Var, "VAR name must be 1 to 256 of [A-Za-z0-9_.-]");
-    if (!u.dtype().is_int()) add(u, VerifyRule::Var, fmt::format("VAR must be an integer, got {}", u.dtype().name()));
-    if (v.min > v.max) add(u, VerifyRule::Var, fmt::format("VAR {} has min {} > max {}", v.name, v.min, v.max));
+    if (!is_identifier(v.name))
+      return add(u, VerifyRule::Var, "VAR name must be 1 to 256 of [A-Za-z0-9_.-]");
+    if (!u.dtype().is_int())
+      add(u, VerifyRule::Var, fmt::format("VAR must be an integer, got {}", u.dtype().name()));
+    if (v.min > v.max)
+      add(u, VerifyRule::Var, fmt::format("VAR {} has min {} > max {}", v.name, v.min, v.max));
     if (u.dtype().is_int() && (v.min < u.dtype().int_min() || v.max > u.dtype().int_max()))
       add(u, VerifyRule::Var, fmt::format("VAR {} bounds exceed {}", v.name, u.dtype().name()));
-    if (v.multiple_of && *v.multiple_of < 1) add(u, VerifyRule::Var, "VAR multiple_of must be >= 1");
+    if (v.multiple_of && *v.multiple_of < 1)
+      add(u, VerifyRule::Var, "VAR multiple_of must be >= 1");
     auto [it, fresh] = var_names_.emplace(v.name, u);
-    if (!fresh && it->second != u) add(u, VerifyRule::Var, fmt::format("two different VARs are named {}", v.name));
+    if (!fresh && it->second != u)
+      add(u, VerifyRule::Var, fmt::format("two different VARs are named {}", v.name));
   }
 
   void check_range(UOp u) {
@@ -314,22 +352,35 @@ class Verifier {
     if (!u.src(0).dtype().is_index()) add(u, VerifyRule::Range, "RANGE end must have dtype index");
     const auto& axis = u.arg<RangeArg>().axis;
     if (axis.empty()) add(u, VerifyRule::Range, "RANGE needs an axis id");
-    if (axis.size() > kMaxAxisDepth || std::any_of(axis.begin(), axis.end(), [](int32_t a) { return a < 0; }))
-      add(u, VerifyRule::Range, fmt::format("RANGE axis ids must be >= 0, at most {} of them", kMaxAxisDepth));
+    if (axis.size() > kMaxAxisDepth ||
+        std::any_of(axis.begin(), axis.end(), [](int32_t a) { return a < 0; }))
+      add(u, VerifyRule::Range,
+          fmt::format("RANGE axis ids must be >= 0, at most {} of them", kMaxAxisDepth));
   }
 
   void check_index(UOp u) {
     UOp buf = u.src(0), idx = u.src(1);
-    if (buf.op() != Op::Param) return add(u, VerifyRule::Memory, fmt::format("INDEX buffer must be a PARAM, got {}", op_name(buf.op())));
-    if (u.dtype() != buf.dtype()) add(u, VerifyRule::DType, fmt::format("INDEX into a buffer of {} must have dtype {}", buf.dtype().name(), buf.dtype().name()));
-    if (!idx.dtype().is_index()) add(u, VerifyRule::Memory, fmt::format("INDEX index must have dtype index, got {}", idx.dtype().name()));
+    if (buf.op() != Op::Param)
+      return add(u, VerifyRule::Memory,
+                 fmt::format("INDEX buffer must be a PARAM, got {}", op_name(buf.op())));
+    if (u.dtype() != buf.dtype())
+      add(u, VerifyRule::DType,
+          fmt::format("INDEX into a buffer of {} must have dtype {}", buf.dtype().name(),
+                      buf.dtype().name()));
+    if (!idx.dtype().is_index())
+      add(u, VerifyRule::Memory,
+          fmt::format("INDEX index must have dtype index, got {}", idx.dtype().name()));
   }
 
   void check_load(UOp u) {
     UOp idx = u.src(0);
-    if (idx.op() != Op::Index) return add(u, VerifyRule::Memory, fmt::format("LOAD takes an INDEX, got {}", op_name(idx.op())));
-    if (u.dtype() != idx.dtype()) add(u, VerifyRule::DType, "LOAD dtype must be the buffer's dtype");
-    if (u.num_src() == 2 && u.src(1).dtype() != u.dtype()) add(u, VerifyRule::DType, "LOAD alternative value must have the LOAD's dtype");
+    if (idx.op() != Op::Index)
+      return add(u, VerifyRule::Memory,
+                 fmt::format("LOAD takes an INDEX, got {}", op_name(idx.op())));
+    if (u.dtype() != idx.dtype())
+      add(u, VerifyRule::DType, "LOAD dtype must be the buffer's dtype");
+    if (u.num_src() == 2 && u.src(1).dtype() != u.dtype())
+      add(u, VerifyRule::DType, "LOAD alternative value must have the LOAD's dtype");
     // (An INDEX of the wrong arity is reported on itself; do not read its sources.)
     if (idx.num_src() > 0 && idx.src(0).op() == Op::Param && idx.src(0).arg<ParamArg>().output)
       add(u, VerifyRule::Memory, "LOAD from an output buffer (outputs are write-only)");
@@ -337,8 +388,13 @@ class Verifier {
 
   void check_store(UOp u) {
     UOp idx = u.src(0);
-    if (idx.op() != Op::Index) return add(u, VerifyRule::Memory, fmt::format("STORE takes an INDEX, got {}", op_name(idx.op())));
-    if (u.src(1).dtype() != idx.dtype()) add(u, VerifyRule::DType, fmt::format("STORE of {} into a buffer of {}", u.src(1).dtype().name(), idx.dtype().name()));
+    if (idx.op() != Op::Index)
+      return add(u, VerifyRule::Memory,
+                 fmt::format("STORE takes an INDEX, got {}", op_name(idx.op())));
+    if (u.src(1).dtype() != idx.dtype())
+      add(u, VerifyRule::DType,
+          fmt::format("STORE of {} into a buffer of {}", u.src(1).dtype().name(),
+                      idx.dtype().name()));
     if (idx.num_src() > 0 && idx.src(0).op() == Op::Param && !idx.src(0).arg<ParamArg>().output)
       add(u, VerifyRule::Memory, "STORE to an input buffer (declare the PARAM 'out')");
   }
@@ -347,18 +403,27 @@ class Verifier {
     for (size_t i = 1; i < u.num_src(); ++i) {
       UOp r = u.src(i);
       auto earlier = u.src().subspan(1, i - 1);  // closers list a few ranges: a scan is cheap
-      if (r.op() != Op::Range) add(u, VerifyRule::Closer, fmt::format("{} source {} must be a RANGE, got {}", op_name(u.op()), i, op_name(r.op())));
-      else if (std::find(earlier.begin(), earlier.end(), r) != earlier.end()) add(u, VerifyRule::Closer, fmt::format("{} lists a RANGE twice", op_name(u.op())));
+      if (r.op() != Op::Range)
+        add(u, VerifyRule::Closer,
+            fmt::format("{} source {} must be a RANGE, got {}", op_name(u.op()), i,
+                        op_name(r.op())));
+      else if (std::find(earlier.begin(), earlier.end(), r) != earlier.end())
+        add(u, VerifyRule::Closer, fmt::format("{} lists a RANGE twice", op_name(u.op())));
     }
     if (u.op() == Op::End) {
       Op body = u.src(0).op();
-      if (body != Op::Store && body != Op::End) add(u, VerifyRule::Closer, fmt::format("END body must be a STORE or END, got {}", op_name(body)));
+      if (body != Op::Store && body != Op::End)
+        add(u, VerifyRule::Closer,
+            fmt::format("END body must be a STORE or END, got {}", op_name(body)));
       return;
     }
     Op rop = u.arg<ReduceArg>().op;
-    if (rop != Op::Add && rop != Op::Mul && rop != Op::Max && rop != Op::Min) add(u, VerifyRule::Closer, "REDUCE op must be ADD, MUL, MAX or MIN");
-    if (u.dtype() != u.src(0).dtype()) add(u, VerifyRule::DType, "REDUCE dtype must be its value's dtype");
-    if (u.dtype().is_bool() || u.dtype().is_void()) add(u, VerifyRule::DType, fmt::format("REDUCE of {}", u.dtype().name()));
+    if (rop != Op::Add && rop != Op::Mul && rop != Op::Max && rop != Op::Min)
+      add(u, VerifyRule::Closer, "REDUCE op must be ADD, MUL, MAX or MIN");
+    if (u.dtype() != u.src(0).dtype())
+      add(u, VerifyRule::DType, "REDUCE dtype must be its value's dtype");
+    if (u.dtype().is_bool() || u.dtype().is_void())
+      add(u, VerifyRule::DType, fmt::format("REDUCE of {}", u.dtype().name()));
   }
 
   // Scoping, computed bottom-up so that shared sub-graphs are visited once:
@@ -379,7 +444,10 @@ class Verifier {
           // Ranges closed below this closer: inside its value/body only (not via its range list).
           const std::vector<uint32_t>& inside = closes[u.src(0)];
           bool below = std::binary_search(inside.begin(), inside.end(), r.id());
-          if (below) add(u, VerifyRule::NestedClose, fmt::format("{} closes a RANGE (axis {}) that is already closed inside it", op_name(u.op()), axis_of(r)));
+          if (below)
+            add(u, VerifyRule::NestedClose,
+                fmt::format("{} closes a RANGE (axis {}) that is already closed inside it",
+                            op_name(u.op()), axis_of(r)));
           unite(c, {r.id()});
         }
       }
@@ -388,7 +456,9 @@ class Verifier {
     // whose loops should have closed it): that is the line a person has to fix.
     for (UOp s : root_.src())
       for (UOp r : open_.at(s))
-        add(s, VerifyRule::Scope, fmt::format("{} uses RANGE (axis {}) outside the END or REDUCE that closes it", op_name(s.op()), axis_of(r)));
+        add(s, VerifyRule::Scope,
+            fmt::format("{} uses RANGE (axis {}) outside the END or REDUCE that closes it",
+                        op_name(s.op()), axis_of(r)));
   }
 
   // a becomes the union of a and b (both sorted).
@@ -417,8 +487,12 @@ class Verifier {
 
 }  // namespace
 
-std::string_view verify_rule_name(VerifyRule r) { return kRuleNames[static_cast<int>(r)]; }
-std::string_view verify_rule_doc(VerifyRule r) { return kRuleDocs[static_cast<int>(r)]; }
+std::string_view verify_rule_name(VerifyRule r) {
+  return kRuleNames[static_cast<int>(r)];
+}
+std::string_view verify_rule_doc(VerifyRule r) {
+  return kRuleDocs[static_cast<int>(r)];
+}
 
 const std::vector<VerifyRule>& all_verify_rules() {
   static const std::vector<VerifyRule> all = {
@@ -435,7 +509,8 @@ std::vector<VerifyError> verify(UOp root) {
   return verify(root, topo, open_ranges(topo));
 }
 
-std::vector<VerifyError> verify(UOp root, const std::vector<UOp>& topo, const NodeMap<RangeSet>& open) {
+std::vector<VerifyError> verify(UOp root, const std::vector<UOp>& topo,
+                                const NodeMap<RangeSet>& open) {
   if (!root) return {};
   return Verifier(root, topo, open).run();
 }

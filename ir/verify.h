@@ -30,6 +30,7 @@ struct VerifyError {
 std::vector<VerifyError> verify(UOp root);
 /// The same, for a caller that already has the graph's toposort(root) and
 /// open_ranges(topo) (the oracle's compiler needs both as well): saves computing them twice.
-std::vector<VerifyError> verify(UOp root, const std::vector<UOp>& topo, const NodeMap<RangeSet>& open);
+std::vector<VerifyError> verify(UOp root, const std::vector<UOp>& topo,
+                                const NodeMap<RangeSet>& open);
 
 }  // namespace uopfuzz::ir

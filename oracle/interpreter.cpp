@@ -1,8 +1,8 @@
 #include "oracle/interpreter.h"
 
-#include <unordered_map>
-
 #include <fmt/format.h>
+
+#include <unordered_map>
 
 #include "ir/graph.h"
 #include "ir/loop_plan.h"
@@ -26,7 +26,7 @@ enum class Kind : uint8_t { Alu, Load, Store, ReduceInit, Accum, Loop };
 
 struct Instr {
   Kind kind;
-  Op op;         // Alu: the op; Accum: the reduce op
+  Op op;  // Alu: the op; Accum: the reduce op
   DType in, out;
   uint32_t dst = kNone;
   uint32_t a = kNone, b = kNone, c = kNone, d = kNone;
@@ -43,7 +43,7 @@ struct Scope {
 }  // namespace
 
 struct Program::Impl {
-  std::vector<UOp> nodes;  // referenced by Instr::node
+  std::vector<UOp> nodes;     // referenced by Instr::node
   std::vector<Scope> scopes;  // scopes[0] is the root
   uint32_t num_regs = 0;
   std::vector<std::pair<uint32_t, Value>> consts;
@@ -65,12 +65,14 @@ class Compiler {
       size_t d = 0;
       for (UOp s : u.src()) d = std::max(d, depth[s] + 1);
       depth[u] = d;
-      if (d > kMaxDepth) return Error{fmt::format("graph is deeper than the oracle's limit of {} nodes", kMaxDepth)};
+      if (d > kMaxDepth)
+        return Error{fmt::format("graph is deeper than the oracle's limit of {} nodes", kMaxDepth)};
     }
     p_.sig = signature(topo);
     int64_t total = 0;
     for (const BufferParam& b : p_.sig.buffers) total += b.size;
-    if (total > kMaxTotalElems) return Error{fmt::format("buffers hold {} elements; the oracle's limit is 2^28", total)};
+    if (total > kMaxTotalElems)
+      return Error{fmt::format("buffers hold {} elements; the oracle's limit is 2^28", total)};
     plan_.emplace(topo, std::move(open), Pinning::None);
     p_.scopes.emplace_back();
     chain_ = {0};
@@ -101,8 +103,10 @@ class Compiler {
   // computed once, up front (their UB stays poison until an effect needs them).
   void emit(size_t k, Instr i) {
     auto& code = p_.scopes[chain_[k]].code;
-    if (chain_[k] == 0) code.insert(code.begin() + static_cast<std::ptrdiff_t>(root_pure_++), i);
-    else code.push_back(i);
+    if (chain_[k] == 0)
+      code.insert(code.begin() + static_cast<std::ptrdiff_t>(root_pure_++), i);
+    else
+      code.push_back(i);
   }
 
   uint32_t const_reg(DType dt, Value v) {
@@ -170,8 +174,7 @@ class Compiler {
       case Op::Xor:
       case Op::Shl:
       case Op::Shr:
-      case Op::Where:
-      {
+      case Op::Where: {
         Instr i{Kind::Alu, u.op(), operand_dtype(u), u.dtype()};
         uint32_t* args[] = {&i.a, &i.b, &i.c};
         for (size_t s = 0; s < u.num_src(); ++s) *args[s] = place(u.src(s), k + 1);
@@ -283,14 +286,15 @@ class Compiler {
   std::unordered_map<uint64_t, uint32_t> memo_;
   std::optional<Error> error_;  // the first node met that this compiler cannot place
   bool unbound_range_ = false;
-  size_t root_pure_ = 0;  // count of pure instructions at the head of the root scope
+  size_t root_pure_ = 0;         // count of pure instructions at the head of the root scope
   std::vector<uint32_t> chain_;  // scope ids from the root to the current loop
 };
 
 // One run: registers, memory, the loop stack, and the first UB seen.
 class Machine {
  public:
-  Machine(const Program::Impl& p, const RunOptions& o) : p_(p), opts_(o), regs_(p.num_regs), poison_(p.num_regs, 0) {}
+  Machine(const Program::Impl& p, const RunOptions& o)
+      : p_(p), opts_(o), regs_(p.num_regs), poison_(p.num_regs, 0) {}
 
   std::optional<Error> load(const Inputs& in) {
     if (auto e = check_inputs(p_.sig, in)) return e;
@@ -356,7 +360,8 @@ class Machine {
             poison_[i.dst] = p;
             break;
           }
-          Value args[3] = {regs_[i.a], i.b != kNone ? regs_[i.b] : Value{}, i.c != kNone ? regs_[i.c] : Value{}};
+          Value args[3] = {regs_[i.a], i.b != kNone ? regs_[i.b] : Value{},
+                           i.c != kNone ? regs_[i.c] : Value{}};
           EvalError e = eval_alu(i.op, i.in, i.out, args, regs_[i.dst]);
           poison_[i.dst] = e == EvalError::None ? 0 : poison(i, std::string(eval_error_name(e)));
           break;
@@ -375,7 +380,8 @@ class Machine {
           int64_t idx = regs_[i.b].i;
           const auto& m = mem_[i.a];
           if (idx < 0 || idx >= static_cast<int64_t>(m.size())) {
-            poison_[i.dst] = poison(i, fmt::format("out-of-bounds load: index {}, buffer size {}", idx, m.size()));
+            poison_[i.dst] = poison(
+                i, fmt::format("out-of-bounds load: index {}, buffer size {}", idx, m.size()));
             break;
           }
           regs_[i.dst] = m[static_cast<size_t>(idx)];
@@ -388,9 +394,11 @@ class Machine {
           int64_t idx = regs_[i.b].i;
           auto& m = mem_[i.a];
           if (idx < 0 || idx >= static_cast<int64_t>(m.size()))
-            return fail(poison(i, fmt::format("out-of-bounds store: index {}, buffer size {}", idx, m.size())));
+            return fail(poison(
+                i, fmt::format("out-of-bounds store: index {}, buffer size {}", idx, m.size())));
           if (written_[i.a][static_cast<size_t>(idx)])
-            return fail(poison(i, fmt::format("element {} of output slot {} is stored twice", idx, p_.sig.buffers[i.a].slot)));
+            return fail(poison(i, fmt::format("element {} of output slot {} is stored twice", idx,
+                                              p_.sig.buffers[i.a].slot)));
           written_[i.a][static_cast<size_t>(idx)] = 1;
           m[static_cast<size_t>(idx)] = regs_[i.d];
           break;
@@ -407,7 +415,8 @@ class Machine {
           }
           Value args[2] = {regs_[i.dst], regs_[i.a]};
           EvalError e = eval_alu(i.op, i.in, i.out, args, regs_[i.dst]);
-          if (e != EvalError::None) poison_[i.dst] = poison(i, fmt::format("{} while reducing", eval_error_name(e)));
+          if (e != EvalError::None)
+            poison_[i.dst] = poison(i, fmt::format("{} while reducing", eval_error_name(e)));
           break;
         }
         case Kind::Loop: {
@@ -463,8 +472,8 @@ class Machine {
   const Program::Impl& p_;
   const RunOptions& opts_;
   std::vector<Value> regs_;
-  std::vector<uint32_t> poison_;      // per register: 0, or 1 + index into poisons_
-  std::vector<UbReport> poisons_;     // undefined evaluations so far
+  std::vector<uint32_t> poison_;   // per register: 0, or 1 + index into poisons_
+  std::vector<UbReport> poisons_;  // undefined evaluations so far
   std::unordered_map<uint32_t, uint32_t> first_poison_;  // node -> its first record
   std::vector<std::vector<Value>> mem_;
   std::vector<std::vector<uint8_t>> written_;
@@ -496,7 +505,8 @@ Result<Program> Program::compile(UOp root) {
   NodeMap<RangeSet> open = open_ranges(topo);
   auto errors = verify(root, topo, open);
   if (!errors.empty())
-    return Error{fmt::format("the graph does not verify: [{}] {}", verify_rule_name(errors[0].rule), errors[0].message)};
+    return Error{fmt::format("the graph does not verify: [{}] {}", verify_rule_name(errors[0].rule),
+                             errors[0].message)};
   return build(root, std::move(topo), std::move(open));
 }
 

@@ -28,10 +28,10 @@ namespace uopfuzz::oracle {
 
 // Run inputs and outputs are every executor's (ir/run_io.h); the oracle's names for them.
 using ir::Inputs;
+using ir::make_inputs;
 using ir::RunOutput;
 using ir::RunStatus;
 using ir::UbReport;
-using ir::make_inputs;
 
 struct RunOptions {
   /// Stop with RunStatus::StepLimit after this many instructions (no run hangs).
@@ -58,7 +58,8 @@ class Program {
  private:
   explicit Program(std::unique_ptr<Impl> impl);
   /// The compiler proper: `topo` and `open` are toposort(root) and open_ranges(topo).
-  static Result<Program> build(ir::UOp root, std::vector<ir::UOp> topo, ir::NodeMap<ir::RangeSet> open);
+  static Result<Program> build(ir::UOp root, std::vector<ir::UOp> topo,
+                               ir::NodeMap<ir::RangeSet> open);
   std::unique_ptr<Impl> impl_;
 };
 

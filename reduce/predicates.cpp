@@ -26,7 +26,8 @@ namespace {
 // on the kernel alone), refusing it when its own original is undefined. Calls `verdict`
 // with the check's result and the Context the candidate lives in.
 template <class Verdict>
-Interesting on_defined_candidates(const check::CheckOptions& opts, uint64_t max_steps, Verdict verdict) {
+Interesting on_defined_candidates(const check::CheckOptions& opts, uint64_t max_steps,
+                                  Verdict verdict) {
   check::CheckOptions o = opts;
   o.max_steps = std::min(o.max_steps, max_steps);
   return [o, verdict](const ir::Kernel& k) {
@@ -39,7 +40,8 @@ Interesting on_defined_candidates(const check::CheckOptions& opts, uint64_t max_
 
 }  // namespace
 
-Interesting keeps_finding(const check::CheckOptions& opts, check::FindingKind kind, uint64_t max_steps) {
+Interesting keeps_finding(const check::CheckOptions& opts, check::FindingKind kind,
+                          uint64_t max_steps) {
   return on_defined_candidates(opts, max_steps,
                                [kind](ir::Context&, const ir::Kernel&, const check::CheckOptions&,
                                       const check::CheckResult& r) { return r.kind == kind; });
@@ -49,7 +51,8 @@ Interesting keeps_signature(const check::CheckOptions& opts, const check::Signat
                             uint64_t max_steps) {
   return on_defined_candidates(
       opts, max_steps,
-      [signature](ir::Context& ctx, const ir::Kernel& k, const check::CheckOptions& o, const check::CheckResult& r) {
+      [signature](ir::Context& ctx, const ir::Kernel& k, const check::CheckOptions& o,
+                  const check::CheckResult& r) {
         return r.kind == signature.kind &&
                check::signature_of(ctx, k, o, r, r.backend).text() == signature.text();
       });

@@ -48,9 +48,7 @@ Size size_of(const Kernel& k) {
         ++s.reduces;
         s.closings += u.num_src() - 1;
         break;
-      case Op::End:
-        s.closings += u.num_src() - 1;
-        break;
+      case Op::End: s.closings += u.num_src() - 1; break;
       case Op::Const:
         s.consts += const_cost(u);
         s.odd_consts += odd_const(u);
@@ -65,8 +63,7 @@ Size size_of(const Kernel& k) {
         else
           ++s.computed_ends;
         break;
-      default:
-        break;
+      default: break;
     }
   }
   s.header = k.header.vars.size() + k.header.outputs.size();
@@ -77,7 +74,9 @@ size_t node_count(UOp root) {
   return toposort(root).size();
 }
 
-Kernel clone_kernel(Context& to, const Kernel& k) { return Kernel{k.header, copy_graph(to, k.root)}; }
+Kernel clone_kernel(Context& to, const Kernel& k) {
+  return Kernel{k.header, copy_graph(to, k.root)};
+}
 
 ReduceResult reduce(Context& ctx, const Kernel& start, const Interesting& still_interesting,
                     const ReduceOptions& options) {

@@ -53,12 +53,9 @@ std::string commit_cell(const RunContext& c) {
 
 const char* class_name(SpeedupClass k) {
   switch (k) {
-    case SpeedupClass::Faster:
-      return "faster";
-    case SpeedupClass::Slower:
-      return "slower";
-    case SpeedupClass::Unchanged:
-      return "same";
+    case SpeedupClass::Faster: return "faster";
+    case SpeedupClass::Slower: return "slower";
+    case SpeedupClass::Unchanged: return "same";
   }
   return "same";
 }
@@ -83,8 +80,8 @@ std::string svg_open(const char* cls, const DeviceKey& d, double w, double h,
       "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"plot {}\" data-backend=\"{}\" "
       "data-device=\"{}\" data-cases=\"{}\" "
       "viewBox=\"0 0 {} {}\" width=\"{}\" height=\"{}\" role=\"img\" aria-label=\"{}\">\n",
-      cls, html_escape(d.backend), html_escape(d.device), html_escape(d.cases), px(w), px(h), px(w), px(h),
-      html_escape(label));
+      cls, html_escape(d.backend), html_escape(d.device), html_escape(d.cases), px(w), px(h), px(w),
+      px(h), html_escape(label));
 }
 
 std::string text(double x, double y, const std::string& s, const char* anchor = "start",
@@ -468,9 +465,10 @@ std::string regressions_section(const std::vector<const LoadedResults*>& runs,
           "<td class=\"num slower\" data-v=\"{}\">{}</td><td class=\"num\" "
           "data-v=\"{}\">{}</td><td class=\"date\" data-v=\"{}\">{}</td>"
           "<td>{}</td><td>{}</td></tr>\n",
-          "<code>" + html_escape(f.signature) + "</code>" + (f.latency && !f.latency->confirmed
-                                          ? "<div class=\"sub\">its minimized case did not confirm when re-timed</div>"
-                                          : ""),
+          "<code>" + html_escape(f.signature) + "</code>" +
+              (f.latency && !f.latency->confirmed
+                   ? "<div class=\"sub\">its minimized case did not confirm when re-timed</div>"
+                   : ""),
           where, f.latency ? f.latency->ratio : 0, ratio,
           f.latency ? f.latency->p_value.value_or(1) : 1, p, date_key(c),
           html_escape(date_time_of(c)), commit_cell(c), case_link(f.path, o));

@@ -88,7 +88,7 @@ struct FuzzFinding {
   std::optional<uint64_t> graph_seed;
   std::optional<double> seconds;
   std::optional<int64_t> nodes_found, nodes_reduced;
-  std::string path;  // the minimized case; "" when it was not written
+  std::string path;         // the minimized case; "" when it was not written
   std::string write_error;  // why it was not written; "" when it was (or was not asked for)
   std::string details;
   std::optional<LatencyStats> latency;  // latency findings only

@@ -42,15 +42,9 @@ SpeedupSummary summarize_speedups(const std::vector<Comparison>& comparisons, do
     if (v <= 0) continue;
     values.push_back(v);
     switch (classify_speedup(c, tolerance)) {
-      case SpeedupClass::Faster:
-        ++s.faster;
-        break;
-      case SpeedupClass::Slower:
-        ++s.slower;
-        break;
-      case SpeedupClass::Unchanged:
-        ++s.unchanged;
-        break;
+      case SpeedupClass::Faster: ++s.faster; break;
+      case SpeedupClass::Slower: ++s.slower; break;
+      case SpeedupClass::Unchanged: ++s.unchanged; break;
     }
   }
   s.count = values.size();

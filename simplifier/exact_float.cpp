@@ -76,8 +76,7 @@ std::optional<Dyadic> dyadic_compute(RewriteCtx& rc, UOp u, DyadicMemo& memo) {
       Interval iv = state(rc).analysis.bounds(u.src(0));
       return check({std::max<__int128>(-__int128{iv.lo}, iv.hi), 0});
     }
-    case Op::Neg:
-      return sub(0);
+    case Op::Neg: return sub(0);
     case Op::Add:
     case Op::Sub:
     case Op::Max:
@@ -135,8 +134,7 @@ std::optional<Dyadic> dyadic_compute(RewriteCtx& rc, UOp u, DyadicMemo& memo) {
     case Op::Or:
     case Op::Xor:
     case Op::Shl:
-    case Op::Shr:
-      return std::nullopt;  // loaded, rounded or not a float: unknown
+    case Op::Shr: return std::nullopt;  // loaded, rounded or not a float: unknown
   }
   return std::nullopt;
 }

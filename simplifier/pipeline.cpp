@@ -56,7 +56,8 @@ SimplifyResult simplify(Context& ctx, UOp root, const SimplifyOptions& options) 
     out.converged &= r.converged;
     for (const auto& [name, n] : r.hits) out.hits[name] += n;
     out.stages.push_back({s.name, r.converged, r.rewrites});
-    for (const auto& [name, n] : st.nested_hits) out.hits[name] += n;  // rules run inside reduce_collapse
+    for (const auto& [name, n] : st.nested_hits)
+      out.hits[name] += n;  // rules run inside reduce_collapse
     st.nested_hits.clear();
     st.split_marks.clear();  // per-rewrite context (the SINK rules clear it when they fire)
   }
@@ -81,7 +82,8 @@ std::vector<std::string> all_rule_names() {
   std::set<std::string> names;
   for (const Stage& s : stages())
     for (const auto& n : s.rules.names()) names.insert(n);
-  for (const auto& n : pm_reduce_load_collapse().names()) names.insert(n);  // the inner rules of the collapses
+  for (const auto& n : pm_reduce_load_collapse().names())
+    names.insert(n);  // the inner rules of the collapses
   return {names.begin(), names.end()};
 }
 

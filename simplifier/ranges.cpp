@@ -33,8 +33,8 @@ UOp flatten_range(RewriteCtx& rc, const Bindings& b) {
   std::vector<UOp> ranges;
   if (state(rc).bugs.has(Bug::FlattenFirstRangeOnly)) {
     for (UOp e : listed)
-      if (auto first = collect_ranges({&e, 1}); !first.empty() &&
-          std::find(ranges.begin(), ranges.end(), first[0]) == ranges.end())
+      if (auto first = collect_ranges({&e, 1});
+          !first.empty() && std::find(ranges.begin(), ranges.end(), first[0]) == ranges.end())
         ranges.push_back(first[0]);
   } else {
     ranges = collect_ranges(listed);
@@ -53,7 +53,9 @@ UOp flatten_range(RewriteCtx& rc, const Bindings& b) {
   return rc.ctx.make(u.op(), u.dtype(), std::move(src), u.arg());
 }
 
-bool splittable_axis(AxisType t) { return t != AxisType::Warp && t != AxisType::Device; }
+bool splittable_axis(AxisType t) {
+  return t != AxisType::Warp && t != AxisType::Device;
+}
 
 // mark_range_mod: remember (range, c) for RANGE % c; the rewrite happens at SINK.
 UOp mark_range_mod(RewriteCtx& rc, const Bindings& b) {
@@ -66,8 +68,10 @@ UOp mark_range_mod(RewriteCtx& rc, const Bindings& b) {
   if (!splittable_axis(r.arg<RangeArg>().type)) return UOp();
   UOp end = r.src(0);
   bool proven;
-  if (end.is_const()) proven = st.analysis.divides(end, c) || st.bugs.has(Bug::SplitNoDivisibility);
-  else proven = st.bugs.has(Bug::SplitDynamicEnd);  // the end must be a CONST node
+  if (end.is_const())
+    proven = st.analysis.divides(end, c) || st.bugs.has(Bug::SplitNoDivisibility);
+  else
+    proven = st.bugs.has(Bug::SplitDynamicEnd);  // the end must be a CONST node
   if (!proven) return UOp();
   st.split_marks.emplace_back(r, c);
   return UOp();  // nothing changes before SINK
@@ -102,7 +106,8 @@ UOp split_at_sink(RewriteCtx& rc, const Bindings& b) {
 size_t count_divmod(UOp u) {
   size_t n = 0;
   for (UOp x : toposort(u))
-    n += x.op() == Op::FloorDiv || x.op() == Op::FloorMod || x.op() == Op::Cdiv || x.op() == Op::Cmod;
+    n += x.op() == Op::FloorDiv || x.op() == Op::FloorMod || x.op() == Op::Cdiv ||
+         x.op() == Op::Cmod;
   return n;
 }
 
@@ -139,7 +144,8 @@ UOp merge_adjacent(RewriteCtx& rc, const Bindings& b) {
         // END: adjacent pairs. REDUCE: all ordered pairs, except for floats, where only an
         // adjacent pair in order keeps the order of the sum (a fuzzer found float16 sums
         // that rounded differently after a reordering merge).
-        if (u.op() == Op::End || u.dtype().is_float() ? j == i + 1 : i != j) pairs.emplace_back(i, j);
+        if (u.op() == Op::End || u.dtype().is_float() ? j == i + 1 : i != j)
+          pairs.emplace_back(i, j);
     const size_t before = count_divmod(u);
     for (auto [i, j] : pairs) {
       UOp r0 = u.src(i), r1 = u.src(j);
@@ -156,7 +162,7 @@ UOp merge_adjacent(RewriteCtx& rc, const Bindings& b) {
       UOp fused_end = ctx.alu(Op::Mul, {st.bugs.has(Bug::MergeWrongEnd) ? s1 : s0, s1});
       UOp fused = ctx.make(Op::Range, dtypes::Index, {fused_end}, r0.arg());
       std::unordered_map<UOp, UOp, UOpHash> with{{r0, ctx.alu(Op::FloorDiv, {fused, s1})},
-                                                  {r1, ctx.alu(Op::FloorMod, {fused, s1})}};
+                                                 {r1, ctx.alu(Op::FloorMod, {fused, s1})}};
       RewriteOptions o;
       o.state = &st;
       o.disabled = st.disabled;
@@ -218,8 +224,10 @@ void mark_gated(const SimplifyState& st, UOp index, ShrinkMarks& marks) {
   if (i.op() == Op::Where && i.src(2).op() == Op::Invalid) collect_guards(i.src(0), guards);
   for (UOp r : toposort(i)) {
     if (r.op() != Op::Range) continue;
-    if (auto g = guards.find(r); g != guards.end()) marks.guard(r, g->second, st.bugs.has(Bug::ShrinkSmallestGuard));
-    else if (!st.bugs.has(Bug::ShrinkDespiteUngated)) marks.full(r);
+    if (auto g = guards.find(r); g != guards.end())
+      marks.guard(r, g->second, st.bugs.has(Bug::ShrinkSmallestGuard));
+    else if (!st.bugs.has(Bug::ShrinkDespiteUngated))
+      marks.full(r);
   }
 }
 
@@ -245,7 +253,8 @@ UOp shrink_at_sink(RewriteCtx& rc, const Bindings& b) {
     // Only when the guard is below every value the end can take: a shorter loop then
     // skips exactly the iterations whose accesses the guard disabled.
     if (*g >= st.analysis.vmin(r.src(0)) || *g < 0) continue;
-    with.emplace(r, rc.ctx.make(Op::Range, dtypes::Index, {rc.ctx.const_int(dtypes::Index, *g)}, r.arg()));
+    with.emplace(
+        r, rc.ctx.make(Op::Range, dtypes::Index, {rc.ctx.const_int(dtypes::Index, *g)}, r.arg()));
   }
   if (with.empty()) return UOp();
   return substitute(rc.ctx, b["sink"], with);
@@ -255,21 +264,24 @@ UOp shrink_at_sink(RewriteCtx& rc, const Bindings& b) {
 
 RuleSet pm_flatten_range() {
   RuleSet r;
-  r.add("flatten_range", Pat::ops({Op::End, Op::Reduce}, {Pat::var()}).rest().named("u"), flatten_range);
+  r.add("flatten_range", Pat::ops({Op::End, Op::Reduce}, {Pat::var()}).rest().named("u"),
+        flatten_range);
   return r;
 }
 
 RuleSet pm_split_ranges() {
   RuleSet r;
-  r.add("mark_range_mod", Pat::ops({Op::FloorMod, Op::Cmod}, {Pat::op(Op::Range).named("r"), Pat::cvar("c")}),
-        mark_range_mod);                                             // RANGE % c: remember
+  r.add("mark_range_mod",
+        Pat::ops({Op::FloorMod, Op::Cmod}, {Pat::op(Op::Range).named("r"), Pat::cvar("c")}),
+        mark_range_mod);                                                 // RANGE % c: remember
   r.add("split_range", Pat::op(Op::Sink).named("sink"), split_at_sink);  // r -> outer*c + inner
   return r;
 }
 
 RuleSet pm_simplify_ranges() {
   RuleSet r;
-  r.add("merge_adjacent", Pat::ops({Op::End, Op::Reduce}, {Pat::var()}).rest().named("u"), merge_adjacent);
+  r.add("merge_adjacent", Pat::ops({Op::End, Op::Reduce}, {Pat::var()}).rest().named("u"),
+        merge_adjacent);
   // mark_gated + mark_reduce over the whole graph, then do_substitute
   r.add("shrink_range", Pat::op(Op::Sink).named("sink"), shrink_at_sink);
   return r;

@@ -215,13 +215,13 @@ RuleSet pm_reduce_collapse() {
   // x * cast(g) -> g.where(x, 0) for a bool g (floats: a constant x, g.where(x, x*0))
   rs.add("mul_casted_bool", x * Pat::op(Op::Cast, {Pat::var("g").dtype(dtypes::Bool)}).named("cg"),
          [](RewriteCtx& rc, const Bindings& b) {
-           UOp v = b["x"];
-           const DType dt = v.dtype();
+           UOp xv = b["x"];
+           const DType dt = xv.dtype();
            if (b["cg"].dtype() != dt) return UOp();
-           if (!dt.is_float()) return rc.ctx.alu(Op::Where, {b["g"], v, zero(rc.ctx, dt)});
-           if (!v.is_const())
+           if (!dt.is_float()) return rc.ctx.alu(Op::Where, {b["g"], xv, zero(rc.ctx, dt)});
+           if (!xv.is_const())
              return UOp();  // x * 0.0 is -0 or NaN for some x: exact only for a constant
-           return rc.ctx.alu(Op::Where, {b["g"], v, rc.ctx.alu(Op::Mul, {v, zero(rc.ctx, dt)})});
+           return rc.ctx.alu(Op::Where, {b["g"], xv, rc.ctx.alu(Op::Mul, {xv, zero(rc.ctx, dt)})});
          });
   return rs + pm_reduce_unparented() + symbolic();
 }

@@ -35,8 +35,7 @@ bool may_fault(RewriteCtx& rc, UOp u) {
       case Op::FloorMod:
       case Op::Shl:
       case Op::Shr:
-      case Op::Bitcast:
-        return true;
+      case Op::Bitcast: return true;
       case Op::Load: {  // faults only out of bounds
         UOp buf = n.src(0).src(0), idx = n.src(0).src(1);
         if (idx.op() == Op::Where && idx.src(2).op() == Op::Invalid) idx = idx.src(1);
@@ -74,8 +73,7 @@ bool may_fault(RewriteCtx& rc, UOp u) {
       case Op::And:
       case Op::Or:
       case Op::Xor:
-      case Op::Where:
-        return false;
+      case Op::Where: return false;
     }
     return false;
   });

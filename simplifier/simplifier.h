@@ -21,9 +21,9 @@ namespace uopfuzz::simplifier {
 
 struct SimplifyOptions {
   bool optimize = true;
-  BugSet bugs;                                ///< planted bugs switched on
-  std::unordered_set<std::string> disabled;   ///< rule names switched off
-  uint64_t max_rewrites = 100'000;            ///< per stage
+  BugSet bugs;                               ///< planted bugs switched on
+  std::unordered_set<std::string> disabled;  ///< rule names switched off
+  uint64_t max_rewrites = 100'000;           ///< per stage
 };
 
 struct StageReport {
@@ -34,8 +34,8 @@ struct StageReport {
 
 struct SimplifyResult {
   ir::UOp root;
-  bool converged = true;                   ///< every stage reached a fixed point
-  std::map<std::string, uint64_t> hits;    ///< rule name -> times fired, all stages
+  bool converged = true;                 ///< every stage reached a fixed point
+  std::map<std::string, uint64_t> hits;  ///< rule name -> times fired, all stages
   std::vector<StageReport> stages;
 };
 

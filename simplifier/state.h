@@ -25,6 +25,8 @@ struct SimplifyState {
   std::map<std::string, uint64_t> nested_hits;
 };
 
-inline SimplifyState& state(ir::RewriteCtx& rc) { return rc.get<SimplifyState>(); }
+inline SimplifyState& state(ir::RewriteCtx& rc) {
+  return rc.get<SimplifyState>();
+}
 
 }  // namespace uopfuzz::simplifier

@@ -20,10 +20,16 @@ using namespace ir;
 
 namespace {
 
-bool is_int(DType d) { return d.is_int(); }
-bool is_int_or_bool(DType d) { return d.is_int() || d.is_bool(); }
+bool is_int(DType d) {
+  return d.is_int();
+}
+bool is_int_or_bool(DType d) {
+  return d.is_int() || d.is_bool();
+}
 
-int64_t ival(UOp c) { return c.const_value().i; }
+int64_t ival(UOp c) {
+  return c.const_value().i;
+}
 bool positive_const(const Bindings& b, std::string_view name) {
   UOp c = b[name];
   return c.is_const() && c.dtype().is_int() && ival(c) > 0;
@@ -59,7 +65,8 @@ UOp exact_div(Context& ctx, UOp y, int64_t c) {
     for (int s = 0; s < 2; ++s) {
       UOp k = y.src(1 - s);
       if (k.is_const() && ival(k) % c == 0)
-        return ival(k) == c ? y.src(s) : ctx.alu(Op::Mul, {y.src(s), ctx.const_int(k.dtype(), ival(k) / c)});
+        return ival(k) == c ? y.src(s)
+                            : ctx.alu(Op::Mul, {y.src(s), ctx.const_int(k.dtype(), ival(k) / c)});
     }
   if (y.op() == Op::Add) {
     UOp a = exact_div(ctx, y.src(0), c), d = exact_div(ctx, y.src(1), c);
@@ -83,7 +90,9 @@ UOp fold_reduce(RewriteCtx& rc, const Bindings& b) {
   for (size_t i = 1; i < red.num_src(); ++i) {
     UOp r = red.src(i);
     // planted: no check that the end is a CONST (ival then throws on any other node)
-    if (r.op() != Op::Range || (!r.src(0).is_const() && !state(rc).bugs.has(Bug::FoldReduceUncheckedEnd))) return UOp();
+    if (r.op() != Op::Range ||
+        (!r.src(0).is_const() && !state(rc).bugs.has(Bug::FoldReduceUncheckedEnd)))
+      return UOp();
     int64_t n = std::max<int64_t>(0, ival(r.src(0)));
     trips *= std::max<int64_t>(n, 1);
     if (trips > kMaxFoldTrips) return UOp();
@@ -93,13 +102,15 @@ UOp fold_reduce(RewriteCtx& rc, const Bindings& b) {
   if (topo.size() > kMaxFoldNodes) return UOp();
   for (UOp n : topo) {
     bool own_range = std::find(ranges.begin(), ranges.end(), n) != ranges.end();
-    bool ok = n.is_const() || own_range || (op_in(n.op(), Alu) && !(n.op() == Op::Where && n.src(2).op() == Op::Invalid));
+    bool ok = n.is_const() || own_range ||
+              (op_in(n.op(), Alu) && !(n.op() == Op::Where && n.src(2).op() == Op::Invalid));
     if (!ok) return UOp();
   }
   std::unordered_map<UOp, Value, UOpHash> val;
   std::vector<int64_t> idx(ranges.size(), 0);
   Value acc = reduce_identity(op, red.dtype());
-  if (!state(rc).bugs.has(Bug::FoldReduceEmptyLoop))  // planted: no early exit, the odometer below never wraps
+  if (!state(rc).bugs.has(
+          Bug::FoldReduceEmptyLoop))  // planted: no early exit, the odometer below never wraps
     for (UOp r : ranges)
       if (ival(r.src(0)) <= 0) return rc.ctx.const_value(red.dtype(), acc);  // no iterations
   while (true) {
@@ -110,7 +121,8 @@ UOp fold_reduce(RewriteCtx& rc, const Bindings& b) {
       Value args[3];
       for (size_t s = 0; s < n.num_src(); ++s) args[s] = val.at(n.src(s));
       DType in = operand_dtype(n);
-      if (eval_alu(n.op(), in, n.dtype(), args, val[n]) != EvalError::None) return UOp();  // keep the UB
+      if (eval_alu(n.op(), in, n.dtype(), args, val[n]) != EvalError::None)
+        return UOp();  // keep the UB
     }
     Value step[2] = {acc, val.at(red.src(0))};
     if (eval_alu(op, red.dtype(), red.dtype(), step, acc) != EvalError::None) return UOp();
@@ -125,7 +137,9 @@ UOp fold_reduce(RewriteCtx& rc, const Bindings& b) {
 
 RuleSet symbolic() {
   Pat x = Pat::var("x"), y = Pat::var("y"), c = Pat::cvar("c"), c2 = Pat::cvar("c2");
-  auto ret = [](const char* name) { return [name](RewriteCtx&, const Bindings& b) { return b[name]; }; };
+  auto ret = [](const char* name) {
+    return [name](RewriteCtx&, const Bindings& b) { return b[name]; };
+  };
   auto zero = [](RewriteCtx& rc, const Bindings&) { return rc.ctx.const_int(rc.node.dtype(), 0); };
   auto one = [](RewriteCtx& rc, const Bindings&) { return rc.ctx.const_int(rc.node.dtype(), 1); };
   auto fdiv = [](Pat a, Pat b) { return Pat::op(Op::FloorDiv, {a, b}); };
@@ -134,113 +148,139 @@ RuleSet symbolic() {
 
   RuleSet r;
   // ---- folding
-  r.add("fold_const", Pat::group(Alu).named("n"), fold_const);                  // op(c1, c2) -> c
-  r.add("fold_bounds", Pat::group(Alu).named("n"), fold_bounds);                // vmin == vmax -> c
-  r.add("fold_reduce", Pat::op(Op::Reduce).rest().named("red"), fold_reduce);     // sum_{r<10} r -> 45
+  r.add("fold_const", Pat::group(Alu).named("n"), fold_const);                 // op(c1, c2) -> c
+  r.add("fold_bounds", Pat::group(Alu).named("n"), fold_bounds);               // vmin == vmax -> c
+  r.add("fold_reduce", Pat::op(Op::Reduce).rest().named("red"), fold_reduce);  // sum_{r<10} r -> 45
   // ---- identities
-  r.add("add_zero", (x + lit0).dtype_if(is_int), ret("x"));                      // x+0 -> x
+  r.add("add_zero", (x + lit0).dtype_if(is_int), ret("x"));  // x+0 -> x
   r.add("sub_zero", (x - Pat::lit(0).named("z")).when([](const Bindings& b) {
-    return !b["z"].dtype().is_float() || !std::signbit(b["z"].const_value().f);  // x - (-0) is not x for x = -0
-  }), ret("x"));                                                                // x-0 -> x
-  r.add("mul_one", x * lit1, ret("x"));                                         // x*1 -> x
-  r.add("mul_zero", (x * lit0).dtype_if(is_int), zero);                         // x*0 -> 0
-  r.add("sub_self", (x - x).dtype_if(is_int), zero);                            // x-x -> 0
-  r.add("neg_neg", Pat::op(Op::Neg, {Pat::op(Op::Neg, {x})}), ret("x"));        // -(-x) -> x
-  r.add("floordiv_one", fdiv(x, lit1), ret("x"));                               // x//1 -> x
-  r.add("cdiv_one", Pat::op(Op::Cdiv, {x, lit1}), ret("x"));                    // x/1 -> x
-  r.add("mod_one", Pat::ops({Op::FloorMod, Op::Cmod}, {x, lit1}), zero);        // x%1 -> 0
-  r.add("max_self", Pat::ops({Op::Max, Op::Min}, {x, x}), ret("x"));            // max(x,x) -> x
-  r.add("where_same", Pat::op(Op::Where, {Pat::var(), x, x}), ret("x"));       // c ? x : x -> x
+    return !b["z"].dtype().is_float() ||
+           !std::signbit(b["z"].const_value().f);  // x - (-0) is not x for x = -0
+  }),
+        ret("x"));                                                        // x-0 -> x
+  r.add("mul_one", x * lit1, ret("x"));                                   // x*1 -> x
+  r.add("mul_zero", (x * lit0).dtype_if(is_int), zero);                   // x*0 -> 0
+  r.add("sub_self", (x - x).dtype_if(is_int), zero);                      // x-x -> 0
+  r.add("neg_neg", Pat::op(Op::Neg, {Pat::op(Op::Neg, {x})}), ret("x"));  // -(-x) -> x
+  r.add("floordiv_one", fdiv(x, lit1), ret("x"));                         // x//1 -> x
+  r.add("cdiv_one", Pat::op(Op::Cdiv, {x, lit1}), ret("x"));              // x/1 -> x
+  r.add("mod_one", Pat::ops({Op::FloorMod, Op::Cmod}, {x, lit1}), zero);  // x%1 -> 0
+  r.add("max_self", Pat::ops({Op::Max, Op::Min}, {x, x}), ret("x"));      // max(x,x) -> x
+  r.add("where_same", Pat::op(Op::Where, {Pat::var(), x, x}), ret("x"));  // c ? x : x -> x
   r.add("where_true", Pat::op(Op::Where, {c, x, y}), [](RewriteCtx&, const Bindings& b) {
-    UOp picked = ival(b["c"]) ? b["x"] : b["y"];                              // true ? x : y -> x
+    UOp picked = ival(b["c"]) ? b["x"] : b["y"];         // true ? x : y -> x
     return picked.op() == Op::Invalid ? UOp() : picked;  // a gate that is never valid stays a gate
   });
   r.add("cast_noop", Pat::op(Op::Cast, {x}).named("n").when([](const Bindings& b) {
     return b["n"].dtype() == b["x"].dtype();
-  }), ret("x"));                                                                // cast(x) to its own dtype -> x
-  r.add("range_one", Pat::op(Op::Range, {Pat::lit(1)}), zero);                   // RANGE(1) -> 0 (flatten drops it)
+  }),
+        ret("x"));                                              // cast(x) to its own dtype -> x
+  r.add("range_one", Pat::op(Op::Range, {Pat::lit(1)}), zero);  // RANGE(1) -> 0 (flatten drops it)
   r.add("cmp_self", Pat::ops({Op::CmpLt, Op::CmpNe}, {x, x}).when([](const Bindings& b) {
     return is_int_or_bool(b["x"].dtype());
-  }), zero);                                                                    // x<x, x!=x -> false
+  }),
+        zero);  // x<x, x!=x -> false
   r.add("eq_self", Pat::op(Op::CmpEq, {x, x}).when([](const Bindings& b) {
     return is_int_or_bool(b["x"].dtype());
-  }), one);                                                                     // x==x -> true
-  r.add("and_true", (x & lit1).dtype(dtypes::Bool), ret("x"));                  // x & true -> x
-  r.add("and_false", (x & lit0).dtype_if(is_int_or_bool), zero);               // x & 0 -> 0
-  r.add("or_false", (x | lit0).dtype_if(is_int_or_bool), ret("x"));             // x | 0 -> x
-  r.add("or_true", (x | lit1).dtype(dtypes::Bool), one);                        // x | true -> true
+  }),
+        one);                                                        // x==x -> true
+  r.add("and_true", (x & lit1).dtype(dtypes::Bool), ret("x"));       // x & true -> x
+  r.add("and_false", (x & lit0).dtype_if(is_int_or_bool), zero);     // x & 0 -> 0
+  r.add("or_false", (x | lit0).dtype_if(is_int_or_bool), ret("x"));  // x | 0 -> x
+  r.add("or_true", (x | lit1).dtype(dtypes::Bool), one);             // x | true -> true
   // ---- canonical order: constants on the right, constants gathered
   r.add("const_to_right", Pat::group(Commutative).named("n").when([](const Bindings& b) {
     UOp n = b["n"];
     return n.num_src() == 2 && n.src(0).is_const() && !n.src(1).is_const();
-  }), [](RewriteCtx& rc, const Bindings& b) {
-    UOp n = b["n"];
-    return rc.ctx.make(n.op(), n.dtype(), {n.src(1), n.src(0)}, n.arg());     // c+x -> x+c
-  });
+  }),
+        [](RewriteCtx& rc, const Bindings& b) {
+          UOp n = b["n"];
+          return rc.ctx.make(n.op(), n.dtype(), {n.src(1), n.src(0)}, n.arg());  // c+x -> x+c
+        });
   r.add("add_consts", ((x + c) + c2).dtype_if(is_int), [](RewriteCtx& rc, const Bindings& b) {
-    return rc.ctx.alu(Op::Add, {b["x"], rc.ctx.alu(Op::Add, {b["c"], b["c2"]})});  // (x+c)+c2 -> x+(c+c2)
+    return rc.ctx.alu(Op::Add,
+                      {b["x"], rc.ctx.alu(Op::Add, {b["c"], b["c2"]})});  // (x+c)+c2 -> x+(c+c2)
   });
   r.add("mul_consts", ((x * c) * c2).dtype_if(is_int), [](RewriteCtx& rc, const Bindings& b) {
-    return rc.ctx.alu(Op::Mul, {b["x"], rc.ctx.alu(Op::Mul, {b["c"], b["c2"]})});  // (x*c)*c2 -> x*(c*c2)
+    return rc.ctx.alu(Op::Mul,
+                      {b["x"], rc.ctx.alu(Op::Mul, {b["c"], b["c2"]})});  // (x*c)*c2 -> x*(c*c2)
   });
   r.add("sub_const", (x - c).dtype_if(is_int).when([](const Bindings& b) {
     return ival(b["c"]) != std::numeric_limits<int64_t>::min() && ival(b["c"]) != 0;
-  }), [](RewriteCtx& rc, const Bindings& b) {
-    return rc.ctx.alu(Op::Add, {b["x"], rc.ctx.const_int(b["x"].dtype(), -ival(b["c"]))});  // x-c -> x+(-c)
-  });
+  }),
+        [](RewriteCtx& rc, const Bindings& b) {
+          return rc.ctx.alu(
+              Op::Add, {b["x"], rc.ctx.const_int(b["x"].dtype(), -ival(b["c"]))});  // x-c -> x+(-c)
+        });
   // ---- divmod (index only, positive constant divisors)
   auto pos_c = [&](const Bindings& b) { return positive_const(b, "c"); };
-  auto nonneg_x = [](RewriteCtx& rc, UOp x) { return state(rc).analysis.vmin(x) >= 0; };
+  auto nonneg_x = [](RewriteCtx& rc, UOp u) { return state(rc).analysis.vmin(u) >= 0; };
   r.add("cdiv_to_floordiv", Pat::op(Op::Cdiv, {x, c}).dtype(dtypes::Index).when(pos_c),
-        [nonneg_x](RewriteCtx& rc, const Bindings& b) {               // x/c -> x//c when x >= 0
+        [nonneg_x](RewriteCtx& rc, const Bindings& b) {  // x/c -> x//c when x >= 0
           return nonneg_x(rc, b["x"]) ? rc.ctx.alu(Op::FloorDiv, {b["x"], b["c"]}) : UOp();
         });
   r.add("cmod_to_floormod", Pat::op(Op::Cmod, {x, c}).dtype(dtypes::Index).when(pos_c),
-        [nonneg_x](RewriteCtx& rc, const Bindings& b) {               // x%c (C) -> x%c (floor) when x >= 0
+        [nonneg_x](RewriteCtx& rc, const Bindings& b) {  // x%c (C) -> x%c (floor) when x >= 0
           return nonneg_x(rc, b["x"]) ? rc.ctx.alu(Op::FloorMod, {b["x"], b["c"]}) : UOp();
         });
-  r.add("mod_one_period", fmod(x, c).dtype(dtypes::Index).when(pos_c), [](RewriteCtx& rc, const Bindings& b) {
-    Interval i = state(rc).analysis.bounds(b["x"]);                  // x%c -> x - q*c when x//c is constant q
-    int64_t cv = ival(b["c"]);
-    if (state(rc).bugs.has(Bug::ModIgnoresNegative) && i.hi < cv) return b["x"];  // planted: forgets x >= 0
-    auto fl = [cv](int64_t v) {  // floor(v / cv) without overflow (cv > 0)
-      int64_t q = v / cv;
-      return (v % cv != 0 && v < 0) ? q - 1 : q;
-    };
-    if (fl(i.lo) != fl(i.hi)) return UOp();
-    __int128 shift = -__int128{fl(i.lo)} * cv;
-    if (shift < std::numeric_limits<int64_t>::min() || shift > std::numeric_limits<int64_t>::max()) return UOp();
-    return shift == 0 ? b["x"] : rc.ctx.alu(Op::Add, {b["x"], rc.ctx.const_int(dtypes::Index, static_cast<int64_t>(shift))});
-  });
-  r.add("mul_div", fdiv(x * c2, c).dtype(dtypes::Index).when(pos_c), [](RewriteCtx& rc, const Bindings& b) {
-    int64_t k = ival(b["c2"]), d = ival(b["c"]);                      // (x*k)//d -> x*(k/d) when d | k
-    if (k % d) return UOp();
-    return rc.ctx.alu(Op::Mul, {b["x"], rc.ctx.const_int(dtypes::Index, k / d)});
-  });
-  r.add("mul_mod", fmod(x * c2, c).dtype(dtypes::Index).when(pos_c), [](RewriteCtx& rc, const Bindings& b) {
-    return ival(b["c2"]) % ival(b["c"]) == 0 ? rc.ctx.const_int(dtypes::Index, 0) : UOp();  // (x*k)%d -> 0 when d | k
-  });
-  r.add("add_div", fdiv(x + y, c).dtype(dtypes::Index).when(pos_c), [](RewriteCtx& rc, const Bindings& b) {
-    UOp q = exact_div(rc.ctx, b["y"], ival(b["c"]));                 // (x+y)//c -> x//c + y/c when c | y
-    if (!q) return UOp();
-    return rc.ctx.alu(Op::Add, {rc.ctx.alu(Op::FloorDiv, {b["x"], b["c"]}), q});
-  });
-  r.add("add_mod", fmod(x + y, c).dtype(dtypes::Index).when(pos_c), [](RewriteCtx& rc, const Bindings& b) {
-    if (!state(rc).analysis.divides(b["y"], ival(b["c"]))) return UOp();  // (x+y)%c -> x%c when c | y
-    return rc.ctx.alu(Op::FloorMod, {b["x"], b["c"]});
-  });
-  r.add("div_div", fdiv(fdiv(x, c2), c).dtype(dtypes::Index).when(pos_c), [](RewriteCtx& rc, const Bindings& b) {
-    int64_t a = ival(b["c2"]), d = ival(b["c"]);                      // (x//a)//d -> x//(a*d)
-    __int128 p = __int128{a} * d;
-    if (a <= 0 || p > std::numeric_limits<int64_t>::max()) return UOp();
-    return rc.ctx.alu(Op::FloorDiv, {b["x"], rc.ctx.const_int(dtypes::Index, static_cast<int64_t>(p))});
-  });
-  r.add("mod_mod", fmod(fmod(x, c2), c).dtype(dtypes::Index).when(pos_c), [](RewriteCtx& rc, const Bindings& b) {
-    int64_t a = ival(b["c2"]), d = ival(b["c"]);                      // (x%a)%d -> x%d when d | a
-    return a > 0 && a % d == 0 ? rc.ctx.alu(Op::FloorMod, {b["x"], b["c"]}) : UOp();
-  });
+  r.add("mod_one_period", fmod(x, c).dtype(dtypes::Index).when(pos_c),
+        [](RewriteCtx& rc, const Bindings& b) {
+          Interval i = state(rc).analysis.bounds(b["x"]);  // x%c -> x - q*c when x//c is constant q
+          int64_t cv = ival(b["c"]);
+          if (state(rc).bugs.has(Bug::ModIgnoresNegative) && i.hi < cv)
+            return b["x"];             // planted: forgets x >= 0
+          auto fl = [cv](int64_t v) {  // floor(v / cv) without overflow (cv > 0)
+            int64_t q = v / cv;
+            return (v % cv != 0 && v < 0) ? q - 1 : q;
+          };
+          if (fl(i.lo) != fl(i.hi)) return UOp();
+          __int128 shift = -__int128{fl(i.lo)} * cv;
+          if (shift < std::numeric_limits<int64_t>::min() ||
+              shift > std::numeric_limits<int64_t>::max())
+            return UOp();
+          return shift == 0
+                     ? b["x"]
+                     : rc.ctx.alu(Op::Add, {b["x"], rc.ctx.const_int(dtypes::Index,
+                                                                     static_cast<int64_t>(shift))});
+        });
+  r.add("mul_div", fdiv(x * c2, c).dtype(dtypes::Index).when(pos_c),
+        [](RewriteCtx& rc, const Bindings& b) {
+          int64_t k = ival(b["c2"]), d = ival(b["c"]);  // (x*k)//d -> x*(k/d) when d | k
+          if (k % d) return UOp();
+          return rc.ctx.alu(Op::Mul, {b["x"], rc.ctx.const_int(dtypes::Index, k / d)});
+        });
+  r.add("mul_mod", fmod(x * c2, c).dtype(dtypes::Index).when(pos_c),
+        [](RewriteCtx& rc, const Bindings& b) {
+          return ival(b["c2"]) % ival(b["c"]) == 0 ? rc.ctx.const_int(dtypes::Index, 0)
+                                                   : UOp();  // (x*k)%d -> 0 when d | k
+        });
+  r.add("add_div", fdiv(x + y, c).dtype(dtypes::Index).when(pos_c),
+        [](RewriteCtx& rc, const Bindings& b) {
+          UOp q = exact_div(rc.ctx, b["y"], ival(b["c"]));  // (x+y)//c -> x//c + y/c when c | y
+          if (!q) return UOp();
+          return rc.ctx.alu(Op::Add, {rc.ctx.alu(Op::FloorDiv, {b["x"], b["c"]}), q});
+        });
+  r.add("add_mod", fmod(x + y, c).dtype(dtypes::Index).when(pos_c),
+        [](RewriteCtx& rc, const Bindings& b) {
+          if (!state(rc).analysis.divides(b["y"], ival(b["c"])))
+            return UOp();  // (x+y)%c -> x%c when c | y
+          return rc.ctx.alu(Op::FloorMod, {b["x"], b["c"]});
+        });
+  r.add("div_div", fdiv(fdiv(x, c2), c).dtype(dtypes::Index).when(pos_c),
+        [](RewriteCtx& rc, const Bindings& b) {
+          int64_t a = ival(b["c2"]), d = ival(b["c"]);  // (x//a)//d -> x//(a*d)
+          __int128 p = __int128{a} * d;
+          if (a <= 0 || p > std::numeric_limits<int64_t>::max()) return UOp();
+          return rc.ctx.alu(Op::FloorDiv,
+                            {b["x"], rc.ctx.const_int(dtypes::Index, static_cast<int64_t>(p))});
+        });
+  r.add("mod_mod", fmod(fmod(x, c2), c).dtype(dtypes::Index).when(pos_c),
+        [](RewriteCtx& rc, const Bindings& b) {
+          int64_t a = ival(b["c2"]), d = ival(b["c"]);  // (x%a)%d -> x%d when d | a
+          return a > 0 && a % d == 0 ? rc.ctx.alu(Op::FloorMod, {b["x"], b["c"]}) : UOp();
+        });
   r.add("divmod_recombine", (fdiv(x, c) * c + fmod(x, c)).dtype(dtypes::Index).when(pos_c),
-        ret("x"));                                                    // (x//c)*c + x%c -> x
+        ret("x"));  // (x//c)*c + x%c -> x
   return r;
 }
 

@@ -9,6 +9,9 @@
  * sign of zero), as the differential check compares them. */
 #pragma once
 
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -18,9 +21,6 @@
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <fmt/format.h>
-#include <gtest/gtest.h>
 
 #include "backends/kernel_cache.h"
 #include "backends/registry.h"
@@ -37,8 +37,8 @@ using namespace ir;
 
 /// How one backend is held to the tables.
 struct Conformance {
-  std::string backend;           ///< registry name
-  std::vector<int> threads{1};   ///< each case runs once per thread count
+  std::string backend;          ///< registry name
+  std::vector<int> threads{1};  ///< each case runs once per thread count
   /// Operand tuples the backend documents as out of its exact range (SEMANTICS.md).
   std::function<bool(Op, const Value*)> excluded;
   std::function<void()> after_each;  ///< e.g. "no validation messages"
@@ -65,16 +65,45 @@ inline std::vector<Value> edge_values(DType dt) {
   std::vector<Value> v;
   if (dt.is_bool()) return {Value::of_int(0), Value::of_int(1)};
   if (dt.is_float()) {
-    const double big = dt.bytes() == 2 ? 65504.0 : dt.bytes() == 4 ? std::numeric_limits<float>::max() : std::numeric_limits<double>::max();
-    const double tiny = dt.bytes() == 2 ? std::ldexp(1.0, -24) : dt.bytes() == 4 ? std::numeric_limits<float>::denorm_min() : std::numeric_limits<double>::denorm_min();
-    for (double d : {0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 3.0, 7.75, -8.0, 100.0, 1e-3, 3e4, -3e4, 2147483648.0, -2147483649.0,
-                     9.3e18, 1.9e19, big, -big, tiny, -tiny, double(INFINITY), -double(INFINITY), double(NAN), 255.5, -128.5})
+    const double big = dt.bytes() == 2   ? 65504.0
+                       : dt.bytes() == 4 ? std::numeric_limits<float>::max()
+                                         : std::numeric_limits<double>::max();
+    const double tiny = dt.bytes() == 2   ? std::ldexp(1.0, -24)
+                        : dt.bytes() == 4 ? std::numeric_limits<float>::denorm_min()
+                                          : std::numeric_limits<double>::denorm_min();
+    for (double d : {0.0,
+                     -0.0,
+                     1.0,
+                     -1.0,
+                     0.5,
+                     -2.5,
+                     3.0,
+                     7.75,
+                     -8.0,
+                     100.0,
+                     1e-3,
+                     3e4,
+                     -3e4,
+                     2147483648.0,
+                     -2147483649.0,
+                     9.3e18,
+                     1.9e19,
+                     big,
+                     -big,
+                     tiny,
+                     -tiny,
+                     double(INFINITY),
+                     -double(INFINITY),
+                     double(NAN),
+                     255.5,
+                     -128.5})
       v.push_back(round_float(dt, d));
     return v;
   }
   const int bits = dt.bits();
-  for (int64_t x : {int64_t{0}, int64_t{1}, int64_t{-1}, int64_t{2}, int64_t{-2}, int64_t{3}, int64_t{-7}, int64_t{7},
-                    int64_t{bits - 1}, int64_t{bits}, int64_t{100}, int64_t{-100}})
+  for (int64_t x :
+       {int64_t{0}, int64_t{1}, int64_t{-1}, int64_t{2}, int64_t{-2}, int64_t{3}, int64_t{-7},
+        int64_t{7}, int64_t{bits - 1}, int64_t{bits}, int64_t{100}, int64_t{-100}})
     v.push_back(wrap_int(dt, x));
   if (dt.is_signed()) {
     v.push_back(Value::of_int(dt.int_min()));
@@ -100,21 +129,47 @@ inline std::vector<Value> edge_values(DType dt) {
 inline std::vector<Value> sin_edge_values(DType dt) {
   std::vector<Value> v;
   const double dmax = std::numeric_limits<double>::max();
-  for (double d : {2147483648.0, 2147483649.0, 2147483647.5, -2147483648.0, 4294967296.0, 1e10, 1e15, 1e22, -1e22,
-                   9007199254740992.0, 1e100, 1e300, dmax, -dmax, std::ldexp(1.0, 1023), 3e38, double(1e10f),
-                   double(std::numeric_limits<float>::max()), std::ldexp(6381956970095103.0, 797),
-                   -std::ldexp(6381956970095103.0, 797), std::ldexp(6381956970095103.0, 798),
-                   std::ldexp(5916243447979695.0, 79), std::ldexp(8444920710073313.0, 939),
-                   std::ldexp(5850965514341686.0, 525), -std::ldexp(8160885118204141.0, 808),
-                   std::ldexp(8583082635084172.0, 145), std::ldexp(7763785107565477.0, -29),
-                   std::ldexp(16367173.0, 72), -std::ldexp(16367173.0, 73), std::ldexp(10741887.0, 11),
-                   std::ldexp(10057457.0, 62), std::ldexp(11617958.0, 17), std::ldexp(10695401.0, 2)})
+  for (double d : {2147483648.0,
+                   2147483649.0,
+                   2147483647.5,
+                   -2147483648.0,
+                   4294967296.0,
+                   1e10,
+                   1e15,
+                   1e22,
+                   -1e22,
+                   9007199254740992.0,
+                   1e100,
+                   1e300,
+                   dmax,
+                   -dmax,
+                   std::ldexp(1.0, 1023),
+                   3e38,
+                   double(1e10f),
+                   double(std::numeric_limits<float>::max()),
+                   std::ldexp(6381956970095103.0, 797),
+                   -std::ldexp(6381956970095103.0, 797),
+                   std::ldexp(6381956970095103.0, 798),
+                   std::ldexp(5916243447979695.0, 79),
+                   std::ldexp(8444920710073313.0, 939),
+                   std::ldexp(5850965514341686.0, 525),
+                   -std::ldexp(8160885118204141.0, 808),
+                   std::ldexp(8583082635084172.0, 145),
+                   std::ldexp(7763785107565477.0, -29),
+                   std::ldexp(16367173.0, 72),
+                   -std::ldexp(16367173.0, 73),
+                   std::ldexp(10741887.0, 11),
+                   std::ldexp(10057457.0, 62),
+                   std::ldexp(11617958.0, 17),
+                   std::ldexp(10695401.0, 2)})
     v.push_back(round_float(dt, d));
   return v;
 }
 
 // index is not a buffer type: it travels as int64 and is cast at the edges.
-inline DType storage_of(DType dt) { return dt.is_index() ? dtypes::Int64 : dt; }
+inline DType storage_of(DType dt) {
+  return dt.is_index() ? dtypes::Int64 : dt;
+}
 
 struct Case {
   std::string name;
@@ -124,11 +179,13 @@ struct Case {
 };
 
 // out[k] = op(a0[k], a1[k], ...) over a RANGE of n, operands from input buffers.
-inline bool build(Case& c, Op op, const std::vector<DType>& in, DType out, const std::vector<std::vector<Value>>& cols) {
+inline bool build(Case& c, Op op, const std::vector<DType>& in, DType out,
+                  const std::vector<std::vector<Value>>& cols) {
   Context& x = c.ctx;
   const int64_t n = static_cast<int64_t>(cols[0].size());
   if (n == 0) return false;
-  UOp r = x.make(Op::Range, dtypes::Index, {x.const_int(dtypes::Index, n)}, RangeArg{{0}, AxisType::Loop});
+  UOp r = x.make(Op::Range, dtypes::Index, {x.const_int(dtypes::Index, n)},
+                 RangeArg{{0}, AxisType::Loop});
   std::vector<UOp> args;
   for (size_t i = 0; i < in.size(); ++i) {
     DType st = storage_of(in[i]);
@@ -170,10 +227,11 @@ inline void expect_agree(Case& c, const Conformance& conf) {
       auto i = check::first_difference(want, &g, tol->at(slot));
       if (!i) continue;
       std::string operands;
-      for (const auto& [s, b] : c.inputs.buffers) operands += " " + format_value(b.dtype(), b.get(*i));
-      ADD_FAILURE() << c.name << " (" << threads << " threads): element " << *i << " operands" << operands << ": oracle "
-                    << format_value(want.dtype(), want.get(*i)) << ", " << conf.backend << " "
-                    << format_value(g.dtype(), g.get(*i));
+      for (const auto& [s, b] : c.inputs.buffers)
+        operands += " " + format_value(b.dtype(), b.get(*i));
+      ADD_FAILURE() << c.name << " (" << threads << " threads): element " << *i << " operands"
+                    << operands << ": oracle " << format_value(want.dtype(), want.get(*i)) << ", "
+                    << conf.backend << " " << format_value(g.dtype(), g.get(*i));
       return;
     }
   }
@@ -205,9 +263,11 @@ inline void every_alu_op_agrees(const Conformance& conf) {
       for (size_t i = 0; i < e0.size(); ++i)
         for (size_t j = 0; j < (arity >= 2 ? e1.size() : 1); ++j)
           for (size_t l = 0; l < (arity == 3 ? 3 : 1); ++l) {
-            Value args[3] = {e0[i], arity >= 2 ? e1[j] : Value{}, arity == 3 ? e1[(j + 5 * l + 1) % e1.size()] : Value{}};
+            Value args[3] = {e0[i], arity >= 2 ? e1[j] : Value{},
+                             arity == 3 ? e1[(j + 5 * l + 1) % e1.size()] : Value{}};
             Value r;
-            if (eval_alu(op, op == Op::Where ? dt : in[0], out, args, r) != EvalError::None) continue;
+            if (eval_alu(op, op == Op::Where ? dt : in[0], out, args, r) != EvalError::None)
+              continue;
             if (conf.excluded && conf.excluded(op, args)) continue;
             for (int a = 0; a < arity; ++a) cols[static_cast<size_t>(a)].push_back(args[a]);
           }
@@ -237,8 +297,9 @@ inline void sin_of_large_arguments_agrees(const Conformance& conf) {
     std::vector<std::vector<Value>> cols(1);
     for (int i = 0; i < n; ++i) {
       const uint64_t r = next();
-      const double m = static_cast<double>((r >> (64 - mbits)) | (uint64_t{1} << (mbits - 1)));  // [2^(mbits-1), 2^mbits)
-      const int e = 31 + i % (emax - 31 + 1);  // |x| in [2^e, 2^(e+1))
+      const double m = static_cast<double>((r >> (64 - mbits)) |
+                                           (uint64_t{1} << (mbits - 1)));  // [2^(mbits-1), 2^mbits)
+      const int e = 31 + i % (emax - 31 + 1);                              // |x| in [2^e, 2^(e+1))
       const double x = std::ldexp(m, e - (mbits - 1));
       cols[0].push_back(round_float(dt, (r & 1) ? -x : x));
     }
@@ -281,16 +342,21 @@ inline void every_reduce_agrees(const Conformance& conf) {
       // out[j] = REDUCE over r of a[(r + j) % n] for r < n - j: every suffix, so NaN,
       // -0 and the extremes meet every neighbour.
       UOp a = x.make(Op::Param, dt, {}, ParamArg{1, n, false});
-      UOp j = x.make(Op::Range, dtypes::Index, {x.const_int(dtypes::Index, n)}, RangeArg{{0}, AxisType::Loop});
-      UOp r = x.make(Op::Range, dtypes::Index, {x.make(Op::Sub, dtypes::Index, {x.const_int(dtypes::Index, n), j})},
+      UOp j = x.make(Op::Range, dtypes::Index, {x.const_int(dtypes::Index, n)},
+                     RangeArg{{0}, AxisType::Loop});
+      UOp r = x.make(Op::Range, dtypes::Index,
+                     {x.make(Op::Sub, dtypes::Index, {x.const_int(dtypes::Index, n), j})},
                      RangeArg{{1}, AxisType::Reduce});
       (void)r;
       // Range ends may not depend on ranges: use a full range and a gate instead.
-      UOp rr = x.make(Op::Range, dtypes::Index, {x.const_int(dtypes::Index, n)}, RangeArg{{1}, AxisType::Reduce});
+      UOp rr = x.make(Op::Range, dtypes::Index, {x.const_int(dtypes::Index, n)},
+                      RangeArg{{1}, AxisType::Reduce});
       UOp idx = x.make(Op::Add, dtypes::Index, {rr, j});
       UOp valid = x.make(Op::CmpLt, dtypes::Bool, {idx, x.const_int(dtypes::Index, n)});
       UOp gated = x.make(Op::Where, dtypes::Index, {valid, idx, x.invalid()});
-      UOp ld = x.make(Op::Load, dt, {x.make(Op::Index, dt, {a, gated}), x.const_value(dt, reduce_identity(rop, dt))});
+      UOp ld =
+          x.make(Op::Load, dt,
+                 {x.make(Op::Index, dt, {a, gated}), x.const_value(dt, reduce_identity(rop, dt))});
       UOp red = x.make(Op::Reduce, dt, {ld, rr}, ReduceArg{rop});
       UOp o = x.make(Op::Param, dt, {}, ParamArg{0, n, true});
       UOp st = x.make(Op::Store, dtypes::Void, {x.make(Op::Index, dt, {o, j}), red});
@@ -317,10 +383,12 @@ inline void every_example_agrees(const Conformance& conf) {
     ASSERT_TRUE(k.ok()) << c.name;
     c.root = k->kernel.root;
     for (uint64_t seed = 0; seed < 3; ++seed) {
-      std::map<std::string, int64_t> vars(k->kernel.header.vars.begin(), k->kernel.header.vars.end());
+      std::map<std::string, int64_t> vars(k->kernel.header.vars.begin(),
+                                          k->kernel.header.vars.end());
       c.inputs = oracle::make_inputs(c.root, seed, vars);
       auto ref = oracle::run(c.root, c.inputs);
-      if (!ref.ok() || ref->status != oracle::RunStatus::Ok) continue;  // UB examples are the oracle's
+      if (!ref.ok() || ref->status != oracle::RunStatus::Ok)
+        continue;  // UB examples are the oracle's
       expect_agree(c, conf);
       ++n;
     }
@@ -332,8 +400,9 @@ inline void every_example_agrees(const Conformance& conf) {
 // returns the same kernel, which still runs.
 inline void caches_kernels_by_graph(const Conformance& conf) {
   Context a, b;
-  const char* text = "%0 = PARAM slot=0 size=1 out : int32\n%1 = CONST 0 : index\n%2 = INDEX %0 %1 : int32\n"
-                     "%3 = CONST 7 : int32\n%4 = STORE %2 %3 : void\n%5 = SINK %4 : void\n";
+  const char* text =
+      "%0 = PARAM slot=0 size=1 out : int32\n%1 = CONST 0 : index\n%2 = INDEX %0 %1 : int32\n"
+      "%3 = CONST 7 : int32\n%4 = STORE %2 %3 : void\n%5 = SINK %4 : void\n";
   auto ka = parse_kernel(a, text);
   auto kb = parse_kernel(b, text);
   backends::Backend* be = backends::find_backend(conf.backend);

@@ -55,9 +55,7 @@ TEST_P(BackendConformance, CachesKernelsByGraph) {
 
 INSTANTIATE_TEST_SUITE_P(Registered, BackendConformance,
                          ::testing::ValuesIn(backends::backend_names()),
-                         [](const ::testing::TestParamInfo<std::string>& info) {
-                           return info.param;
-                         });
+                         [](const ::testing::TestParamInfo<std::string>& p) { return p.param; });
 
 }  // namespace
 }  // namespace uopfuzz

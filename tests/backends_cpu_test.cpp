@@ -1,17 +1,16 @@
 // The CPU backend beyond the conformance suite (tests/backends_conformance_test.cpp, run
 // here on 1 and 2 threads): bad inputs, thread splitting, vectorization, the listing.
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <limits>
+#include <sstream>
 #include <string>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "backends/cpu/lower.h"
 #include "backends/registry.h"
@@ -37,10 +36,12 @@ const bool g_cpu_conformance = test_support::register_conformance({"cpu", {1, 2}
 
 TEST(CpuBackend, RejectsBadInputsAsValues) {
   Context x;
-  auto k = parse_kernel(x, "%0 = PARAM slot=0 size=4 out : int32\n%1 = PARAM slot=1 size=4 in : int32\n"
-                           "%2 = VAR name=n min=0 max=4 : index\n%3 = RANGE %2 axis=0 LOOP : index\n"
-                           "%4 = INDEX %1 %3 : int32\n%5 = LOAD %4 : int32\n%6 = INDEX %0 %3 : int32\n"
-                           "%7 = STORE %6 %5 : void\n%8 = END %7 %3 : void\n%9 = SINK %8 : void\n");
+  auto k =
+      parse_kernel(x,
+                   "%0 = PARAM slot=0 size=4 out : int32\n%1 = PARAM slot=1 size=4 in : int32\n"
+                   "%2 = VAR name=n min=0 max=4 : index\n%3 = RANGE %2 axis=0 LOOP : index\n"
+                   "%4 = INDEX %1 %3 : int32\n%5 = LOAD %4 : int32\n%6 = INDEX %0 %3 : int32\n"
+                   "%7 = STORE %6 %5 : void\n%8 = END %7 %3 : void\n%9 = SINK %8 : void\n");
   ASSERT_TRUE(k.ok());
   auto c = backends::find_backend("cpu")->compile(k->kernel.root);
   ASSERT_TRUE(c.ok());
@@ -124,9 +125,12 @@ TEST(CpuBackend, LargeLoopNestsSplitAcrossThreadsAndAgree) {
 // many threads does not wake the pool.
 TEST(CpuBackend, SmallLoopNestsStaySerial) {
   Context x;
-  auto k = parse_kernel(x, "%0 = PARAM slot=0 size=64 out : int32\n%1 = CONST 64 : index\n%2 = RANGE %1 axis=0 LOOP : index\n"
-                           "%3 = INDEX %0 %2 : int32\n%4 = CAST %2 : int32\n%5 = STORE %3 %4 : void\n%6 = END %5 %2 : void\n"
-                           "%7 = SINK %6 : void\n");
+  auto k = parse_kernel(x,
+                        "%0 = PARAM slot=0 size=64 out : int32\n%1 = CONST 64 : index\n%2 = RANGE "
+                        "%1 axis=0 LOOP : index\n"
+                        "%3 = INDEX %0 %2 : int32\n%4 = CAST %2 : int32\n%5 = STORE %3 %4 : "
+                        "void\n%6 = END %5 %2 : void\n"
+                        "%7 = SINK %6 : void\n");
   ASSERT_TRUE(k.ok());
   EXPECT_FALSE(backends::cpu::splits_across_threads(k->kernel.root));
 }
@@ -153,7 +157,9 @@ TEST(CpuBackend, UpcastAxesBecomeVectorsOfTheirWidth) {
 %13 = STORE %12 %11 : void
 %14 = END %13 %3 %5 : void
 %15 = SINK %14 : void
-)", "<4 x float>"}, {R"(
+)",
+                               "<4 x float>"},
+                              {R"(
 %0 = PARAM slot=0 size=100 out : int32
 %1 = PARAM slot=1 size=800 in : int32
 %2 = CONST 100 : index
@@ -169,7 +175,8 @@ TEST(CpuBackend, UpcastAxesBecomeVectorsOfTheirWidth) {
 %12 = STORE %11 %10 : void
 %13 = END %12 %3 : void
 %14 = SINK %13 : void
-)", "<8 x i32>"}};
+)",
+                               "<8 x i32>"}};
   for (auto& [text, vector] : kernels) {
     Context x;
     auto k = parse_kernel(x, text);
@@ -213,7 +220,8 @@ TEST(CpuBackend, GeneratedUpcastAxesVectorizeAndAgree) {
     const std::string listing = c.value()->listing();
     vectorized += listing.find("remark loop-vectorize: vectorized loop") != std::string::npos;
     warned += listing.find("remark transform-warning: loop not vectorized") != std::string::npos;
-    EXPECT_EQ(r.kind, check::FindingKind::None) << "seed " << seed << ": " << r.details << "\n" << print_kernel(g.kernel);
+    EXPECT_EQ(r.kind, check::FindingKind::None) << "seed " << seed << ": " << r.details << "\n"
+                                                << print_kernel(g.kernel);
   }
   EXPECT_GE(vectorized, kGraphs / 3) << "of " << kGraphs << " generated UPCAST kernels";
   EXPECT_GE(warned, 1) << "an UPCAST loop around a REDUCE says why it stayed a loop";
@@ -236,12 +244,14 @@ TEST(CpuBackend, OnlyLoopsThatCanRunLongVectorize) {
 %8 = STORE %7 %6 : void
 %9 = END %8 %3 : void
 %10 = SINK %9 : void
-)", max));
+)",
+                                         max));
     ASSERT_TRUE(k.ok()) << k.error().message;
     auto c = compile_with_listing(k->kernel.root);
     ASSERT_TRUE(c.ok()) << c.error().message;
     const std::string listing = c.value()->listing();
-    const bool vectorized = listing.find("vectorized loop (vectorization width") != std::string::npos;
+    const bool vectorized =
+        listing.find("vectorized loop (vectorization width") != std::string::npos;
     EXPECT_EQ(vectorized, max >= 64) << "VAR max " << max << "\n" << listing;
   }
 }
@@ -286,8 +296,10 @@ TEST(CpuBackend, SelectOnASubtractionsSignIsNotMiscompiled) {
 
 TEST(CpuBackend, ListingHasTheIr) {
   Context x;
-  auto k = parse_kernel(x, "%0 = PARAM slot=0 size=1 out : float32\n%1 = CONST 0 : index\n%2 = INDEX %0 %1 : float32\n"
-                           "%3 = CONST 1.5 : float32\n%4 = STORE %2 %3 : void\n%5 = SINK %4 : void\n");
+  auto k = parse_kernel(
+      x,
+      "%0 = PARAM slot=0 size=1 out : float32\n%1 = CONST 0 : index\n%2 = INDEX %0 %1 : float32\n"
+      "%3 = CONST 1.5 : float32\n%4 = STORE %2 %3 : void\n%5 = SINK %4 : void\n");
   backends::CompileOptions co;
   co.keep_listing = true;
   auto c = backends::find_backend("cpu")->compile(k->kernel.root, co);
@@ -308,9 +320,12 @@ TEST(Registry, ListsOracleAndCpu) {
 
 TEST(CheckKernel, ComparesOnExtraBackends) {
   Context x;
-  auto k = parse_kernel(x, "%0 = PARAM slot=0 size=10 out : int32\n%1 = CONST 10 : index\n%2 = RANGE %1 axis=0 LOOP : index\n"
-                           "%3 = INDEX %0 %2 : int32\n%4 = CAST %2 : int32\n%5 = CONST 3 : int32\n%6 = FLOORMOD %4 %5 : int32\n"
-                           "%7 = STORE %3 %6 : void\n%8 = END %7 %2 : void\n%9 = SINK %8 : void\n");
+  auto k = parse_kernel(x,
+                        "%0 = PARAM slot=0 size=10 out : int32\n%1 = CONST 10 : index\n%2 = RANGE "
+                        "%1 axis=0 LOOP : index\n"
+                        "%3 = INDEX %0 %2 : int32\n%4 = CAST %2 : int32\n%5 = CONST 3 : int32\n%6 "
+                        "= FLOORMOD %4 %5 : int32\n"
+                        "%7 = STORE %3 %6 : void\n%8 = END %7 %2 : void\n%9 = SINK %8 : void\n");
   ASSERT_TRUE(k.ok());
   check::CheckOptions o;
   o.backends = {"oracle", "cpu"};

@@ -4,6 +4,7 @@
 // binary (the environment below), and each test here and each conformance case on
 // vulkan expects zero messages.
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -11,15 +12,13 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <limits>
+#include <sstream>
 #include <string>
 #include <vector>
 
-#include <fmt/format.h>
-
-#include "backends/vulkan/vulkan_backend.h"
 #include "backends/registry.h"
+#include "backends/vulkan/vulkan_backend.h"
 #include "check/differential.h"
 #include "ir/parser.h"
 #include "ir/printer.h"
@@ -53,12 +52,14 @@ void expect_no_validation_messages() {
 
 // The conformance suite (tests/backends_conformance_test.cpp) expects zero validation
 // messages after each case here.
-const bool g_vulkan_conformance = test_support::register_conformance({"vulkan", {1}, {}, expect_no_validation_messages});
+const bool g_vulkan_conformance =
+    test_support::register_conformance({"vulkan", {1}, {}, expect_no_validation_messages});
 
-const char* kVarKernel = "%0 = PARAM slot=0 size=4 out : int32\n%1 = PARAM slot=1 size=4 in : int32\n"
-                         "%2 = VAR name=n min=0 max=4 : index\n%3 = RANGE %2 axis=0 LOOP : index\n"
-                         "%4 = INDEX %1 %3 : int32\n%5 = LOAD %4 : int32\n%6 = INDEX %0 %3 : int32\n"
-                         "%7 = STORE %6 %5 : void\n%8 = END %7 %3 : void\n%9 = SINK %8 : void\n";
+const char* kVarKernel =
+    "%0 = PARAM slot=0 size=4 out : int32\n%1 = PARAM slot=1 size=4 in : int32\n"
+    "%2 = VAR name=n min=0 max=4 : index\n%3 = RANGE %2 axis=0 LOOP : index\n"
+    "%4 = INDEX %1 %3 : int32\n%5 = LOAD %4 : int32\n%6 = INDEX %0 %3 : int32\n"
+    "%7 = STORE %6 %5 : void\n%8 = END %7 %3 : void\n%9 = SINK %8 : void\n";
 
 TEST(VulkanBackend, RejectsBadInputsAsValues) {
   Context x;
@@ -83,8 +84,10 @@ TEST(VulkanBackend, RejectsBadInputsAsValues) {
 
 TEST(VulkanBackend, ListingHasGlslAndSpirv) {
   Context x;
-  auto k = parse_kernel(x, "%0 = PARAM slot=0 size=1 out : float32\n%1 = CONST 0 : index\n%2 = INDEX %0 %1 : float32\n"
-                           "%3 = CONST 1.5 : float32\n%4 = STORE %2 %3 : void\n%5 = SINK %4 : void\n");
+  auto k = parse_kernel(
+      x,
+      "%0 = PARAM slot=0 size=1 out : float32\n%1 = CONST 0 : index\n%2 = INDEX %0 %1 : float32\n"
+      "%3 = CONST 1.5 : float32\n%4 = STORE %2 %3 : void\n%5 = SINK %4 : void\n");
   backends::CompileOptions co;
   co.keep_listing = true;
   auto c = backends::find_backend("vulkan")->compile(k->kernel.root, co);
@@ -118,7 +121,8 @@ TEST(VulkanBackend, ListsLavapipe) {
   ASSERT_TRUE(devs.ok()) << devs.error().message;
   bool lavapipe = false;
   for (const auto& d : *devs) lavapipe = lavapipe || d.name.find("llvmpipe") != std::string::npos;
-  EXPECT_TRUE(lavapipe) << "lavapipe (mesa-vulkan-drivers) is not installed: run scripts/install-deps.sh";
+  EXPECT_TRUE(lavapipe)
+      << "lavapipe (mesa-vulkan-drivers) is not installed: run scripts/install-deps.sh";
 }
 
 TEST(VulkanBackend, ABadDeviceChoiceIsAnError) {
@@ -150,7 +154,8 @@ TEST(VulkanBackend, AForkedChildMakesItsOwnContext) {
   for (int child = 0; child < 2; ++child) {
     pid_t pid = ::fork();
     if (pid == 0) {
-      auto again = backends::find_backend("vulkan")->compile(k->kernel.root);  // rebuilt: the cache is per process
+      auto again = backends::find_backend("vulkan")->compile(
+          k->kernel.root);  // rebuilt: the cache is per process
       if (!again.ok() || again.value().get() == c.value().get()) ::_exit(2);
       auto out = again.value()->run(in);
       ::_exit(out.ok() && out->outputs.at(0).get(1).i == 5 ? 0 : 1);
@@ -187,9 +192,12 @@ TEST(VulkanBackend, ZeroValidationMessagesOverTheExamples) {
 
 TEST(CheckKernel, ComparesOnVulkan) {
   Context x;
-  auto k = parse_kernel(x, "%0 = PARAM slot=0 size=10 out : int32\n%1 = CONST 10 : index\n%2 = RANGE %1 axis=0 LOOP : index\n"
-                           "%3 = INDEX %0 %2 : int32\n%4 = CAST %2 : int32\n%5 = CONST -3 : int32\n%6 = FLOORMOD %4 %5 : int32\n"
-                           "%7 = STORE %3 %6 : void\n%8 = END %7 %2 : void\n%9 = SINK %8 : void\n");
+  auto k = parse_kernel(x,
+                        "%0 = PARAM slot=0 size=10 out : int32\n%1 = CONST 10 : index\n%2 = RANGE "
+                        "%1 axis=0 LOOP : index\n"
+                        "%3 = INDEX %0 %2 : int32\n%4 = CAST %2 : int32\n%5 = CONST -3 : int32\n%6 "
+                        "= FLOORMOD %4 %5 : int32\n"
+                        "%7 = STORE %3 %6 : void\n%8 = END %7 %2 : void\n%9 = SINK %8 : void\n");
   ASSERT_TRUE(k.ok());
   check::CheckOptions o;
   o.backends = {"oracle", "vulkan"};

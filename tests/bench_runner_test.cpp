@@ -13,7 +13,8 @@ namespace uopfuzz {
 namespace {
 
 bench::BenchCase example(const std::string& name) {
-  return {name, std::string(UOPFUZZ_SOURCE_DIR) + "/corpus/examples/" + name + ".uop", test_support::read_example(name)};
+  return {name, std::string(UOPFUZZ_SOURCE_DIR) + "/corpus/examples/" + name + ".uop",
+          test_support::read_example(name)};
 }
 
 TEST(BenchRunner, MeasuresBothVariantsAndSkipsUndefinedCasesWithTheReason) {
@@ -21,7 +22,8 @@ TEST(BenchRunner, MeasuresBothVariantsAndSkipsUndefinedCasesWithTheReason) {
   o.backends = {"cpu"};
   o.reps = 9;
   o.compile_reps = 2;
-  auto r = bench::run_bench({example("gated_two_guards"), example("invariant_ub"), example("mod_negative")}, o);
+  auto r = bench::run_bench(
+      {example("gated_two_guards"), example("invariant_ub"), example("mod_negative")}, o);
   ASSERT_EQ(r.devices.size(), 1u);
   EXPECT_EQ(r.devices[0].backend, "cpu");
   EXPECT_EQ(r.devices[0].device.device_type, "cpu");
@@ -55,8 +57,9 @@ TEST(BenchRunner, ResultsFileIsGoogleBenchmarkShapedWithTheContextThatNamesTheRu
   auto r = bench::run_bench({example("window_sum")}, o);
   auto j = bench::results_json(r, "corpus/examples", 9);
   const auto& ctx = j.at("context");
-  for (const char* key : {"date", "host_name", "executable", "num_cpus", "mhz_per_cpu", "cpu_scaling_enabled", "caches",
-                          "load_avg", "library_build_type", "commit", "machine", "devices"})
+  for (const char* key :
+       {"date", "host_name", "executable", "num_cpus", "mhz_per_cpu", "cpu_scaling_enabled",
+        "caches", "load_avg", "library_build_type", "commit", "machine", "devices"})
     EXPECT_TRUE(ctx.contains(key)) << key;
   EXPECT_EQ(ctx.at("cases"), "corpus/examples");
   EXPECT_EQ(ctx.at("reps"), 9);
@@ -65,21 +68,25 @@ TEST(BenchRunner, ResultsFileIsGoogleBenchmarkShapedWithTheContextThatNamesTheRu
   EXPECT_EQ(ctx.at("devices")[0].at("backend"), "cpu");
   ASSERT_EQ(j.at("benchmarks").size(), 4u);
   for (const auto& b : j.at("benchmarks")) {
-    for (const char* key : {"name", "run_name", "run_type", "iterations", "real_time", "cpu_time", "time_unit"})
+    for (const char* key :
+         {"name", "run_name", "run_type", "iterations", "real_time", "cpu_time", "time_unit"})
       EXPECT_TRUE(b.contains(key)) << key;
     EXPECT_EQ(b.at("time_unit"), "ns");
     EXPECT_EQ(b.at("iterations"), b.at("samples").size());
     const auto samples = b.at("samples").get<std::vector<double>>();
     EXPECT_GE(b.at("real_time").get<double>(), b.at("min").get<double>());
     EXPECT_LE(b.at("real_time").get<double>(), b.at("max").get<double>());
-    EXPECT_EQ(b.at("name").get<std::string>().rfind(b.at("measure").get<std::string>() + "/cpu/window_sum/", 0), 0u);
+    EXPECT_EQ(b.at("name").get<std::string>().rfind(
+                  b.at("measure").get<std::string>() + "/cpu/window_sum/", 0),
+              0u);
   }
   ASSERT_EQ(j.at("comparisons").size(), 1u);
   EXPECT_EQ(j.at("comparisons")[0].at("case"), "window_sum");
 }
 
 TEST(BenchRunner, GeneratedCasesAreAFunctionOfTheSeed) {
-  auto a = bench::generated_cases(3, 5), b = bench::generated_cases(3, 5), c = bench::generated_cases(3, 6);
+  auto a = bench::generated_cases(3, 5), b = bench::generated_cases(3, 5),
+       c = bench::generated_cases(3, 6);
   ASSERT_EQ(a.size(), 3u);
   for (size_t i = 0; i < 3; ++i) EXPECT_EQ(a[i].text, b[i].text);
   EXPECT_EQ(a[0].name, "gen-5");

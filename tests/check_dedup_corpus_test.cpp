@@ -1,11 +1,11 @@
 // Dedup signatures name the rule at fault; corpus writes are atomic and content-named.
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <filesystem>
-#include <optional>
 #include <fstream>
+#include <optional>
 #include <sstream>
-
-#include <gtest/gtest.h>
 
 #include "bug_examples.h"
 #include "check/dedup.h"
@@ -48,7 +48,8 @@ TEST(Dedup, SignatureNamesTheRuleAtFault) {
       {"gather_oob", "gather-no-bounds-check", "mismatch/gather_ne/oracle"},
       {"lift_mul_negative", "lift-mul-nonpositive", "mismatch/lift_mul_lt/oracle"},
   };
-  for (const auto& [example, bug, want] : cases) EXPECT_EQ(signature_for(example, bug).text(), want) << bug;
+  for (const auto& [example, bug, want] : cases)
+    EXPECT_EQ(signature_for(example, bug).text(), want) << bug;
 }
 
 TEST(Dedup, TwoCasesOfOneBugShareASignatureAndTwoBugsDoNot) {
@@ -64,7 +65,8 @@ TEST(Dedup, TwoCasesOfOneBugShareASignatureAndTwoBugsDoNot) {
 class Corpus : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() / ("uopfuzz_corpus_" + std::to_string(::getpid()));
+    dir_ =
+        std::filesystem::temp_directory_path() / ("uopfuzz_corpus_" + std::to_string(::getpid()));
     std::filesystem::remove_all(dir_);
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
@@ -136,14 +138,15 @@ TEST(Compare, ToleranceLoosensOnlyWhatItDeclares) {
   got.set(0, ir::Value::of_float(-0.0));
   want.set(1, ir::Value::of_float(1.0));
   got.set(1, ir::Value::of_float(1.0));
-  EXPECT_EQ(first_difference(want, &got), std::optional<size_t>(0));             // -0 is not +0
-  EXPECT_EQ(first_difference(want, &got, Tolerance(1)), std::nullopt);             // -0 is 1 ULP from +0
-  EXPECT_EQ(first_difference(want, &got, Tolerance(0, true)), std::nullopt);      // unless declared
+  EXPECT_EQ(first_difference(want, &got), std::optional<size_t>(0));          // -0 is not +0
+  EXPECT_EQ(first_difference(want, &got, Tolerance(1)), std::nullopt);        // -0 is 1 ULP from +0
+  EXPECT_EQ(first_difference(want, &got, Tolerance(0, true)), std::nullopt);  // unless declared
   got.set(1, ir::Value::of_float(std::nextafter(1.0f, 2.0f)));
   EXPECT_EQ(first_difference(want, &got, Tolerance(0, true)), std::optional<size_t>(1));
   EXPECT_EQ(first_difference(want, &got, Tolerance(1, true)), std::nullopt);
   got.set(1, ir::Value::of_float(std::nan("")));
-  EXPECT_EQ(first_difference(want, &got, Tolerance(1000, true)), std::optional<size_t>(1));  // NaN never passes
+  EXPECT_EQ(first_difference(want, &got, Tolerance(1000, true)),
+            std::optional<size_t>(1));  // NaN never passes
 }
 
 }  // namespace

@@ -4,26 +4,25 @@
 // recorded like a wrong result. Built as its own binary and run serially by ctest:
 // timings taken while other tests load both cores would test the machine, not the code.
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <sstream>
 #include <random>
+#include <sstream>
 #include <string>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "backends/registry.h"
 #include "check/dedup.h"
 #include "check/differential.h"
 #include "check/latency.h"
 #include "fuzz/campaign.h"
-#include "ir/parser.h"
 #include "ir/graph.h"
+#include "ir/parser.h"
 #include "oracle/interpreter.h"
 #include "reduce/predicates.h"
 
@@ -113,7 +112,9 @@ std::string sum_kernel(int n, bool twice) {
   return s +
          "%10 = CONST 1 : index\n"
          "%11 = INDEX %0 %10 : float32\n"
-         "%12 = PARAM slot=2 size=" + std::to_string(n) + " in : float32\n"
+         "%12 = PARAM slot=2 size=" +
+         std::to_string(n) +
+         " in : float32\n"
          "%13 = RANGE %4 axis=1 REDUCE : index\n"
          "%14 = INDEX %12 %13 : float32\n"
          "%15 = LOAD %14 : float32\n"
@@ -156,7 +157,8 @@ TEST(LatencyDetector, IdenticalKernelsRaiseNoRegressionInOneHundredTrials) {
     first_rounds += v->first.regressed;
     confirmed += v->confirmed;
   }
-  fmt::print("identical kernels: {} of 100 first rounds regressed, {} confirmed\n", first_rounds, confirmed);
+  fmt::print("identical kernels: {} of 100 first rounds regressed, {} confirmed\n", first_rounds,
+             confirmed);
   EXPECT_EQ(confirmed, 0);
   // A single round should itself be wrong rarely (alpha is 1%, and the effect must be 10%).
   EXPECT_LE(first_rounds, 5);
@@ -247,7 +249,9 @@ TEST(LatencyDetector, ACampaignKeepsTheLatencyFindingWithItsRatioInTheCorpus) {
   o.check.simplify.bugs.enable(simplifier::Bug::MergeMoreDivmod);
   o.check.vars = {{"n", 13}};
   const std::string text = kAdjacentRanges;
-  fuzz::GraphSource source = [&](ir::Context& ctx, uint64_t) { return ir::parse_kernel(ctx, text)->kernel; };
+  fuzz::GraphSource source = [&](ir::Context& ctx, uint64_t) {
+    return ir::parse_kernel(ctx, text)->kernel;
+  };
   auto res = fuzz::run_campaign(o, source, fuzz::reducer_shrinker(30));
   ASSERT_EQ(res.new_findings.size(), 1u);
   const fuzz::NewFinding& f = res.new_findings[0];
@@ -261,7 +265,8 @@ TEST(LatencyDetector, ACampaignKeepsTheLatencyFindingWithItsRatioInTheCorpus) {
   ss << in.rdbuf();
   auto back = ir::parse_kernel(ctx, ss.str());
   ASSERT_TRUE(back.ok());
-  std::map<std::string, std::string> extra(back->kernel.header.extra.begin(), back->kernel.header.extra.end());
+  std::map<std::string, std::string> extra(back->kernel.header.extra.begin(),
+                                           back->kernel.header.extra.end());
   EXPECT_EQ(extra["signature"], "latency/merge_adjacent/cpu");
   EXPECT_EQ(extra["check-latency"], "cpu");
   EXPECT_EQ(std::stod(extra["latency-ratio"]), std::stod(fmt::format("{:.3f}", f.latency->ratio)));

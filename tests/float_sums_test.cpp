@@ -2,15 +2,15 @@
 // may add in any order, the bound two orders must stay within, and the CPU backend's
 // vectorized sums against the oracle's in-order ones.
 
+#include "backends/float_sums.h"
+
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cfloat>
 #include <cmath>
 #include <string>
 
-#include <fmt/format.h>
-
-#include "backends/float_sums.h"
 #include "backends/registry.h"
 #include "check/differential.h"
 #include "ir/parser.h"
@@ -22,7 +22,8 @@ namespace {
 using namespace ir;
 
 // out[0] = sum of in[0..n) in `dtype`, then `tail` (more lines, numbered from %10).
-std::string sum_kernel(int64_t n, const char* dtype = "float32", const std::string& tail = "%10 = SINK %9 : void\n") {
+std::string sum_kernel(int64_t n, const char* dtype = "float32",
+                       const std::string& tail = "%10 = SINK %9 : void\n") {
   return fmt::format(R"(%0 = PARAM slot=0 size=1 out : {1}
 %1 = CONST 0 : index
 %2 = INDEX %0 %1 : {1}
@@ -33,7 +34,9 @@ std::string sum_kernel(int64_t n, const char* dtype = "float32", const std::stri
 %7 = LOAD %6 : {1}
 %8 = REDUCE %7 %5 op=ADD : {1}
 %9 = STORE %2 %8 : void
-)", n, dtype) + tail;
+)",
+                     n, dtype) +
+         tail;
 }
 
 backends::ReassociableSums sums_of(Context& x, const std::string& text) {
@@ -60,7 +63,8 @@ TEST(ReassociableSums, NotASumUsedAsAnythingButAStoredValue) {
   Context x;
   // out[0] = sum + 1: the sum's rounding would reach the output through the ADD.
   std::string text = sum_kernel(16);
-  text.replace(text.find("%9 = STORE %2 %8"), 16, "%20 = CONST 1 : float32\n%21 = ADD %8 %20 : float32\n%9 = STORE %2 %21");
+  text.replace(text.find("%9 = STORE %2 %8"), 16,
+               "%20 = CONST 1 : float32\n%21 = ADD %8 %20 : float32\n%9 = STORE %2 %21");
   EXPECT_TRUE(sums_of(x, text).empty());
 }
 
@@ -140,7 +144,8 @@ TEST(CpuBackend, VectorizedSumsDifferInBitsButStayWithinTheBound) {
   ASSERT_TRUE(got.ok());
   const Buffer& g = got->outputs.at(0);
   EXPECT_GT(g.get(0).f, 0.0) << "the sum was not reassociated (did its loop vectorize?)";
-  EXPECT_TRUE(check::first_difference(want->outputs.at(0), &g).has_value());  // bit for bit it differs
+  EXPECT_TRUE(
+      check::first_difference(want->outputs.at(0), &g).has_value());  // bit for bit it differs
 
   auto bounds = backends::sum_bounds(x, k->kernel.root, in);
   ASSERT_TRUE(bounds.ok());

@@ -1,16 +1,16 @@
 // A campaign signs, keeps and de-duplicates findings; what it writes replays.
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
 
-#include <gtest/gtest.h>
-
 #include "fuzz/campaign.h"
 #include "fuzz/corpus.h"
-#include "ir/parser.h"
 #include "ir/graph.h"
+#include "ir/parser.h"
 #include "oracle/interpreter.h"
 
 namespace uopfuzz::fuzz {
@@ -18,7 +18,8 @@ namespace {
 
 std::vector<std::string> example_texts() {
   std::vector<std::filesystem::path> files;
-  for (const auto& e : std::filesystem::directory_iterator(std::string(UOPFUZZ_SOURCE_DIR) + "/corpus/examples"))
+  for (const auto& e :
+       std::filesystem::directory_iterator(std::string(UOPFUZZ_SOURCE_DIR) + "/corpus/examples"))
     if (e.path().extension() == ".uop") files.push_back(e.path());
   std::sort(files.begin(), files.end());
   std::vector<std::string> texts;
@@ -60,12 +61,14 @@ TEST(Campaign, GraphSeedsDifferAcrossIndicesAndCampaigns) {
 }
 
 TEST(Campaign, FindsSignsAndKeepsOneCasePerBug) {
-  auto dir = std::filesystem::temp_directory_path() / ("uopfuzz_campaign_" + std::to_string(::getpid()));
+  auto dir =
+      std::filesystem::temp_directory_path() / ("uopfuzz_campaign_" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
   CampaignOptions o;
   o.seconds = 60;
   o.max_graphs = 2 * example_texts().size();  // every example twice: duplicates must fold
-  o.check.simplify.bugs.enable(simplifier::Bug::BoundOffByOne).enable(simplifier::Bug::UnparentedMaxMultiplies);
+  o.check.simplify.bugs.enable(simplifier::Bug::BoundOffByOne)
+      .enable(simplifier::Bug::UnparentedMaxMultiplies);
   o.corpus_dir = dir.string();
   o.found_by = "fuzz_campaign_test";
   CampaignResult r = run_campaign(o, examples_in_turn());
@@ -93,9 +96,11 @@ TEST(Campaign, FindsSignsAndKeepsOneCasePerBug) {
     EXPECT_NE(check::check_kernel(ctx, k->kernel, buggy).kind, check::FindingKind::None);
     EXPECT_FALSE(k->kernel.header.outputs.empty());
   }
-  EXPECT_EQ(sigs, (std::set<std::string>{"mismatch/bound_upper/oracle", "mismatch/reduce_unparented/oracle"}));
+  EXPECT_EQ(sigs, (std::set<std::string>{"mismatch/bound_upper/oracle",
+                                         "mismatch/reduce_unparented/oracle"}));
   size_t files = 0;
-  for (const auto& e : std::filesystem::directory_iterator(dir)) files += e.path().extension() == ".uop";
+  for (const auto& e : std::filesystem::directory_iterator(dir))
+    files += e.path().extension() == ".uop";
   EXPECT_EQ(files, 2u);
   std::filesystem::remove_all(dir);
 }

@@ -1,12 +1,12 @@
 // Isolation: a crash or hang in the code under test becomes a finding, and an isolated
 // campaign over several workers tries exactly the graphs a single process would.
+#include <gtest/gtest.h>
+
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-
-#include <gtest/gtest.h>
 
 #include "fuzz/campaign.h"
 #include "fuzz/corpus.h"
@@ -22,7 +22,8 @@ using ir::Op;
 using Status = ChildOutcome::Status;
 
 TEST(Isolate, ReturnsTheChildsResult) {
-  ChildOutcome out = run_isolated([] { return std::string(100000, 'x'); }, 10);  // more than a pipe holds
+  ChildOutcome out =
+      run_isolated([] { return std::string(100000, 'x'); }, 10);  // more than a pipe holds
   EXPECT_EQ(out.status, Status::Returned);
   EXPECT_EQ(out.output, std::string(100000, 'x'));
 }
@@ -51,13 +52,15 @@ ChildOutcome rewrite_with_faulty_rule(bool hang) {
         ir::Context ctx;
         ir::UOp seven = ctx.const_int(ir::dtypes::Int32, 7);
         ir::RuleSet rules;
-        rules.add("harmless", ir::Pat::op(Op::Add), [](ir::RewriteCtx&, const ir::Bindings&) { return ir::UOp(); });
-        rules.add("faulty_rule", ir::Pat::op(Op::Const).named("c"), [hang](ir::RewriteCtx&, const ir::Bindings&) {
-          if (hang)
-            while (true) ::pause();
-          std::abort();
-          return ir::UOp();
-        });
+        rules.add("harmless", ir::Pat::op(Op::Add),
+                  [](ir::RewriteCtx&, const ir::Bindings&) { return ir::UOp(); });
+        rules.add("faulty_rule", ir::Pat::op(Op::Const).named("c"),
+                  [hang](ir::RewriteCtx&, const ir::Bindings&) {
+                    if (hang)
+                      while (true) ::pause();
+                    std::abort();
+                    return ir::UOp();
+                  });
         ir::graph_rewrite(ctx, seven, rules);
         return "survived";
       },
@@ -82,7 +85,8 @@ TEST(Isolate, NoBreadcrumbOutsideRules) {
 }
 
 GraphSource generator() {
-  return [](ir::Context& ctx, uint64_t gs) { return gen::generate(ctx, gen::GenPolicy{}, gs).kernel; };
+  return
+      [](ir::Context& ctx, uint64_t gs) { return gen::generate(ctx, gen::GenPolicy{}, gs).kernel; };
 }
 
 CampaignOptions isolated(int jobs, uint64_t graphs) {
@@ -113,7 +117,8 @@ TEST(IsolatedCampaign, WorkersTryTheSameGraphsAsOneProcess) {
 // A planted crash or hang neither ends the campaign nor is lost: it is signed by its
 // rule, reduced in isolation and written; the faithful simplifier passes the case.
 void expect_failure_found(simplifier::Bug bug, const std::string& signature) {
-  auto dir = std::filesystem::temp_directory_path() / ("uopfuzz_isolate_" + std::to_string(::getpid()));
+  auto dir =
+      std::filesystem::temp_directory_path() / ("uopfuzz_isolate_" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
   CampaignOptions o = isolated(2, 40);
   o.check.simplify.bugs.enable(bug);
@@ -155,11 +160,14 @@ TEST(IsolatedCampaign, AHangingRuleBecomesAFinding) {
 }
 
 TEST(CorpusTemporaries, StaleOnesOfDeadWritersAreRemoved) {
-  auto dir = std::filesystem::temp_directory_path() / ("uopfuzz_stale_" + std::to_string(::getpid()));
+  auto dir =
+      std::filesystem::temp_directory_path() / ("uopfuzz_stale_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
-  const std::string live = ".abc.uop." + std::to_string(::getpid()) + ".tmp";  // this process: still writing
-  const std::string dead = ".def.uop.999999999.tmp";                          // no such process
-  for (const std::string& n : {live, dead, std::string("keep.uop")}) std::ofstream(dir / n) << "partial";
+  const std::string live =
+      ".abc.uop." + std::to_string(::getpid()) + ".tmp";  // this process: still writing
+  const std::string dead = ".def.uop.999999999.tmp";      // no such process
+  for (const std::string& n : {live, dead, std::string("keep.uop")})
+    std::ofstream(dir / n) << "partial";
   EXPECT_EQ(remove_stale_temporaries(dir.string()), 1);
   EXPECT_TRUE(std::filesystem::exists(dir / live));
   EXPECT_FALSE(std::filesystem::exists(dir / dead));

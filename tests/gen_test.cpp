@@ -12,7 +12,6 @@
 #include <vector>
 
 #include "check/differential.h"
-#include "simplifier/bugs.h"
 #include "gen/generator.h"
 #include "ir/analysis.h"
 #include "ir/graph.h"
@@ -20,6 +19,7 @@
 #include "ir/printer.h"
 #include "ir/verify.h"
 #include "oracle/interpreter.h"
+#include "simplifier/bugs.h"
 
 namespace uopfuzz::gen {
 namespace {
@@ -28,7 +28,9 @@ using namespace ir;
 
 constexpr int kSeeds = 2000;
 
-std::map<std::string, int64_t> header_vars(const Kernel& k) { return {k.header.vars.begin(), k.header.vars.end()}; }
+std::map<std::string, int64_t> header_vars(const Kernel& k) {
+  return {k.header.vars.begin(), k.header.vars.end()};
+}
 
 /// Why `k` is not a valid generated kernel (empty: it is): it must verify, print and
 /// parse back to the same text, and run without UB for the header's VAR values on input
@@ -50,7 +52,9 @@ std::string invalid_reason(const Kernel& k, bool any_vars = false) {
   if (any_vars) {
     std::map<std::string, int64_t> lo, hi;
     for (UOp u : toposort(k.root))
-      if (u.op() == Op::Var) lo[u.arg<VarArg>().name] = u.arg<VarArg>().min, hi[u.arg<VarArg>().name] = u.arg<VarArg>().max;
+      if (u.op() == Op::Var)
+        lo[u.arg<VarArg>().name] = u.arg<VarArg>().min,
+        hi[u.arg<VarArg>().name] = u.arg<VarArg>().max;
     runs.emplace_back(3, std::map<std::string, int64_t>{});
     runs.emplace_back(4, lo);
     runs.emplace_back(5, hi);
@@ -58,7 +62,9 @@ std::string invalid_reason(const Kernel& k, bool any_vars = false) {
   for (const auto& [seed, vars] : runs) {
     auto out = prog->run(oracle::make_inputs(k.root, seed, vars));
     if (!out) return "oracle run: " + out.error().message;
-    if (out->status == oracle::RunStatus::Ub) return "UB on run " + std::to_string(seed) + ": " + out->ub->what + " at " + describe(out->ub->node);
+    if (out->status == oracle::RunStatus::Ub)
+      return "UB on run " + std::to_string(seed) + ": " + out->ub->what + " at " +
+             describe(out->ub->node);
     if (out->status != oracle::RunStatus::Ok) return "step limit on run " + std::to_string(seed);
   }
   return "";
@@ -108,7 +114,8 @@ TEST(GenValidity, DefinedForEveryVarValueWithoutTheShieldedShapes) {
     Context ctx;
     GenResult r = generate(ctx, policy, seed);
     EXPECT_FALSE(r.stats.repaired()) << "seed " << seed;
-    ASSERT_EQ(invalid_reason(r.kernel, true), "") << "seed " << seed << "\n" << print_kernel(r.kernel);
+    ASSERT_EQ(invalid_reason(r.kernel, true), "") << "seed " << seed << "\n"
+                                                  << print_kernel(r.kernel);
   }
 }
 
@@ -133,7 +140,8 @@ TEST(GenDeterminism, SameSeedSameTextInAnyContext) {
     EXPECT_EQ(ta, print_kernel(generate(shared, policy, seed).kernel)) << "seed " << seed;
   }
   Context c;
-  EXPECT_NE(print_kernel(generate(c, policy, 1).kernel), print_kernel(generate(c, policy, 2).kernel));
+  EXPECT_NE(print_kernel(generate(c, policy, 1).kernel),
+            print_kernel(generate(c, policy, 2).kernel));
 }
 
 // The same seeds give the same text on every machine and compiler (checked against a
@@ -143,9 +151,11 @@ TEST(GenDeterminism, PinnedTextOfFiftySeeds) {
   uint64_t h = 0xcbf29ce484222325ull;
   for (uint64_t seed = 0; seed < 50; ++seed) {
     Context ctx;
-    for (unsigned char c : print_kernel(generate(ctx, GenPolicy{}, seed).kernel)) h = (h ^ c) * 0x100000001b3ull;
+    for (unsigned char c : print_kernel(generate(ctx, GenPolicy{}, seed).kernel))
+      h = (h ^ c) * 0x100000001b3ull;
   }
-  EXPECT_EQ(h, 0x5503dc09cb2a22ddull) << "generator output changed (version " << kGeneratorVersion << ")";
+  EXPECT_EQ(h, 0x5503dc09cb2a22ddull)
+      << "generator output changed (version " << kGeneratorVersion << ")";
 }
 
 TEST(GenDeterminism, HeaderRecordsSeedVarsAndGenerator) {
@@ -222,7 +232,8 @@ TEST(GenEntropy, BytesAlwaysGiveValidGraphs) {
     Context ctx;
     ByteEntropy e(bytes);
     GenResult r = generate(ctx, policy, e);
-    ASSERT_EQ(invalid_reason(r.kernel), "") << "byte string " << i << "\n" << print_kernel(r.kernel);
+    ASSERT_EQ(invalid_reason(r.kernel), "") << "byte string " << i << "\n"
+                                            << print_kernel(r.kernel);
     // The same bytes give the same kernel.
     ByteEntropy again(bytes);
     Context ctx2;
@@ -244,9 +255,12 @@ double fraction(const GenPolicy& p, const Pred& pred, int n = 300) {
   }
   return static_cast<double>(hit) / n;
 }
-bool any_of(const std::vector<UOp>& topo, const std::function<bool(UOp)>& f) { return std::any_of(topo.begin(), topo.end(), f); }
+bool any_of(const std::vector<UOp>& topo, const std::function<bool(UOp)>& f) {
+  return std::any_of(topo.begin(), topo.end(), f);
+}
 bool is_range_of(UOp u, UOp red) {
-  return u.op() == Op::Range && std::find(red.src().begin() + 1, red.src().end(), u) != red.src().end();
+  return u.op() == Op::Range &&
+         std::find(red.src().begin() + 1, red.src().end(), u) != red.src().end();
 }
 bool uses(UOp root, UOp what) {
   for (UOp u : toposort(root))
@@ -257,7 +271,8 @@ bool uses(UOp root, UOp what) {
 // sum_r where(idx != r, 0, e) with idx a loaded value
 bool has_gather(const std::vector<UOp>& topo, UOp) {
   return any_of(topo, [](UOp u) {
-    if (u.op() != Op::Reduce || u.arg<ReduceArg>().op != Op::Add || u.src(0).op() != Op::Where) return false;
+    if (u.op() != Op::Reduce || u.arg<ReduceArg>().op != Op::Add || u.src(0).op() != Op::Where)
+      return false;
     UOp w = u.src(0), ne = w.src(0);
     if (ne.op() != Op::CmpNe || !w.src(1).is_const()) return false;
     for (int k = 0; k < 2; ++k) {
@@ -270,13 +285,16 @@ bool has_gather(const std::vector<UOp>& topo, UOp) {
 }
 bool has_range_mod(const std::vector<UOp>& topo, UOp) {
   return any_of(topo, [](UOp u) {
-    return (u.op() == Op::FloorMod || u.op() == Op::Cmod) && u.src(0).op() == Op::Range && u.src(1).is_const();
+    return (u.op() == Op::FloorMod || u.op() == Op::Cmod) && u.src(0).op() == Op::Range &&
+           u.src(1).is_const();
   });
 }
 // RANGE % c with a CONST end that c does / does not divide
 bool has_mod_dividing(const std::vector<UOp>& topo, bool divides) {
   return any_of(topo, [&](UOp u) {
-    if ((u.op() != Op::FloorMod && u.op() != Op::Cmod) || u.src(0).op() != Op::Range || !u.src(1).is_const()) return false;
+    if ((u.op() != Op::FloorMod && u.op() != Op::Cmod) || u.src(0).op() != Op::Range ||
+        !u.src(1).is_const())
+      return false;
     UOp end = u.src(0).src(0);
     if (!end.is_const() || end.const_value().i < 1) return false;
     return (end.const_value().i % u.src(1).const_value().i == 0) == divides;
@@ -312,13 +330,14 @@ bool has_arange(const std::vector<UOp>& topo, UOp) {
   return any_of(topo, [](UOp u) {
     if (u.op() != Op::Reduce || u.arg<ReduceArg>().op != Op::Add) return false;
     UOp v = u.src(0);
-    if (v.op() == Op::Cast && is_range_of(v.src(0), u)) return true;  // sum_r r
+    if (v.op() == Op::Cast && is_range_of(v.src(0), u)) return true;           // sum_r r
     return v.op() == Op::Where && v.src(1).is_const() && v.src(2).is_const();  // rangeify form
   });
 }
 bool has_bound_sum(const std::vector<UOp>& topo, UOp) {
   return any_of(topo, [](UOp u) {
-    if (u.op() != Op::Reduce || u.arg<ReduceArg>().op != Op::Add || u.src(0).op() != Op::Where) return false;
+    if (u.op() != Op::Reduce || u.arg<ReduceArg>().op != Op::Add || u.src(0).op() != Op::Where)
+      return false;
     UOp c = u.src(0).src(0);
     return (c.op() == Op::CmpLt && is_range_of(c.src(0), u)) || c.op() == Op::And;
   });
@@ -327,7 +346,9 @@ bool has_window(const std::vector<UOp>& topo, UOp) {  // a load at outer + r ins
   return any_of(topo, [](UOp u) {
     if (u.op() != Op::Reduce) return false;
     for (UOp n : toposort(u.src(0)))
-      if (n.op() == Op::Add && n.src(0).op() == Op::Range && is_range_of(n.src(1), u) && !is_range_of(n.src(0), u)) return true;
+      if (n.op() == Op::Add && n.src(0).op() == Op::Range && is_range_of(n.src(1), u) &&
+          !is_range_of(n.src(0), u))
+        return true;
     return false;
   });
 }
@@ -356,9 +377,12 @@ bool has_dynamic_load(const std::vector<UOp>& topo, UOp) {
   });
 }
 bool has_var_end(const std::vector<UOp>& topo, UOp) {
-  return any_of(topo, [](UOp u) { return u.op() == Op::Range && u.src(0).op() == Op::Var && u.src(0).arg<VarArg>().min <= 0; });
+  return any_of(topo, [](UOp u) {
+    return u.op() == Op::Range && u.src(0).op() == Op::Var && u.src(0).arg<VarArg>().min <= 0;
+  });
 }
-bool has_merge_candidate(const std::vector<UOp>& topo, UOp) {  // END(store at i*N + j, i, j), same axis type
+bool has_merge_candidate(const std::vector<UOp>& topo,
+                         UOp) {  // END(store at i*N + j, i, j), same axis type
   return any_of(topo, [](UOp u) {
     if (u.op() != Op::End || u.num_src() < 3) return false;
     return u.src(1).arg<RangeArg>().type == u.src(2).arg<RangeArg>().type;
@@ -367,14 +391,20 @@ bool has_merge_candidate(const std::vector<UOp>& topo, UOp) {  // END(store at i
 bool has_store_in_loop(const std::vector<UOp>& topo, UOp) {
   return any_of(topo, [](UOp u) { return u.op() == Op::End && u.src(0).op() == Op::Store; });
 }
-bool several_outputs(const std::vector<UOp>&, UOp root) { return root.num_src() >= 2; }
+bool several_outputs(const std::vector<UOp>&, UOp root) {
+  return root.num_src() >= 2;
+}
 bool has_transcendental(const std::vector<UOp>& topo, UOp) {
   return any_of(topo, [](UOp u) {
-    return u.op() == Op::Reciprocal || u.op() == Op::Sqrt || u.op() == Op::Exp2 || u.op() == Op::Log2 || u.op() == Op::Sin;
+    return u.op() == Op::Reciprocal || u.op() == Op::Sqrt || u.op() == Op::Exp2 ||
+           u.op() == Op::Log2 || u.op() == Op::Sin;
   });
 }
 bool has_float_product(const std::vector<UOp>& topo, UOp) {  // x * y with neither a constant
-  return any_of(topo, [](UOp u) { return u.op() == Op::Mul && u.dtype().is_float() && !u.src(0).is_const() && !u.src(1).is_const(); });
+  return any_of(topo, [](UOp u) {
+    return u.op() == Op::Mul && u.dtype().is_float() && !u.src(0).is_const() &&
+           !u.src(1).is_const();
+  });
 }
 bool has_shared_range(const std::vector<UOp>& topo, UOp) {  // one RANGE closed by two ENDs
   std::map<const void*, int> closers;
@@ -389,21 +419,27 @@ bool has_shared_range(const std::vector<UOp>& topo, UOp) {  // one RANGE closed 
 // window where(r < k, x / d, 0) dividing by a VAR d.
 bool has_shielded_fault(const std::vector<UOp>& topo, UOp) {
   return any_of(topo, [](UOp u) {
-    if (u.op() != Op::Reduce || u.src(1).src(0).op() != Op::Var || u.src(1).src(0).arg<VarArg>().min != 0) return false;
+    if (u.op() != Op::Reduce || u.src(1).src(0).op() != Op::Var ||
+        u.src(1).src(0).arg<VarArg>().min != 0)
+      return false;
     for (UOp n : toposort(u.src(0))) {
       if (n.op() != Op::Cdiv) continue;
-      if (u.num_src() >= 3 && n.src(1).op() == Op::Sub && n.src(1).src(0).op() == Op::Cast && n.src(1).src(0).src(0) == u.src(2))
+      if (u.num_src() >= 3 && n.src(1).op() == Op::Sub && n.src(1).src(0).op() == Op::Cast &&
+          n.src(1).src(0).src(0) == u.src(2))
         return true;
       if (u.num_src() == 2 && n.src(1).op() == Op::Var) return true;
     }
     return false;
   });
 }
-bool has_lifted_bound(const std::vector<UOp>& topo, UOp) {  // sum_r where((r + y) < c, ...) or (r * y) < c
+bool has_lifted_bound(const std::vector<UOp>& topo,
+                      UOp) {  // sum_r where((r + y) < c, ...) or (r * y) < c
   return any_of(topo, [](UOp u) {
     if (u.op() != Op::Reduce || u.src(0).op() != Op::Where) return false;
     for (UOp n : toposort(u.src(0).src(0)))
-      if (n.op() == Op::CmpLt && (n.src(0).op() == Op::Add || n.src(0).op() == Op::Mul) && is_range_of(n.src(0).src(0), u)) return true;
+      if (n.op() == Op::CmpLt && (n.src(0).op() == Op::Add || n.src(0).op() == Op::Mul) &&
+          is_range_of(n.src(0).src(0), u))
+        return true;
     return false;
   });
 }
@@ -431,47 +467,95 @@ TEST(GenPolicyKnobs, EachKnobProducesItsShape) {
   const Case cases[] = {
       {"p_gather", with([](GenPolicy& p) { p.p_gather = 1; }), has_gather, 0.9},
       {"p_range_mod", with([](GenPolicy& p) { p.p_range_mod = 1; }), has_range_mod, 0.5},
-      {"p_gate_store", with([](GenPolicy& p) { p.p_gate_store = 1; p.p_store_in_loop = 1; }), has_gated_store, 0.7},
+      {"p_gate_store", with([](GenPolicy& p) {
+         p.p_gate_store = 1;
+         p.p_store_in_loop = 1;
+       }),
+       has_gated_store, 0.7},
       {"p_gate_load", with([](GenPolicy& p) { p.p_gate_load = 1; }), has_gated_load, 0.3},
-      {"p_second_use_ungated",
-       with([](GenPolicy& p) { p.p_gate_store = p.p_store_in_loop = p.p_second_use = p.p_second_use_ungated = 1; }),
+      {"p_second_use_ungated", with([](GenPolicy& p) {
+         p.p_gate_store = p.p_store_in_loop = p.p_second_use = p.p_second_use_ungated = 1;
+       }),
        has_ungated_second_use, 0.5},
       {"p_arange", with([](GenPolicy& p) { p.p_arange = 1; }), has_arange, 0.9},
       {"p_bound_sum", with([](GenPolicy& p) { p.p_bound_sum = 1; }), has_bound_sum, 0.9},
-      {"p_window_sum", with([](GenPolicy& p) { p.p_window_sum = 1; p.p_store_in_loop = 1; }), has_window, 0.7},
+      {"p_window_sum", with([](GenPolicy& p) {
+         p.p_window_sum = 1;
+         p.p_store_in_loop = 1;
+       }),
+       has_window, 0.7},
       {"p_unparented", with([](GenPolicy& p) { p.p_unparented = 1; }), has_unparented, 0.8},
-      {"p_shielded_fault", with([](GenPolicy& p) { p.p_shielded_fault = 1; p.dtypes = DTypeWeights{0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0}; }),
+      {"p_shielded_fault", with([](GenPolicy& p) {
+         p.p_shielded_fault = 1;
+         p.dtypes = DTypeWeights{0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0};
+       }),
        has_shielded_fault, 0.6},
-      {"p_bound_lift", with([](GenPolicy& p) { p.p_bound_sum = p.p_bound_lift = 1; }), has_lifted_bound, 0.8},
-      {"p_nested_reduce", with([](GenPolicy& p) { p.p_nested_reduce = 1; p.exprs.reduce = 20; }), has_nested_reduce, 0.6},
+      {"p_bound_lift", with([](GenPolicy& p) { p.p_bound_sum = p.p_bound_lift = 1; }),
+       has_lifted_bound, 0.8},
+      {"p_nested_reduce", with([](GenPolicy& p) {
+         p.p_nested_reduce = 1;
+         p.exprs.reduce = 20;
+       }),
+       has_nested_reduce, 0.6},
       {"p_dynamic_index", with([](GenPolicy& p) { p.p_dynamic_index = 1; }), has_dynamic_load, 0.4},
-      {"p_var_end_zero_min", with([](GenPolicy& p) { p.p_var_end = p.p_var_end_zero_min = 1; }), has_var_end, 0.9},
-      {"p_extra_store_range", with([](GenPolicy& p) { p.p_store_in_loop = p.p_extra_store_range = p.p_same_axis_type = 1; p.p_nested_end = 0; }),
+      {"p_var_end_zero_min", with([](GenPolicy& p) { p.p_var_end = p.p_var_end_zero_min = 1; }),
+       has_var_end, 0.9},
+      {"p_extra_store_range", with([](GenPolicy& p) {
+         p.p_store_in_loop = p.p_extra_store_range = p.p_same_axis_type = 1;
+         p.p_nested_end = 0;
+       }),
        has_merge_candidate, 0.9},
-      {"p_store_in_loop", with([](GenPolicy& p) { p.p_store_in_loop = 1; }), has_store_in_loop, 0.95},
-      {"p_upcast_axis", with([](GenPolicy& p) { p.p_store_in_loop = p.p_upcast_axis = 1; }), has_upcast, 0.9},
+      {"p_store_in_loop", with([](GenPolicy& p) { p.p_store_in_loop = 1; }), has_store_in_loop,
+       0.95},
+      {"p_upcast_axis", with([](GenPolicy& p) { p.p_store_in_loop = p.p_upcast_axis = 1; }),
+       has_upcast, 0.9},
       {"p_extra_output", with([](GenPolicy& p) { p.p_extra_output = 1; }), several_outputs, 0.95},
-      {"p_reuse_range", with([](GenPolicy& p) { p.p_extra_output = p.p_reuse_range = p.p_store_in_loop = 1; }), has_shared_range, 0.7},
-      {"inexact_floats", with([](GenPolicy& p) { p.inexact_floats = true; p.dtypes = DTypeWeights{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0}; }),
-       [](const std::vector<UOp>& t, UOp r) { return has_transcendental(t, r) || has_float_product(t, r); }, 0.15},
+      {"p_reuse_range",
+       with([](GenPolicy& p) { p.p_extra_output = p.p_reuse_range = p.p_store_in_loop = 1; }),
+       has_shared_range, 0.7},
+      {"inexact_floats", with([](GenPolicy& p) {
+         p.inexact_floats = true;
+         p.dtypes = DTypeWeights{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0};
+       }),
+       [](const std::vector<UOp>& t, UOp r) {
+         return has_transcendental(t, r) || has_float_product(t, r);
+       },
+       0.15},
   };
   for (const Case& c : cases) {
     const double f = fraction(c.policy, c.pred);
-    EXPECT_GE(f, c.at_least) << c.knob << " at 1.0 gives its shape in only " << f * 100 << "% of graphs";
+    EXPECT_GE(f, c.at_least) << c.knob << " at 1.0 gives its shape in only " << f * 100
+                             << "% of graphs";
   }
   // ... and switched off, the shape is gone.
   EXPECT_EQ(fraction(with([](GenPolicy& p) { p.p_gather = 0; }), has_gather), 0.0);
   EXPECT_EQ(fraction(with([](GenPolicy& p) { p.p_upcast_axis = 0; }), has_upcast), 0.0);
-  EXPECT_LE(fraction(with([](GenPolicy& p) { p.p_range_mod = 0; }), has_range_mod), 0.05);  // index arithmetic may still do r % c
-  EXPECT_EQ(fraction(with([](GenPolicy& p) { p.p_gate_store = p.p_gate_load = 0; }), has_gated_store), 0.0);
-  EXPECT_EQ(fraction(with([](GenPolicy& p) { p.p_extra_output = 0; p.p_second_use = 0; }), several_outputs), 0.0);
+  EXPECT_LE(fraction(with([](GenPolicy& p) { p.p_range_mod = 0; }), has_range_mod),
+            0.05);  // index arithmetic may still do r % c
+  EXPECT_EQ(
+      fraction(with([](GenPolicy& p) { p.p_gate_store = p.p_gate_load = 0; }), has_gated_store),
+      0.0);
+  EXPECT_EQ(fraction(with([](GenPolicy& p) {
+                       p.p_extra_output = 0;
+                       p.p_second_use = 0;
+                     }),
+                     several_outputs),
+            0.0);
   EXPECT_EQ(fraction(GenPolicy{}, has_transcendental), 0.0);  // exact floats by default
   EXPECT_EQ(fraction(GenPolicy{}, has_float_product), 0.0);
 }
 
 TEST(GenPolicyKnobs, DivisibleAndNonDivisibleModuli) {
-  auto divisible = with([](GenPolicy& p) { p.p_range_mod = 1; p.p_mod_divisible = 1; p.p_var_end = 0; });
-  auto any = with([](GenPolicy& p) { p.p_range_mod = 1; p.p_mod_divisible = 0; p.p_var_end = 0; });
+  auto divisible = with([](GenPolicy& p) {
+    p.p_range_mod = 1;
+    p.p_mod_divisible = 1;
+    p.p_var_end = 0;
+  });
+  auto any = with([](GenPolicy& p) {
+    p.p_range_mod = 1;
+    p.p_mod_divisible = 0;
+    p.p_var_end = 0;
+  });
   EXPECT_GE(fraction(divisible, [](const auto& t, UOp) { return has_mod_dividing(t, true); }), 0.5);
   EXPECT_GE(fraction(any, [](const auto& t, UOp) { return has_mod_dividing(t, false); }), 0.3);
 }
@@ -484,11 +568,13 @@ TEST(GenPolicyKnobs, DtypeWeightsSelectTheOutputType) {
     switch (dt.scalar()) {
 #define CASE(e, field) \
   case ScalarType::e: p.dtypes.field = 1; break;
-      CASE(Bool, bool_) CASE(Int8, int8) CASE(Int16, int16) CASE(Int32, int32) CASE(Int64, int64) CASE(UInt8, uint8)
-      CASE(UInt16, uint16) CASE(UInt32, uint32) CASE(UInt64, uint64) CASE(Float16, float16) CASE(Float32, float32)
-      CASE(Float64, float64)
+      CASE(Bool, bool_)
+      CASE(Int8, int8)
+      CASE(Int16, int16) CASE(Int32, int32) CASE(Int64, int64) CASE(UInt8, uint8)
+          CASE(UInt16, uint16) CASE(UInt32, uint32) CASE(UInt64, uint64) CASE(Float16, float16)
+              CASE(Float32, float32) CASE(Float64, float64)
 #undef CASE
-      default: break;
+                  default : break;
     }
     auto all_outputs = [&](const std::vector<UOp>& topo, UOp) {
       for (UOp u : topo)
@@ -499,7 +585,8 @@ TEST(GenPolicyKnobs, DtypeWeightsSelectTheOutputType) {
     for (int seed = 0; seed < 30; ++seed) {  // and still valid
       Context ctx;
       GenResult r = generate(ctx, p, static_cast<uint64_t>(seed));
-      ASSERT_EQ(invalid_reason(r.kernel), "") << dt.name() << " seed " << seed << "\n" << print_kernel(r.kernel);
+      ASSERT_EQ(invalid_reason(r.kernel), "") << dt.name() << " seed " << seed << "\n"
+                                              << print_kernel(r.kernel);
     }
   }
 }
@@ -520,7 +607,8 @@ TEST(GenPolicyKnobs, LimitsHold) {
         EXPECT_LE(b.hi, 5) << "seed " << seed;
       }
     // The oracle's step count bounds the loop nest: 2 loops of at most 5 iterations.
-    auto out = oracle::run(r.kernel.root, oracle::make_inputs(r.kernel.root, 0, header_vars(r.kernel)));
+    auto out =
+        oracle::run(r.kernel.root, oracle::make_inputs(r.kernel.root, 0, header_vars(r.kernel)));
     ASSERT_TRUE(out.ok());
     EXPECT_EQ(out->status, oracle::RunStatus::Ok);
   }
@@ -550,7 +638,8 @@ TEST(GenRepair, UndefinedNodesAreReplacedLocally) {
   Kernel k = parsed->kernel;
   GenStats stats;
   check_and_repair(ctx, k, GenPolicy{}, stats);
-  EXPECT_EQ(stats.repairs, 2) << ::testing::PrintToString(stats.repair_log);  // the load gated, the division a constant
+  EXPECT_EQ(stats.repairs, 2) << ::testing::PrintToString(
+      stats.repair_log);  // the load gated, the division a constant
   EXPECT_EQ(stats.dropped_effects, 0);
   EXPECT_EQ(k.root.num_src(), 1u);
   EXPECT_EQ(invalid_reason(k), "") << print_kernel(k);
@@ -581,7 +670,8 @@ TEST(GenRepair, DoubleStoreDropsTheEffect) {
   EXPECT_EQ(invalid_reason(k), "");
 }
 
-// ---------------------------------------------------------------- the simplifier on generated graphs
+// ---------------------------------------------------------------- the simplifier on generated
+// graphs
 
 TEST(GenRules, GeneratedGraphsReachTheRuleFamiliesWithoutFindings) {
   GenPolicy policy;
@@ -597,18 +687,23 @@ TEST(GenRules, GeneratedGraphsReachTheRuleFamiliesWithoutFindings) {
     if (c.kind != check::FindingKind::None) {
       std::string fired;
       for (const auto& [name, n] : c.simplified.hits) fired += " " + name + "=" + std::to_string(n);
-      findings.push_back("seed " + std::to_string(seed) + ": " + std::string(check::finding_kind_name(c.kind)) + ": " +
-                         c.details + "\n  rules:" + fired + "\n" + print_kernel(r.kernel));
+      findings.push_back("seed " + std::to_string(seed) + ": " +
+                         std::string(check::finding_kind_name(c.kind)) + ": " + c.details +
+                         "\n  rules:" + fired + "\n" + print_kernel(r.kernel));
     }
   }
   std::string report;
   for (const auto& [name, n] : hits) report += " " + name + "=" + std::to_string(n);
   std::cout << "[ rules    ] fired over " << kSeeds << " generated graphs:" << report << "\n";
-  const char* families[] = {"split_range", "shrink_range", "merge_adjacent", "reduce_unparented", "gather_ne", "fold_const"};
+  const char* families[] = {"split_range",       "shrink_range", "merge_adjacent",
+                            "reduce_unparented", "gather_ne",    "fold_const"};
   for (const char* f : families) EXPECT_GT(hits[f], 0u) << f << " never fired";
-  EXPECT_GT(hits["reduce_collapse"] + hits["bound_upper"] + hits["bound_lower"] + hits["bound_two_sided"], 0u);
+  EXPECT_GT(
+      hits["reduce_collapse"] + hits["bound_upper"] + hits["bound_lower"] + hits["bound_two_sided"],
+      0u);
   // A finding here is a simplifier bug: the generated originals are free of UB.
-  EXPECT_TRUE(findings.empty()) << findings.size() << " findings on the faithful simplifier; the first:\n"
+  EXPECT_TRUE(findings.empty()) << findings.size()
+                                << " findings on the faithful simplifier; the first:\n"
                                 << (findings.empty() ? "" : findings[0]);
 }
 
@@ -626,7 +721,8 @@ TEST(GenRules, EveryResultChangingPlantedBugIsReachable) {
       check::CheckOptions o;
       o.vars = header_vars(r.kernel);
       o.simplify.bugs.enable(bug.bug);
-      if (check::check_kernel(ctx, r.kernel, o).kind != check::FindingKind::None) found_at = static_cast<int>(seed);
+      if (check::check_kernel(ctx, r.kernel, o).kind != check::FindingKind::None)
+        found_at = static_cast<int>(seed);
     }
     EXPECT_GE(found_at, 0) << bug.name << " is never caught by " << kSeeds << " generated graphs";
     report += " " + std::string(bug.name) + "@" + std::to_string(found_at);

@@ -25,7 +25,8 @@ std::vector<UOp> random_dag(Context& ctx, uint64_t seed, int n) {
   std::vector<UOp> made;
   for (int i = 0; i < 6; ++i) made.push_back(ctx.const_int(dtypes::Index, i - 2));
   made.push_back(ctx.make(Op::Var, dtypes::Index, {}, VarArg{"v", -5, 40, std::nullopt}));
-  static constexpr Op kOps[] = {Op::Add, Op::Mul, Op::Sub, Op::Max, Op::Min, Op::FloorDiv, Op::FloorMod};
+  static constexpr Op kOps[] = {Op::Add, Op::Mul,      Op::Sub,     Op::Max,
+                                Op::Min, Op::FloorDiv, Op::FloorMod};
   for (int i = 0; i < n; ++i) {
     UOp a = made[rng() % made.size()], b = made[rng() % made.size()];
     made.push_back(ctx.make(kOps[rng() % 7], dtypes::Index, {a, b}));
@@ -50,7 +51,8 @@ std::vector<UOp> reference_toposort(UOp root) {
 TEST(Graph, ToposortMatchesAPlainDepthFirstWalk) {
   Context ctx;
   std::vector<UOp> made = random_dag(ctx, 7, 400);
-  for (size_t i = 0; i < made.size(); i += 13) EXPECT_EQ(toposort(made[i]), reference_toposort(made[i])) << "node " << i;
+  for (size_t i = 0; i < made.size(); i += 13)
+    EXPECT_EQ(toposort(made[i]), reference_toposort(made[i])) << "node " << i;
   EXPECT_EQ(toposort(made.back()), reference_toposort(made.back()));
   EXPECT_TRUE(toposort(UOp()).empty());
 }
@@ -61,7 +63,8 @@ TEST(Graph, ToposortWalksOfTwoContextsDoNotInterfere) {
   Context big, small;
   std::vector<UOp> a = random_dag(big, 1, 3000), b = random_dag(small, 2, 50);
   for (int round = 0; round < 20; ++round) {
-    UOp x = a[a.size() - 1 - static_cast<size_t>(round) * 7], y = b[b.size() - 1 - static_cast<size_t>(round)];
+    UOp x = a[a.size() - 1 - static_cast<size_t>(round) * 7],
+        y = b[b.size() - 1 - static_cast<size_t>(round)];
     EXPECT_EQ(toposort(x), reference_toposort(x));
     EXPECT_EQ(toposort(y), reference_toposort(y));
   }
@@ -126,7 +129,8 @@ TEST(AnalysisTest, BoundsDoNotDependOnTheOrderOfQuestions) {
   for (UOp u : made) up.push_back(bottom_up.bounds(u));
   root_only.bounds(made.back());
   for (size_t i = made.size(); i-- > 0;) EXPECT_EQ(top_down.bounds(made[i]), up[i]) << "node " << i;
-  for (size_t i = 0; i < made.size(); ++i) EXPECT_EQ(root_only.bounds(made[i]), up[i]) << "node " << i;
+  for (size_t i = 0; i < made.size(); ++i)
+    EXPECT_EQ(root_only.bounds(made[i]), up[i]) << "node " << i;
 }
 
 }  // namespace

@@ -473,7 +473,8 @@ TEST(Roundtrip, CheckHeaderGuardsWhatPrintsBack) {
     ASSERT_TRUE(problem.has_value()) << "accepted a header that cannot round-trip: " << why;
     Context c3;
     auto reparsed = parse_kernel(c3, print_kernel(k));
-    EXPECT_TRUE(!reparsed.ok() || !(reparsed->kernel.header == k.header)) << why << " actually round-trips";
+    EXPECT_TRUE(!reparsed.ok() || !(reparsed->kernel.header == k.header))
+        << why << " actually round-trips";
   };
   rejected([](KernelHeader& h) { h.name = "two\nlines"; }, "newline in name");
   rejected([](KernelHeader& h) { h.name = "a # b"; }, "'#' in name");
@@ -482,7 +483,8 @@ TEST(Roundtrip, CheckHeaderGuardsWhatPrintsBack) {
   rejected([](KernelHeader& h) { h.extra.emplace_back("seed", "3"); }, "reserved key");
   rejected([](KernelHeader& h) { h.extra.emplace_back("note", ""); }, "empty value");
   rejected([](KernelHeader& h) { h.outputs[0].slot = 5; }, "output slot not in graph");
-  rejected([](KernelHeader& h) { h.outputs[0].values.push_back(Value::of_int(1)); }, "output size mismatch");
+  rejected([](KernelHeader& h) { h.outputs[0].values.push_back(Value::of_int(1)); },
+           "output size mismatch");
 }
 
 }  // namespace

@@ -607,7 +607,9 @@ TEST(Verify, WrongArgumentKindIsReportedNotThrown) {
   UOp end = ctx.const_int(dtypes::Index, 4);
   UOp bad_range = ctx.make(Op::Range, dtypes::Index, {end});  // no RangeArg
   UOp out = ctx.make(Op::Param, dtypes::Int32, {}, ParamArg{0, 4, true});
-  UOp st = ctx.make(Op::Store, dtypes::Void, {ctx.make(Op::Index, dtypes::Int32, {out, bad_range}), ctx.const_int(dtypes::Int32, 1)});
+  UOp st = ctx.make(
+      Op::Store, dtypes::Void,
+      {ctx.make(Op::Index, dtypes::Int32, {out, bad_range}), ctx.const_int(dtypes::Int32, 1)});
   UOp sink = ctx.make(Op::Sink, dtypes::Void, {ctx.make(Op::End, dtypes::Void, {st, bad_range})});
   std::vector<VerifyError> errors;
   ASSERT_NO_THROW(errors = verify(sink));

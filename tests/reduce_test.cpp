@@ -7,8 +7,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
-#include <unordered_map>
 #include <string>
+#include <unordered_map>
 
 #include "check/dedup.h"
 #include "check/differential.h"
@@ -122,7 +122,8 @@ TEST(ReducePlantedBugs, EveryResultBugShrinksKeepingItsFinding) {
     // The planted bug's finding, not another one: the faithful simplifier passes the case.
     check::CheckOptions faithful = opts;
     faithful.simplify.bugs = {};
-    EXPECT_EQ(check::check_kernel(ctx, k, faithful).kind, check::FindingKind::None) << ir::print_kernel(k);
+    EXPECT_EQ(check::check_kernel(ctx, k, faithful).kind, check::FindingKind::None)
+        << ir::print_kernel(k);
     EXPECT_TRUE(r.fixed_point);
     EXPECT_EQ(r.final_nodes, node_count(k.root));
     EXPECT_LE(r.final_nodes, node_limit(name)) << ir::print_kernel(k);
@@ -397,7 +398,9 @@ constexpr const char* kCraftedLoads = R"(@name crafted-loads
 %26 = SINK %14 %25 : void
 )";
 
-bool uses_loads_kernel(Pass p) { return p == Pass::LoadAlt || p == Pass::DropAlt || p == Pass::CastIntoLoad; }
+bool uses_loads_kernel(Pass p) {
+  return p == Pass::LoadAlt || p == Pass::DropAlt || p == Pass::CastIntoLoad;
+}
 
 size_t count_op(ir::UOp root, Op op) {
   size_t n = 0;
@@ -423,30 +426,20 @@ TEST(ReducePasses, EachPassMakesProgressAndKeepsTheGraphVerified) {
     const ir::UOp root = r.kernel.root;
     const auto topo = ir::toposort(root);
     switch (p) {
-      case Pass::DropEffect:
-        EXPECT_EQ(root.num_src(), 0u);
-        break;
-      case Pass::DropRange:
-        EXPECT_EQ(count_op(root, Op::Range), 0u);
-        break;
+      case Pass::DropEffect: EXPECT_EQ(root.num_src(), 0u); break;
+      case Pass::DropRange: EXPECT_EQ(count_op(root, Op::Range), 0u); break;
       case Pass::RunOnce: {  // ranges run once, still listed by their END or REDUCE
         size_t once = 0;
         for (ir::UOp u : topo)
-          once += u.op() == Op::Range && u.src(0).op() == Op::Var && u.src(0).arg<ir::VarArg>().min == 1 &&
-                  u.src(0).arg<ir::VarArg>().max == 1;
+          once += u.op() == Op::Range && u.src(0).op() == Op::Var &&
+                  u.src(0).arg<ir::VarArg>().min == 1 && u.src(0).arg<ir::VarArg>().max == 1;
         EXPECT_GE(once, 2u);
         break;
       }
-      case Pass::DropEndRange:
-        EXPECT_EQ(count_op(root, Op::End), 0u);
-        break;
-      case Pass::DropReduceRange:
-        EXPECT_EQ(count_op(root, Op::Reduce), 0u);
-        break;
+      case Pass::DropEndRange: EXPECT_EQ(count_op(root, Op::End), 0u); break;
+      case Pass::DropReduceRange: EXPECT_EQ(count_op(root, Op::Reduce), 0u); break;
       case Pass::NodeToOperand:
-      case Pass::NodeToCast:
-        EXPECT_LT(r.final_nodes, r.start_nodes);
-        break;
+      case Pass::NodeToCast: EXPECT_LT(r.final_nodes, r.start_nodes); break;
       case Pass::NodeToConst:
         EXPECT_EQ(count_op(root, Op::Load) + count_op(root, Op::Reduce) + count_op(root, Op::Add),
                   0u);
@@ -482,9 +475,7 @@ TEST(ReducePasses, EachPassMakesProgressAndKeepsTheGraphVerified) {
         break;
       case Pass::ReuseNode:
       case Pass::ReOperand:
-      case Pass::MergeLeaves:
-        EXPECT_LT(r.final_nodes, r.start_nodes);
-        break;
+      case Pass::MergeLeaves: EXPECT_LT(r.final_nodes, r.start_nodes); break;
       case Pass::StoreValue: {  // the stores to one output store one node
         std::unordered_map<ir::UOp, ir::UOp, ir::UOpHash> stored;
         for (ir::UOp u : topo)
@@ -495,9 +486,7 @@ TEST(ReducePasses, EachPassMakesProgressAndKeepsTheGraphVerified) {
         EXPECT_LT(r.final_nodes, r.start_nodes);
         break;
       }
-      case Pass::MoveAddress:
-        EXPECT_EQ(count_op(root, Op::Load), 0u);
-        break;
+      case Pass::MoveAddress: EXPECT_EQ(count_op(root, Op::Load), 0u); break;
       case Pass::MergeOutputs: {
         size_t outputs = 0;
         for (ir::UOp u : topo) outputs += u.op() == Op::Param && u.arg<ir::ParamArg>().output;
@@ -533,9 +522,7 @@ TEST(ReducePasses, EachPassMakesProgressAndKeepsTheGraphVerified) {
             EXPECT_TRUE(u.src(0).is_const() && u.src(0).const_value().i == 0);
           }
         break;
-      case Pass::VarToConst:
-        EXPECT_EQ(count_op(root, Op::Var), 0u);
-        break;
+      case Pass::VarToConst: EXPECT_EQ(count_op(root, Op::Var), 0u); break;
       case Pass::ShrinkConst:
         for (ir::UOp u : topo)
           if (u.is_const()) {
@@ -563,8 +550,7 @@ TEST(ReducePasses, EachPassMakesProgressAndKeepsTheGraphVerified) {
         ASSERT_EQ(r.kernel.header.vars.size(), 1u);
         EXPECT_EQ(r.kernel.header.vars[0].first, "n");
         break;
-      case Pass::kCount:
-        break;
+      case Pass::kCount: break;
     }
   }
 }

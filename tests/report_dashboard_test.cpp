@@ -348,7 +348,8 @@ TEST(ReportDashboard, RunsOverAnotherCaseSetGetPlotsOfTheirOwn) {
   std::string html = render_fixtures(runs);
   EXPECT_EQ(count(html, "class=\"plot latency-plot\""), 4u);
   EXPECT_NE(html.find("data-cases=\"generated: 20 graphs, seed 1\""), std::string::npos);
-  for (const DeviceKey& d : devices) EXPECT_EQ(runs_of_device(runs, d).size(), d.cases == "corpus/examples" ? 2u : 1u);
+  for (const DeviceKey& d : devices)
+    EXPECT_EQ(runs_of_device(runs, d).size(), d.cases == "corpus/examples" ? 2u : 1u);
 }
 
 TEST(ReportDashboard, OnePlotPerDevice) {
@@ -392,7 +393,8 @@ TEST(ReportDashboard, SpeedupSummaryInText) {
   std::string sec = section(html, "speedup");
   // Latest vulkan run: 2.77, 4.84, 0.99, 0.70, 1.03, 1.04, 0.96, unchanged (var_end_sum).
   LoadedResults latest = load_ok("bench-2026-11-29.json");
-  SpeedupSummary s = summarize_speedups(comparisons_of(latest, {"vulkan", kVulkan, "corpus/examples"}), 0.02);
+  SpeedupSummary s =
+      summarize_speedups(comparisons_of(latest, {"vulkan", kVulkan, "corpus/examples"}), 0.02);
   EXPECT_EQ(s.count, 8u);
   EXPECT_EQ(s.faster, 4u);
   EXPECT_EQ(s.slower, 2u);

@@ -1,11 +1,11 @@
 // SEMANTICS.md is the contract: every op in ops.def and every dtype in dtypes.def must
 // have its own `### NAME` section, so adding one without defining it fails here.
+#include <gtest/gtest.h>
+
 #include <fstream>
 #include <set>
 #include <sstream>
 #include <string>
-
-#include <gtest/gtest.h>
 
 #include "ir/dtype.h"
 #include "ir/ops.h"
@@ -41,12 +41,18 @@ TEST(SemanticsDoc, EveryDtypeHasASection) {
 
 TEST(SemanticsDoc, NoSectionNamesAnUnknownOpOrDtype) {
   // Catches a renamed op whose old section lingers. Non-op sections are listed here.
-  const std::set<std::string> prose = {"Evaluation", "Undefined behaviour", "Order of effects",
-                                       "Comparing results", "Backend tolerances and capabilities",
-                                       "Reassociated float sums", "Timing", "Inputs"};
+  const std::set<std::string> prose = {"Evaluation",
+                                       "Undefined behaviour",
+                                       "Order of effects",
+                                       "Comparing results",
+                                       "Backend tolerances and capabilities",
+                                       "Reassociated float sums",
+                                       "Timing",
+                                       "Inputs"};
   for (const std::string& t : section_titles()) {
     if (prose.count(t)) continue;
-    EXPECT_TRUE(parse_op(t).has_value() || DType::parse(t).has_value()) << "section '### " << t << "' names no op or dtype";
+    EXPECT_TRUE(parse_op(t).has_value() || DType::parse(t).has_value())
+        << "section '### " << t << "' names no op or dtype";
   }
 }
 

@@ -2,9 +2,9 @@
 // corpus example it affects, while the faithful simplifier passes the same example.
 // Latency-only bugs keep results right (the latency detector's business); crash bugs
 // make the check die or hang, which is observed from a child process.
-#include <string>
-
 #include <gtest/gtest.h>
+
+#include <string>
 
 #include "check/differential.h"
 #include "fuzz/isolate.h"
@@ -33,7 +33,8 @@ check::CheckResult run_check(const std::string& example, BugSet bugs) {
 
 TEST(PlantedBugs, EveryBugHasAnExample) {
   for (const auto& b : all_bugs())
-    EXPECT_TRUE(bug_examples().count(std::string(b.name))) << "planted bug " << b.name << " has no example";
+    EXPECT_TRUE(bug_examples().count(std::string(b.name)))
+        << "planted bug " << b.name << " has no example";
 }
 
 TEST(PlantedBugs, ResultBugsAreFoundAndTheFaithfulSimplifierPasses) {
@@ -45,8 +46,13 @@ TEST(PlantedBugs, ResultBugsAreFoundAndTheFaithfulSimplifierPasses) {
     EXPECT_EQ(faithful.kind, check::FindingKind::None) << faithful.details;
     if (b.kind == BugKind::Crash) {  // in a child: with the bug the check dies or hangs
       fuzz::ChildOutcome out = fuzz::run_isolated(
-          [&] { return std::string(check::finding_kind_name(run_check(it->second, BugSet().enable(b.bug)).kind)); }, 1.0);
-      EXPECT_NE(out.status, fuzz::ChildOutcome::Status::Returned) << b.name << " did not crash or hang: " << out.output;
+          [&] {
+            return std::string(
+                check::finding_kind_name(run_check(it->second, BugSet().enable(b.bug)).kind));
+          },
+          1.0);
+      EXPECT_NE(out.status, fuzz::ChildOutcome::Status::Returned)
+          << b.name << " did not crash or hang: " << out.output;
       EXPECT_NE(out.rule, "") << "the breadcrumb names no rule";
       continue;
     }
@@ -54,9 +60,11 @@ TEST(PlantedBugs, ResultBugsAreFoundAndTheFaithfulSimplifierPasses) {
     if (b.kind == BugKind::Result) {
       EXPECT_NE(buggy.kind, check::FindingKind::None) << "the check misses " << b.name;
     } else {
-      EXPECT_EQ(buggy.kind, check::FindingKind::None) << "a latency-only bug changed results: " << buggy.details;
+      EXPECT_EQ(buggy.kind, check::FindingKind::None)
+          << "a latency-only bug changed results: " << buggy.details;
       // ...but it must change the rewrite, or the example does not exercise it.
-      EXPECT_NE(buggy.simplified.hits, faithful.simplified.hits) << b.name << " does not change the rewrite";
+      EXPECT_NE(buggy.simplified.hits, faithful.simplified.hits)
+          << b.name << " does not change the rewrite";
     }
   }
 }

@@ -16,7 +16,8 @@ std::string mod_kernel(const std::string& end_decl, int mod, int size) {
   return end_decl + "\n%out = PARAM slot=0 size=" + std::to_string(size) + R"( out : int32
 %r = RANGE %n axis=0 LOOP : index
 %at = INDEX %out %r : int32
-%c = CONST )" + std::to_string(mod) + R"( : index
+%c = CONST )" +
+         std::to_string(mod) + R"( : index
 %m = FLOORMOD %r %c : index
 %v = CAST %m : int32
 %st = STORE %at %v : void
@@ -60,7 +61,8 @@ TEST(RangeSplit, NonDivisibleEndDoesNotSplit) {
 
 TEST(RangeSplit, VarEndDoesNotSplitEvenIfAMultiple) {
   Context ctx;
-  Kernel k = parse_or_die(ctx, mod_kernel("%n = VAR name=n min=4 max=16 multiple_of=4 : index", 4, 16));
+  Kernel k =
+      parse_or_die(ctx, mod_kernel("%n = VAR name=n min=4 max=16 multiple_of=4 : index", 4, 16));
   auto r = simplify(ctx, k.root);
   EXPECT_EQ(ranges_of(r.root).size(), 1u);
   EXPECT_EQ(r.hits.count("split_range"), 0u);
@@ -108,11 +110,14 @@ TEST(RangeSplit, FirstModulusWins) {
 }
 
 // out[where(r < G, r, INVALID)] = r over RANGE(END), plus optional extra uses.
-std::string gated_kernel(int end, int guard, const std::string& extra_nodes = "", const std::string& extra_effects = "") {
+std::string gated_kernel(int end, int guard, const std::string& extra_nodes = "",
+                         const std::string& extra_effects = "") {
   return "%out = PARAM slot=0 size=" + std::to_string(std::max(guard, 1)) + R"( out : int32
-%n = CONST )" + std::to_string(end) + R"( : index
+%n = CONST )" +
+         std::to_string(end) + R"( : index
 %r = RANGE %n axis=0 LOOP : index
-%g = CONST )" + std::to_string(guard) + R"( : index
+%g = CONST )" +
+         std::to_string(guard) + R"( : index
 %lt = CMPLT %r %g : bool
 %inv = INVALID : index
 %gi = WHERE %lt %r %inv : index
@@ -120,7 +125,8 @@ std::string gated_kernel(int end, int guard, const std::string& extra_nodes = ""
 %v = CAST %r : int32
 %st = STORE %at %v : void
 %e = END %st %r : void
-)" + extra_nodes + "%s = SINK %e" + extra_effects + " : void\n";
+)" + extra_nodes +
+         "%s = SINK %e" + extra_effects + " : void\n";
 }
 
 TEST(RangeShrink, GuardedRangeOf204ShrinksTo4) {
@@ -143,7 +149,8 @@ TEST(RangeShrink, LargestGuardWins) {
 %at8 = INDEX %o2 %gi8 : int32
 %st8 = STORE %at8 %v : void
 %e8 = END %st8 %r : void
-)", " %e8"));
+)",
+                                            " %e8"));
   auto r = simplify(ctx, k.root);
   auto ranges = ranges_of(r.root);
   ASSERT_EQ(ranges.size(), 1u);
@@ -165,7 +172,8 @@ TEST(RangeShrink, NoShrinkWhenAlsoUsedUngated) {
 %at2 = INDEX %o2 %r : int32
 %st2 = STORE %at2 %v : void
 %e2 = END %st2 %r : void
-)", " %e2"));
+)",
+                                            " %e2"));
   auto r = simplify(ctx, k.root);
   EXPECT_EQ(end_of(ranges_of(r.root).at(0)), 12);
   EXPECT_EQ(r.hits.count("shrink_range"), 0u);
@@ -212,11 +220,13 @@ std::string two_range_kernel(const std::string& value_nodes, const char* type_j 
 %c4 = CONST 4 : index
 %c8 = CONST 8 : index
 %i = RANGE %c4 axis=0 LOOP : index
-%j = RANGE %c8 axis=1 )") + type_j + R"( : index
+%j = RANGE %c8 axis=1 )") +
+         type_j + R"( : index
 %i8 = MUL %i %c8 : index
 %k = ADD %i8 %j : index
 %at = INDEX %out %k : int32
-)" + value_nodes + R"(%st = STORE %at %v : void
+)" + value_nodes +
+         R"(%st = STORE %at %v : void
 %e = END %st %i %j : void
 %s = SINK %e : void
 )";
@@ -237,7 +247,9 @@ TEST(RangeMerge, MergesWhenNoDivmodIsAdded) {
 TEST(RangeMerge, RefusesWhenDivmodCountWouldGrow) {
   Context ctx;
   // 10*i + j needs i = k // 8 and j = k % 8 after a merge: two divmods more.
-  Kernel k = parse_or_die(ctx, two_range_kernel("%c10 = CONST 10 : index\n%i10 = MUL %i %c10 : index\n%x = ADD %i10 %j : index\n%v = CAST %x : int32\n"));
+  Kernel k =
+      parse_or_die(ctx, two_range_kernel("%c10 = CONST 10 : index\n%i10 = MUL %i %c10 : index\n%x "
+                                         "= ADD %i10 %j : index\n%v = CAST %x : int32\n"));
   auto r = simplify(ctx, k.root);
   EXPECT_EQ(ranges_of(r.root).size(), 2u);
   expect_same_results(k.root, r.root);

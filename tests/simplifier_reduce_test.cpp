@@ -2,18 +2,16 @@
 // load_collapse.cpp): for every rule a case where it fires and, for every gate, a case
 // where it must refuse. Results are checked on the oracle (original vs rewrite, several
 // seeds and VAR values) and by structure (which REDUCE/RANGE nodes remain).
+#include <gtest/gtest.h>
+
 #include <fstream>
 #include <map>
 #include <sstream>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
-#include <unordered_set>
-
-#include <gtest/gtest.h>
-
 #include "bug_examples.h"
-
 #include "ir/graph.h"
 #include "ir/parser.h"
 #include "ir/printer.h"
@@ -49,7 +47,8 @@ class ReduceRules : public ::testing::Test {
     auto p = parse_kernel(ctx_, text);
     if (!p) {
       ADD_FAILURE() << "parse error at " << p.error().loc.line << ":" << p.error().loc.col << ": "
-                    << p.error().message << "\n" << text;
+                    << p.error().message << "\n"
+                    << text;
       return UOp();
     }
     return p->kernel.root;
@@ -71,9 +70,15 @@ class ReduceRules : public ::testing::Test {
     return r;
   }
   // The kernel-graph stage's reduce rules, and the optimize-only load collapse.
-  UOp reduce_simplify(UOp root, BugSet bugs = {}) { return apply(root, pm_reduce_simplify() + symbolic(), bugs).root; }
-  UOp load_collapse(UOp root, BugSet bugs = {}) { return apply(root, pm_load_collapse() + symbolic(), bugs).root; }
-  UOp unparented(UOp root, BugSet bugs = {}) { return apply(root, pm_reduce_unparented() + symbolic(), bugs).root; }
+  UOp reduce_simplify(UOp root, BugSet bugs = {}) {
+    return apply(root, pm_reduce_simplify() + symbolic(), bugs).root;
+  }
+  UOp load_collapse(UOp root, BugSet bugs = {}) {
+    return apply(root, pm_load_collapse() + symbolic(), bugs).root;
+  }
+  UOp unparented(UOp root, BugSet bugs = {}) {
+    return apply(root, pm_reduce_unparented() + symbolic(), bugs).root;
+  }
 
   static oracle::RunOutput run(UOp root, uint64_t seed, const Vars& vars) {
     auto in = oracle::make_inputs(root, seed, vars);
@@ -83,29 +88,33 @@ class ReduceRules : public ::testing::Test {
   }
 
   // The rewrite verifies and agrees with the original on every seed and VAR assignment.
-  static void expect_same(UOp original, UOp rewritten, const std::vector<Vars>& var_sets = {{}}, int seeds = 4,
-                          uint64_t base = 0) {
+  static void expect_same(UOp original, UOp rewritten, const std::vector<Vars>& var_sets = {{}},
+                          int seeds = 4, uint64_t base = 0) {
     auto errors = verify(rewritten);
-    ASSERT_TRUE(errors.empty()) << "rewrite does not verify: " << errors[0].message << "\n" << print_graph(rewritten);
+    ASSERT_TRUE(errors.empty()) << "rewrite does not verify: " << errors[0].message << "\n"
+                                << print_graph(rewritten);
     for (const Vars& vars : var_sets)
       for (uint64_t seed = base; seed < base + static_cast<uint64_t>(seeds); ++seed) {
         auto a = run(original, seed, vars);
         auto b = run(rewritten, seed, vars);
-        ASSERT_EQ(a.status, oracle::RunStatus::Ok) << "the original itself has UB: " << (a.ub ? a.ub->what : "");
-        ASSERT_EQ(b.status, oracle::RunStatus::Ok) << "UB introduced: " << (b.ub ? b.ub->what : "") << "\n"
-                                                   << print_graph(rewritten);
+        ASSERT_EQ(a.status, oracle::RunStatus::Ok)
+            << "the original itself has UB: " << (a.ub ? a.ub->what : "");
+        ASSERT_EQ(b.status, oracle::RunStatus::Ok)
+            << "UB introduced: " << (b.ub ? b.ub->what : "") << "\n"
+            << print_graph(rewritten);
         for (const auto& [slot, buf] : a.outputs) {
           ASSERT_TRUE(b.outputs.count(slot));
-          EXPECT_TRUE(buf == b.outputs.at(slot)) << "output " << slot << " differs at seed " << seed << "\n"
-                                                 << print_graph(rewritten);
+          EXPECT_TRUE(buf == b.outputs.at(slot))
+              << "output " << slot << " differs at seed " << seed << "\n"
+              << print_graph(rewritten);
         }
       }
   }
 
   // Some seed / VAR assignment tells the rewrite apart: a verifier failure, UB the
   // original does not have, or a different output.
-  static bool differs(UOp original, UOp rewritten, const std::vector<Vars>& var_sets = {{}}, int seeds = 4,
-                      uint64_t base = 0) {
+  static bool differs(UOp original, UOp rewritten, const std::vector<Vars>& var_sets = {{}},
+                      int seeds = 4, uint64_t base = 0) {
     if (!verify(rewritten).empty()) return true;
     for (const Vars& vars : var_sets)
       for (uint64_t seed = base; seed < base + static_cast<uint64_t>(seeds); ++seed) {
@@ -208,7 +217,8 @@ TEST_F(ReduceRules, UnparentedFloatConstantBecomesAConstant) {
   UOp s = reduce_simplify(k);
   EXPECT_EQ(count_op(s, Op::Reduce), 0);
   bool has12 = false;
-  for (UOp u : toposort(s)) has12 |= u.is_const() && u.dtype() == dtypes::Float32 && u.const_value().f == 12.0;
+  for (UOp u : toposort(s))
+    has12 |= u.is_const() && u.dtype() == dtypes::Float32 && u.const_value().f == 12.0;
   EXPECT_TRUE(has12) << print_graph(s);
   expect_same(k, s);
 }
@@ -298,7 +308,8 @@ TEST_F(ReduceRules, UnparentedMaxRefusesAPossiblyEmptyRange) {
   EXPECT_EQ(count_op(r.root, Op::Reduce), 1);
   EXPECT_EQ(out0(k, {{"n", 0}}).i, std::numeric_limits<int32_t>::min());  // the identity
   // ...and with the planted bug MAX multiplies: 7 * n.
-  auto bug = apply(k, pm_reduce_unparented() + symbolic(), BugSet().enable(Bug::UnparentedMaxMultiplies));
+  auto bug =
+      apply(k, pm_reduce_unparented() + symbolic(), BugSet().enable(Bug::UnparentedMaxMultiplies));
   EXPECT_TRUE(differs(k, bug.root, sweep("n", {0, 1, 3})));
 }
 
@@ -602,7 +613,8 @@ TEST_F(ReduceRules, CollapseReplacesOuterRangesByBoundedTemporaries) {
   UOp s = reduce_simplify(k);
   EXPECT_EQ(count_op(s, Op::Reduce), 0);
   EXPECT_EQ(count_op(s, Op::Range), 1);
-  for (UOp u : toposort(s)) EXPECT_FALSE(u.op() == Op::Var) << "a temporary leaked: " << print_graph(s);
+  for (UOp u : toposort(s))
+    EXPECT_FALSE(u.op() == Op::Var) << "a temporary leaked: " << print_graph(s);
   expect_same(k, s);
   EXPECT_EQ(out0(s, {}, 3).i, 9);
 }
@@ -923,7 +935,8 @@ TEST_F(ReduceRules, ReduceOfAGatedIndexMovesTheGateOut) {
   UOp v = ctx_.make(Op::Var, dtypes::Index, {}, VarArg{"v", 0, 9, std::nullopt});
   UOp g = ctx_.alu(Op::CmpLt, {v, ctx_.const_int(dtypes::Index, 5)});
   UOp x = ctx_.alu(Op::Add, {r, v});
-  UOp red = ctx_.make(Op::Reduce, dtypes::Index, {ctx_.alu(Op::Where, {g, x, ctx_.invalid()}), r}, ReduceArg{Op::Add});
+  UOp red = ctx_.make(Op::Reduce, dtypes::Index, {ctx_.alu(Op::Where, {g, x, ctx_.invalid()}), r},
+                      ReduceArg{Op::Add});
   auto res = apply(red, pm_reduce_collapse());
   EXPECT_GE(res.hits["reduce_where_invalid"], 1u);
   ASSERT_EQ(res.root.op(), Op::Where) << print_graph(res.root);
@@ -1201,9 +1214,10 @@ TEST_F(ReduceRules, LoadCollapseTakesOneRangeSumsOnly) {
 // The rules inside the whole pipeline: every example that uses them still checks out.
 
 TEST_F(ReduceRules, PipelineKeepsEveryReduceExampleRight) {
-  for (const char* name : {"arange_sum", "arange_broadcast_sum", "arange_reshape_sum", "gather_sum", "gather_oob",
-                           "multi_range_float_sum", "shapeless_const_reduce", "unparented_add", "unparented_max",
-                           "unparented_mul", "window_sum", "collapse_zero_trip", "lift_mul_negative"}) {
+  for (const char* name :
+       {"arange_sum", "arange_broadcast_sum", "arange_reshape_sum", "gather_sum", "gather_oob",
+        "multi_range_float_sum", "shapeless_const_reduce", "unparented_add", "unparented_max",
+        "unparented_mul", "window_sum", "collapse_zero_trip", "lift_mul_negative"}) {
     SCOPED_TRACE(name);
     auto parsed = parse_kernel(ctx_, read_example(name));
     ASSERT_TRUE(parsed.ok());

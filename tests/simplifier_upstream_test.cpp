@@ -1,9 +1,9 @@
 // The reference's upstream cases, end to end through simplify(): each example kernel is
 // rewritten to the form tinygrad reaches, and the rewrite still computes the same values.
+#include <gtest/gtest.h>
+
 #include <fstream>
 #include <sstream>
-
-#include <gtest/gtest.h>
 
 #include "bug_examples.h"
 #include "simplifier_test_util.h"
@@ -14,7 +14,9 @@ namespace {
 using namespace ir;
 using namespace testing;
 
-Kernel example(Context& ctx, const std::string& name) { return parse_or_die(ctx, test_support::read_example(name)); }
+Kernel example(Context& ctx, const std::string& name) {
+  return parse_or_die(ctx, test_support::read_example(name));
+}
 
 // The value the kernel's single STORE writes, if it is a constant.
 UOp stored_const(UOp root) {

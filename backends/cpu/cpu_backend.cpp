@@ -15,32 +15,32 @@
 // are created lazily in the process that compiles or runs (fork-safe: a campaign parent
 // that never checks owns neither; a pool created before a fork is rebuilt in the child).
 
-#include <atomic>
-#include <fstream>
-#include <string>
-#include <chrono>
-#include <cstdlib>
-#include <list>
-#include <mutex>
-#include <thread>
-#include <unordered_map>
-
 #include <fmt/format.h>
+#include <llvm/Config/llvm-config.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
-#include <llvm/IR/DiagnosticInfo.h>
 #include <llvm/IR/DiagnosticHandler.h>
+#include <llvm/IR/DiagnosticInfo.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 #include <llvm/Passes/OptimizationLevel.h>
 #include <llvm/Passes/PassBuilder.h>
-#include <llvm/Config/llvm-config.h>
 #include <llvm/Support/CommandLine.h>
 #include <llvm/Support/Host.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <list>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <unordered_map>
 
 #include "backends/backend.h"
 #include "backends/cpu/lower.h"
@@ -57,9 +57,15 @@ using namespace ir;
 
 namespace {
 
-double half_round_fn(double v) { return round_to_half(v); }
-uint16_t half_bits_fn(double v) { return half_bits(v); }
-double half_value_fn(uint16_t b) { return half_value(b); }
+double half_round_fn(double v) {
+  return round_to_half(v);
+}
+uint16_t half_bits_fn(double v) {
+  return half_bits(v);
+}
+double half_value_fn(uint16_t b) {
+  return half_value(b);
+}
 
 std::string to_string(llvm::Error e) {
   std::string s;
@@ -75,7 +81,9 @@ std::string to_string(llvm::Error e) {
 struct RemarkCollector : llvm::DiagnosticHandler {
   std::string* out;
   explicit RemarkCollector(std::string* o) : out(o) {}
-  static bool wanted(llvm::StringRef pass) { return pass == "loop-vectorize" || pass == "slp-vectorizer"; }
+  static bool wanted(llvm::StringRef pass) {
+    return pass == "loop-vectorize" || pass == "slp-vectorizer";
+  }
   bool isAnalysisRemarkEnabled(llvm::StringRef pass) const override { return out && wanted(pass); }
   bool isMissedOptRemarkEnabled(llvm::StringRef pass) const override { return out && wanted(pass); }
   bool isPassedOptRemarkEnabled(llvm::StringRef pass) const override { return out && wanted(pass); }
@@ -85,7 +93,8 @@ struct RemarkCollector : llvm::DiagnosticHandler {
     if (!r) return false;  // anything else (an error) goes to LLVM's default handler
     const bool failure = di.getKind() == llvm::DK_OptimizationFailure;
     if (out && (failure || wanted(r->getPassName())))
-      *out += fmt::format("; remark {}: {}\n", failure ? "transform-warning" : r->getPassName().str(), r->getMsg());
+      *out += fmt::format("; remark {}: {}\n",
+                          failure ? "transform-warning" : r->getPassName().str(), r->getMsg());
     return true;
   }
 };
@@ -101,13 +110,13 @@ struct Jit {
 
 Jit& jit() {
   static Jit* j = [] {
-    auto* j = new Jit;  // never destroyed: kernels may outlive static destruction order
+    auto* made = new Jit;  // never destroyed: kernels may outlive static destruction order
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
     auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
     if (!jtmb) {
-      j->error = to_string(jtmb.takeError());
-      return j;
+      made->error = to_string(jtmb.takeError());
+      return made;
     }
     jtmb->setCodeGenOptLevel(llvm::CodeGenOpt::Default);  // O2
     // Three code generator passes cost a third of a kernel's code generation and buy
@@ -121,41 +130,44 @@ Jit& jit() {
     // keeps that kernel.)
     const char* codegen = std::getenv("UOPFUZZ_CPU_CODEGEN");
     if (!codegen || std::string(codegen) != "full") {
-      const char* argv[] = {"uopfuzz", "-disable-lsr", "-post-RA-scheduler=false", "-enable-misched=false"};
+      const char* argv[] = {"uopfuzz", "-disable-lsr", "-post-RA-scheduler=false",
+                            "-enable-misched=false"};
       std::string unknown;  // an LLVM without these options keeps its defaults (never exits)
       llvm::raw_string_ostream errors(unknown);
       llvm::cl::ParseCommandLineOptions(4, argv, "", &errors);
     }
     auto tm = jtmb->createTargetMachine();
     if (!tm) {
-      j->error = to_string(tm.takeError());
-      return j;
+      made->error = to_string(tm.takeError());
+      return made;
     }
-    j->tm = std::move(*tm);
+    made->tm = std::move(*tm);
     auto built = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(*jtmb)).create();
     if (!built) {
-      j->error = to_string(built.takeError());
-      return j;
+      made->error = to_string(built.takeError());
+      return made;
     }
-    j->lljit = std::move(*built);
-    auto& jd = j->lljit->getMainJITDylib();
+    made->lljit = std::move(*built);
+    auto& jd = made->lljit->getMainJITDylib();
     // libm (exp2, log2, sin) and the float16 helpers.
-    auto gen = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(j->lljit->getDataLayout().getGlobalPrefix());
+    auto gen = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
+        made->lljit->getDataLayout().getGlobalPrefix());
     if (!gen) {
-      j->error = to_string(gen.takeError());
-      return j;
+      made->error = to_string(gen.takeError());
+      return made;
     }
     jd.addGenerator(std::move(*gen));
     llvm::orc::SymbolMap helpers;
     auto add = [&](const char* name, void* fn) {
-      helpers[j->lljit->mangleAndIntern(name)] =
-          llvm::JITEvaluatedSymbol(llvm::pointerToJITTargetAddress(fn), llvm::JITSymbolFlags::Exported);
+      helpers[made->lljit->mangleAndIntern(name)] = llvm::JITEvaluatedSymbol(
+          llvm::pointerToJITTargetAddress(fn), llvm::JITSymbolFlags::Exported);
     };
     add(kHalfRound, reinterpret_cast<void*>(&half_round_fn));
     add(kHalfBits, reinterpret_cast<void*>(&half_bits_fn));
     add(kHalfValue, reinterpret_cast<void*>(&half_value_fn));
-    if (auto e = jd.define(llvm::orc::absoluteSymbols(std::move(helpers)))) j->error = to_string(std::move(e));
-    return j;
+    if (auto e = jd.define(llvm::orc::absoluteSymbols(std::move(helpers))))
+      made->error = to_string(std::move(e));
+    return made;
   }();
   return *j;
 }
@@ -164,7 +176,8 @@ using EntryFn = void (*)(uint8_t**, const int64_t*, int64_t, int64_t);
 
 class CpuKernel final : public Kernel {
  public:
-  CpuKernel(EntryFn fn, llvm::orc::ResourceTrackerSP rt, LoweredKernel& lowered, std::string listing)
+  CpuKernel(EntryFn fn, llvm::orc::ResourceTrackerSP rt, LoweredKernel& lowered,
+            std::string listing)
       : fn_(fn),
         rt_(std::move(rt)),
         sig_(std::move(lowered.signature)),
@@ -184,7 +197,8 @@ class CpuKernel final : public Kernel {
     return out;
   }
 
-  Result<std::vector<double>> time(const ir::Inputs& inputs, int reps, const RunOptions& options) override {
+  Result<std::vector<double>> time(const ir::Inputs& inputs, int reps,
+                                   const RunOptions& options) override {
     // The outputs are kept from call to call: a timing loop of one repetition per call
     // would otherwise map (and fault in) fresh pages for every sample.
     std::map<int, Buffer>& outputs = timing_outputs_;
@@ -196,7 +210,8 @@ class CpuKernel final : public Kernel {
       for (auto& [slot, b] : outputs) std::memset(b.data(), 0, b.byte_size());
       auto t0 = std::chrono::steady_clock::now();
       call(ptrs, vars, options.threads);
-      samples.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+      samples.push_back(
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     }
     return samples;
   }
@@ -204,12 +219,16 @@ class CpuKernel final : public Kernel {
   std::string listing() const override { return listing_; }
 
  private:
-  std::optional<Error> bind(const ir::Inputs& in, std::map<int, Buffer>& outputs, std::vector<uint8_t*>& ptrs,
-                            std::vector<int64_t>& vars) const {
+  std::optional<Error> bind(const ir::Inputs& in, std::map<int, Buffer>& outputs,
+                            std::vector<uint8_t*>& ptrs, std::vector<int64_t>& vars) const {
     if (auto e = ir::check_inputs(sig_, in)) return e;
     for (const ir::BufferParam& b : sig_.buffers) {
-      if (b.output) ptrs.push_back(outputs.try_emplace(b.slot, b.dtype, static_cast<size_t>(b.size)).first->second.data());
-      else ptrs.push_back(const_cast<uint8_t*>(in.buffers.at(b.slot).data()));  // read only: the kernel never stores to an input
+      if (b.output)
+        ptrs.push_back(
+            outputs.try_emplace(b.slot, b.dtype, static_cast<size_t>(b.size)).first->second.data());
+      else
+        ptrs.push_back(const_cast<uint8_t*>(
+            in.buffers.at(b.slot).data()));  // read only: the kernel never stores to an input
     }
     for (const ir::VarParam& v : sig_.vars) vars.push_back(in.vars.at(v.name));
     return std::nullopt;
@@ -242,23 +261,26 @@ class CpuBackend final : public Backend {
     caps_.max_threads = 64;
     caps_.reassociates_float_sums = true;
     caps_.notes =
-        "bit-exact with the oracle except reassociated float sums: float16 computed as double rounded per op (helper calls, not vectorized); "
-        "EXP2/LOG2/SIN through the same libm double functions; float sums stored as they are added in any order (within sum_bounds), other reductions in order";
+        "bit-exact with the oracle except reassociated float sums: float16 computed as double "
+        "rounded per op (helper calls, not vectorized); "
+        "EXP2/LOG2/SIN through the same libm double functions; float sums stored as they are added "
+        "in any order (within sum_bounds), other reductions in order";
   }
   std::string_view name() const override { return "cpu"; }
   const Capabilities& caps() const override { return caps_; }
 
   Result<std::shared_ptr<Kernel>> compile(UOp root, const CompileOptions& options) override {
     if (!root) return Error{"no graph"};
-    return cache_.get_or_build(root, options.keep_listing, [&] { return build(root, options.keep_listing); });
+    return cache_.get_or_build(root, options.keep_listing,
+                               [&] { return build(root, options.keep_listing); });
   }
 
   KernelCache* kernel_cache() override { return &cache_; }
 
   Result<DeviceDescription> device() override {
     DeviceDescription d;
-    d.device = fmt::format("{} ({}, {} threads)", host_cpu_model(), llvm::sys::getHostCPUName().str(),
-                           std::thread::hardware_concurrency());
+    d.device = fmt::format("{} ({}, {} threads)", host_cpu_model(),
+                           llvm::sys::getHostCPUName().str(), std::thread::hardware_concurrency());
     d.driver = fmt::format("LLVM {} ORC LLJIT", LLVM_VERSION_STRING);
     d.device_type = "cpu";
     return d;
@@ -278,7 +300,8 @@ class CpuBackend final : public Backend {
   }
 
   Result<std::shared_ptr<Kernel>> build(UOp root, bool keep_listing) {
-    if (std::string why = caps_.unsupported(root); !why.empty()) return Error{"unsupported: " + why};
+    if (std::string why = caps_.unsupported(root); !why.empty())
+      return Error{"unsupported: " + why};
     Jit& j = jit();
     if (!j.lljit) return Error{"the LLVM JIT could not start: " + j.error};
     static const bool remarks_env = [] {
@@ -287,7 +310,8 @@ class CpuBackend final : public Backend {
     }();
     auto ctx = std::make_unique<llvm::LLVMContext>();
     std::string listing, remarks;
-    ctx->setDiagnosticHandler(std::make_unique<RemarkCollector>(keep_listing || remarks_env ? &remarks : nullptr));
+    ctx->setDiagnosticHandler(
+        std::make_unique<RemarkCollector>(keep_listing || remarks_env ? &remarks : nullptr));
     const std::string name = fmt::format("uopfuzz_kernel_{}", j.counter.fetch_add(1));
     auto lowered = lower(*ctx, root, name);
     if (!lowered) return lowered.error();
@@ -295,7 +319,8 @@ class CpuBackend final : public Backend {
     std::lock_guard<std::mutex> l(j.mutex);
     m.setDataLayout(j.lljit->getDataLayout());
     m.setTargetTriple(j.tm->getTargetTriple().str());
-    const std::string cpu = j.tm->getTargetCPU().str(), features = j.tm->getTargetFeatureString().str();
+    const std::string cpu = j.tm->getTargetCPU().str(),
+                      features = j.tm->getTargetFeatureString().str();
     for (llvm::Function& f : m) {
       if (f.isDeclaration()) continue;
       f.addFnAttr("target-cpu", cpu);
@@ -310,7 +335,12 @@ class CpuBackend final : public Backend {
       os << "; ---- LLVM IR as lowered ----\n" << m;
     }
     static const bool timing = std::getenv("UOPFUZZ_CPU_TIMING") != nullptr;
-    auto count = [&] { size_t n = 0; for (auto& f : m) for (auto& bb : f) n += bb.size(); return n; };
+    auto count = [&] {
+      size_t n = 0;
+      for (auto& f : m)
+        for (auto& bb : f) n += bb.size();
+      return n;
+    };
     const size_t lowered_size = timing ? count() : 0;
     auto t0 = std::chrono::steady_clock::now();
     optimize(m, *j.tm);
@@ -326,7 +356,8 @@ class CpuBackend final : public Backend {
       listing += "; ---- vectorizer remarks ----\n" + remarks;
     }
     auto rt = j.lljit->getMainJITDylib().createResourceTracker();
-    if (auto e = j.lljit->addIRModule(rt, llvm::orc::ThreadSafeModule(std::move(lowered->module), std::move(ctx))))
+    if (auto e = j.lljit->addIRModule(
+            rt, llvm::orc::ThreadSafeModule(std::move(lowered->module), std::move(ctx))))
       return Error{"the JIT refused the module: " + to_string(std::move(e))};
     auto sym = j.lljit->lookup(name);
     if (!sym) {
@@ -335,11 +366,13 @@ class CpuBackend final : public Backend {
       return Error{"JIT compilation failed: " + why};
     }
     if (timing)
-      fmt::print(stderr, "cpu compile: {} -> {} instructions, optimize {:.2f} ms, codegen {:.2f} ms\n", lowered_size, optimized_size,
-                 std::chrono::duration<double, std::milli>(t1 - t0).count(),
-                 std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t1).count());
+      fmt::print(
+          stderr, "cpu compile: {} -> {} instructions, optimize {:.2f} ms, codegen {:.2f} ms\n",
+          lowered_size, optimized_size, std::chrono::duration<double, std::milli>(t1 - t0).count(),
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t1).count());
     auto fn = reinterpret_cast<EntryFn>(static_cast<uintptr_t>(sym->getAddress()));
-    return std::shared_ptr<Kernel>(std::make_shared<CpuKernel>(fn, std::move(rt), *lowered, std::move(listing)));
+    return std::shared_ptr<Kernel>(
+        std::make_shared<CpuKernel>(fn, std::move(rt), *lowered, std::move(listing)));
   }
 
   static void optimize(llvm::Module& m, llvm::TargetMachine& tm) {
@@ -366,8 +399,8 @@ class CpuBackend final : public Backend {
     // function-attribute inference find nothing to do there (they were a third of the
     // compile).
     llvm::ModulePassManager mpm;
-    mpm.addPass(llvm::createModuleToFunctionPassAdaptor(
-        pb.buildFunctionSimplificationPipeline(llvm::OptimizationLevel::O2, llvm::ThinOrFullLTOPhase::None)));
+    mpm.addPass(llvm::createModuleToFunctionPassAdaptor(pb.buildFunctionSimplificationPipeline(
+        llvm::OptimizationLevel::O2, llvm::ThinOrFullLTOPhase::None)));
     mpm.addPass(pb.buildModuleOptimizationPipeline(llvm::OptimizationLevel::O2));
     mpm.run(m, mam);
   }
@@ -383,6 +416,8 @@ class CpuBackend final : public Backend {
 namespace uopfuzz::backends {
 
 // Declared by the registry from backends.def.
-std::unique_ptr<Backend> make_cpu_backend() { return std::make_unique<cpu::CpuBackend>(); }
+std::unique_ptr<Backend> make_cpu_backend() {
+  return std::make_unique<cpu::CpuBackend>();
+}
 
 }  // namespace uopfuzz::backends

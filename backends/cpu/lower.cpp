@@ -1,12 +1,5 @@
 #include "backends/cpu/lower.h"
 
-#include <algorithm>
-#include <bit>
-#include <limits>
-#include <map>
-#include <optional>
-#include <unordered_map>
-
 #include <fmt/format.h>
 #include <llvm/IR/BasicBlock.h>
 #include <llvm/IR/Constants.h>
@@ -18,6 +11,13 @@
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/raw_ostream.h>
+
+#include <algorithm>
+#include <bit>
+#include <limits>
+#include <map>
+#include <optional>
+#include <unordered_map>
 
 #include "backends/float_sums.h"
 #include "ir/analysis.h"
@@ -47,7 +47,9 @@ int64_t loop_nest_work(UOp end) {
   for (UOp r : toposort(end)) {
     if (r.op() != Op::Range) continue;
     const int64_t trips = std::max<int64_t>(analysis.vmax(r.src(0)), 1);
-    total = total > std::numeric_limits<int64_t>::max() / trips ? std::numeric_limits<int64_t>::max() : total * trips;
+    total = total > std::numeric_limits<int64_t>::max() / trips
+                ? std::numeric_limits<int64_t>::max()
+                : total * trips;
   }
   return total;
 }
@@ -62,17 +64,20 @@ bool splits_across_threads(UOp root) {
 
 namespace {
 
-bool is_unsigned(DType dt) { return dt.kind() == DTypeKind::Unsigned || dt.is_bool(); }
+bool is_unsigned(DType dt) {
+  return dt.kind() == DTypeKind::Unsigned || dt.is_bool();
+}
 
 // One loop (or the root, or a thread-0 guard) in the chain of open scopes.
 struct Scope {
-  llvm::BasicBlock* cur = nullptr;  // where this scope's code goes next (before its terminator, if any)
-  UOp range;                        // the RANGE it binds (none for root and guards)
+  llvm::BasicBlock* cur =
+      nullptr;  // where this scope's code goes next (before its terminator, if any)
+  UOp range;    // the RANGE it binds (none for root and guards)
   llvm::PHINode* iv = nullptr;
   // loop bookkeeping
   llvm::BasicBlock* header = nullptr;  // the body's first block (its counter's phi)
   llvm::BasicBlock* exit = nullptr;
-  llvm::Value* end = nullptr;          // the loop runs while the counter is below it
+  llvm::Value* end = nullptr;  // the loop runs while the counter is below it
 };
 
 class Lowerer {
@@ -89,7 +94,8 @@ class Lowerer {
     // One function: void name(i8** buffers, i64* vars, i64 thread, i64 threads).
     auto* i8p = llvm::Type::getInt8PtrTy(c_);
     auto* i64 = b_.getInt64Ty();
-    auto* fn_ty = llvm::FunctionType::get(b_.getVoidTy(), {i8p->getPointerTo(), i64->getPointerTo(), i64, i64}, false);
+    auto* fn_ty = llvm::FunctionType::get(
+        b_.getVoidTy(), {i8p->getPointerTo(), i64->getPointerTo(), i64, i64}, false);
     fn_ = llvm::Function::Create(fn_ty, llvm::Function::ExternalLinkage, name, m_);
     fn_->addFnAttr(llvm::Attribute::NoUnwind);
     make_alias_scopes(sig_->buffers.size());
@@ -104,12 +110,15 @@ class Lowerer {
     thread_ = &*arg++;
     threads_ = &*arg++;
     for (size_t i = 0; i < sig_->buffers.size(); ++i) {
-      llvm::Value* raw = scoped(b_.CreateLoad(i8p, b_.CreateConstInBoundsGEP1_64(i8p, buf_array, i)), kArguments);
-      bufs_.push_back(b_.CreateBitCast(raw, storage(sig_->buffers[i].dtype)->getPointerTo()));  // typed once
+      llvm::Value* raw =
+          scoped(b_.CreateLoad(i8p, b_.CreateConstInBoundsGEP1_64(i8p, buf_array, i)), kArguments);
+      bufs_.push_back(
+          b_.CreateBitCast(raw, storage(sig_->buffers[i].dtype)->getPointerTo()));  // typed once
     }
     for (size_t k = 0; k < sig_->vars.size(); ++k)
       var_values_.push_back(b_.CreateTrunc(
-          scoped(b_.CreateLoad(i64, b_.CreateConstInBoundsGEP1_64(i64, vars, k)), kArguments), repr(sig_->vars[k].dtype)));
+          scoped(b_.CreateLoad(i64, b_.CreateConstInBoundsGEP1_64(i64, vars, k)), kArguments),
+          repr(sig_->vars[k].dtype)));
     chain_.push_back(new_scope(start));  // the plan's position 0
     for (UOp s : root.src())
       if (auto e = effect(s, /*top=*/true)) return e;
@@ -120,7 +129,8 @@ class Lowerer {
 
     std::string msg;
     llvm::raw_string_ostream os(msg);
-    if (llvm::verifyModule(m_, &os)) return Error{"internal error: the lowered LLVM IR does not verify: " + os.str()};
+    if (llvm::verifyModule(m_, &os))
+      return Error{"internal error: the lowered LLVM IR does not verify: " + os.str()};
     return std::nullopt;
   }
 
@@ -135,7 +145,8 @@ class Lowerer {
     llvm::MDBuilder md(c_);
     llvm::MDNode* domain = md.createAnonymousAliasScopeDomain("uopfuzz kernel");
     std::vector<llvm::Metadata*> scopes;
-    for (size_t i = 0; i <= buffers; ++i) scopes.push_back(md.createAnonymousAliasScope(domain));  // last: the arguments
+    for (size_t i = 0; i <= buffers; ++i)
+      scopes.push_back(md.createAnonymousAliasScope(domain));  // last: the arguments
     for (size_t i = 0; i <= buffers; ++i) {
       std::vector<llvm::Metadata*> others;
       for (size_t j = 0; j <= buffers; ++j)
@@ -169,8 +180,7 @@ class Lowerer {
       case ScalarType::UInt16:
       case ScalarType::UInt32:
       case ScalarType::UInt64:
-      case ScalarType::Index:
-        return b_.getIntNTy(static_cast<unsigned>(dt.bits()));
+      case ScalarType::Index: return b_.getIntNTy(static_cast<unsigned>(dt.bits()));
     }
     return b_.getVoidTy();
   }
@@ -190,8 +200,7 @@ class Lowerer {
       case ScalarType::UInt64:
       case ScalarType::Float32:
       case ScalarType::Float64:
-      case ScalarType::Index:
-        return repr(dt);
+      case ScalarType::Index: return repr(dt);
     }
     return repr(dt);
   }
@@ -210,7 +219,9 @@ class Lowerer {
     }
     return callee;
   }
-  llvm::Value* half_round(llvm::Value* d) { return b_.CreateCall(helper(kHalfRound, b_.getDoubleTy(), b_.getDoubleTy()), {d}); }
+  llvm::Value* half_round(llvm::Value* d) {
+    return b_.CreateCall(helper(kHalfRound, b_.getDoubleTy(), b_.getDoubleTy()), {d});
+  }
 
   // ---- scopes ------------------------------------------------------------------
   Scope* new_scope(llvm::BasicBlock* bb) {
@@ -220,8 +231,10 @@ class Lowerer {
     return s;
   }
   void at(Scope* s) {
-    if (auto* t = s->cur->getTerminator()) b_.SetInsertPoint(t);
-    else b_.SetInsertPoint(s->cur);
+    if (auto* t = s->cur->getTerminator())
+      b_.SetInsertPoint(t);
+    else
+      b_.SetInsertPoint(s->cur);
   }
   llvm::AllocaInst* alloca(llvm::Type* t) {
     llvm::IRBuilder<> eb(entry_, entry_->begin());
@@ -242,8 +255,10 @@ class Lowerer {
     llvm::BasicBlock* preheader = b_.GetInsertBlock();
     s->header = llvm::BasicBlock::Create(c_, "loop", fn_);
     s->exit = llvm::BasicBlock::Create(c_, "done", fn_);
-    if (!lo && analysis_.vmin(range.src(0)) > 0) b_.CreateBr(s->header);
-    else b_.CreateCondBr(b_.CreateICmpSLT(first, hi), s->header, s->exit);
+    if (!lo && analysis_.vmin(range.src(0)) > 0)
+      b_.CreateBr(s->header);
+    else
+      b_.CreateCondBr(b_.CreateICmpSLT(first, hi), s->header, s->exit);
     b_.SetInsertPoint(s->header);
     s->iv = b_.CreatePHI(b_.getInt64Ty(), 2);
     s->iv->addIncoming(first, preheader);
@@ -260,13 +275,16 @@ class Lowerer {
     s->iv->addIncoming(next, s->cur);
     llvm::BranchInst* latch = b_.CreateCondBr(b_.CreateICmpSLT(next, s->end), s->header, s->exit);
     UOp bound = s->range.src(0);
-    if (s->range.arg<RangeArg>().type == AxisType::Upcast && bound.is_const() && bound.const_value().i >= 2) {
+    if (s->range.arg<RangeArg>().type == AxisType::Upcast && bound.is_const() &&
+        bound.const_value().i >= 2) {
       // An UPCAST axis becomes vectors of its width: the vectorizer is told to vectorize
       // its loop at exactly that width (the largest power of two within it; the rest, if
       // any, stays a scalar remainder), so a constant trip count of K turns into one
       // iteration of <K x T> code where the vectorizer can (remarks say where not).
-      const auto width = std::bit_floor(static_cast<uint64_t>(std::min<int64_t>(bound.const_value().i, kMaxUpcastWidth)));
-      latch->setMetadata(llvm::LLVMContext::MD_loop, loop_hints(true, static_cast<unsigned>(width)));
+      const auto width = std::bit_floor(
+          static_cast<uint64_t>(std::min<int64_t>(bound.const_value().i, kMaxUpcastWidth)));
+      latch->setMetadata(llvm::LLVMContext::MD_loop,
+                         loop_hints(true, static_cast<unsigned>(width)));
     } else if (analysis_.vmax(bound) < kVectorizeTrips) {
       // A loop that never runs many iterations is not worth vectorizing, and the vector
       // code for a trip count known only at run time (a VAR bound) is most of the compile.
@@ -301,7 +319,9 @@ class Lowerer {
     switch (u.op()) {
       case Op::Const: v = constant(u.dtype(), u.const_value()); break;
       case Op::Var: v = var_values_[sig_->var_of.at(u)]; break;
-      case Op::Range: v = chain_[k]->range == u ? static_cast<llvm::Value*>(chain_[k]->iv) : b_.getInt64(0); break;
+      case Op::Range:
+        v = chain_[k]->range == u ? static_cast<llvm::Value*>(chain_[k]->iv) : b_.getInt64(0);
+        break;
       case Op::Load: v = load(u, k); break;
       case Op::Reduce: v = reduce(u, k); break;
       case Op::Neg:
@@ -330,8 +350,7 @@ class Lowerer {
       case Op::Xor:
       case Op::Shl:
       case Op::Shr:
-      case Op::Where:
-      {
+      case Op::Where: {
         llvm::Value* a[3] = {nullptr, nullptr, nullptr};
         for (size_t s = 0; s < u.num_src(); ++s) a[s] = place(u.src(s), k + 1);
         at(chain_[k]);
@@ -367,19 +386,22 @@ class Lowerer {
 
   llvm::Value* from_storage(DType dt, llvm::Value* raw) {
     if (dt.is_bool()) return b_.CreateICmpNE(raw, b_.getInt8(0));
-    if (dt.scalar() == ScalarType::Float16) return b_.CreateCall(helper(kHalfValue, b_.getDoubleTy(), b_.getInt16Ty()), {raw});
+    if (dt.scalar() == ScalarType::Float16)
+      return b_.CreateCall(helper(kHalfValue, b_.getDoubleTy(), b_.getInt16Ty()), {raw});
     return raw;
   }
   llvm::Value* to_storage(DType dt, llvm::Value* v) {
     if (dt.is_bool()) return b_.CreateZExt(v, b_.getInt8Ty());
-    if (dt.scalar() == ScalarType::Float16) return b_.CreateCall(helper(kHalfBits, b_.getInt16Ty(), b_.getDoubleTy()), {v});
+    if (dt.scalar() == ScalarType::Float16)
+      return b_.CreateCall(helper(kHalfBits, b_.getInt16Ty(), b_.getDoubleTy()), {v});
     return v;
   }
 
   // Pinned: k is the innermost scope, whose block has no terminator yet.
   llvm::Value* load(UOp u, size_t k) {
     DType dt = u.dtype();
-    llvm::Value* alt = u.num_src() == 2 ? place(u.src(1), k + 1) : constant(dt, reduce_identity(Op::Add, dt));
+    llvm::Value* alt =
+        u.num_src() == 2 ? place(u.src(1), k + 1) : constant(dt, reduce_identity(Op::Add, dt));
     llvm::Value* gate;
     size_t buffer;
     llvm::Value* ptr = address(u.src(0), k + 1, &gate, &buffer);
@@ -434,7 +456,11 @@ class Lowerer {
   std::optional<Error> effect(UOp u, bool top) {
     if (u.op() == Op::Store) {
       // Outside every loop, thread 0 alone stores.
-      if (top) return on_thread0([&] { store(u); return std::nullopt; });
+      if (top)
+        return on_thread0([&] {
+          store(u);
+          return std::nullopt;
+        });
       store(u);
       return std::nullopt;
     }
@@ -442,7 +468,8 @@ class Lowerer {
     // A loop nest too small to be worth waking threads for runs on thread 0 alone, with
     // its own bounds: a constant trip count lets the optimizer see that a short loop is
     // not worth vectorizing, which keeps the compile cheap.
-    if (top && loop_nest_work(u) < kParallelWork) return on_thread0([&] { return effect(u, false); });
+    if (top && loop_nest_work(u) < kParallelWork)
+      return on_thread0([&] { return effect(u, false); });
     size_t outer = chain_.size();
     for (size_t i = 1; i < u.num_src(); ++i) {
       if (top && i == 1) {
@@ -510,7 +537,9 @@ class Lowerer {
   }
 
   // ---- ALU semantics (ir/scalar_eval.cpp, written as LLVM IR) -------------------
-  llvm::Value* f64(llvm::Value* v) { return v->getType()->isDoubleTy() ? v : b_.CreateFPExt(v, b_.getDoubleTy()); }
+  llvm::Value* f64(llvm::Value* v) {
+    return v->getType()->isDoubleTy() ? v : b_.CreateFPExt(v, b_.getDoubleTy());
+  }
   // A double result rounded to float dtype `dt` (float16: the oracle's rounding).
   llvm::Value* round_to(DType dt, llvm::Value* d) {
     switch (dt.scalar()) {
@@ -527,15 +556,16 @@ class Lowerer {
       case ScalarType::UInt16:
       case ScalarType::UInt32:
       case ScalarType::UInt64:
-      case ScalarType::Index:
-        return unsupported(Op::Cast, dt);  // not a float dtype
+      case ScalarType::Index: return unsupported(Op::Cast, dt);  // not a float dtype
     }
     return d;
   }
   // An op this lowering has no code for: the first such is the lowering's error, and a
   // placeholder value keeps the emitter going until it returns.
   llvm::Value* unsupported(Op op, DType dt) {
-    if (!error_) error_ = Error{fmt::format("unsupported: the CPU backend cannot lower {} of {}", op_name(op), dt.name())};
+    if (!error_)
+      error_ = Error{fmt::format("unsupported: the CPU backend cannot lower {} of {}", op_name(op),
+                                 dt.name())};
     return llvm::UndefValue::get(dt.is_void() ? b_.getInt64Ty() : repr(dt));
   }
 
@@ -594,7 +624,8 @@ class Lowerer {
     auto rounded = [&](llvm::Value* v) { return half ? half_round(v) : v; };
     switch (op) {
       case Op::Neg: return b_.CreateFNeg(a[0]);
-      case Op::Reciprocal: return rounded(b_.CreateFDiv(llvm::ConstantFP::get(a[0]->getType(), 1.0), a[0]));
+      case Op::Reciprocal:
+        return rounded(b_.CreateFDiv(llvm::ConstantFP::get(a[0]->getType(), 1.0), a[0]));
       case Op::Sqrt: return rounded(intrinsic(llvm::Intrinsic::sqrt, a[0]));
       case Op::Trunc: return intrinsic(llvm::Intrinsic::trunc, a[0]);
       // The oracle computes these in double with libm and rounds once: so do we.
@@ -615,9 +646,12 @@ class Lowerer {
         llvm::Type* it = b_.getIntNTy(t->getPrimitiveSizeInBits().getFixedSize());
         llvm::Value* ab = b_.CreateBitCast(a[0], it);
         llvm::Value* bb = b_.CreateBitCast(a[1], it);
-        llvm::Value* eq = b_.CreateBitCast(op == Op::Max ? b_.CreateAnd(ab, bb) : b_.CreateOr(ab, bb), t);
-        llvm::Value* a_wins = op == Op::Max ? b_.CreateFCmpOGT(a[0], a[1]) : b_.CreateFCmpOLT(a[0], a[1]);
-        llvm::Value* b_wins = op == Op::Max ? b_.CreateFCmpOLT(a[0], a[1]) : b_.CreateFCmpOGT(a[0], a[1]);
+        llvm::Value* eq =
+            b_.CreateBitCast(op == Op::Max ? b_.CreateAnd(ab, bb) : b_.CreateOr(ab, bb), t);
+        llvm::Value* a_wins =
+            op == Op::Max ? b_.CreateFCmpOGT(a[0], a[1]) : b_.CreateFCmpOLT(a[0], a[1]);
+        llvm::Value* b_wins =
+            op == Op::Max ? b_.CreateFCmpOLT(a[0], a[1]) : b_.CreateFCmpOGT(a[0], a[1]);
         llvm::Value* r = b_.CreateSelect(a_wins, a[0], b_.CreateSelect(b_wins, a[1], eq));
         llvm::Value* nan = b_.CreateFCmpUNO(a[0], a[1]);
         return b_.CreateSelect(nan, llvm::ConstantFP::getNaN(t), r);
@@ -645,8 +679,7 @@ class Lowerer {
       case Op::Xor:
       case Op::Shl:
       case Op::Shr:
-      case Op::Where:
-        return unsupported(op, dt);
+      case Op::Where: return unsupported(op, dt);
     }
     return unsupported(op, dt);
   }
@@ -676,20 +709,27 @@ class Lowerer {
         }
         llvm::Value* minus1 = llvm::ConstantInt::getSigned(t, -1);
         llvm::Value* is_m1 = b_.CreateICmpEQ(a[1], minus1);
-        llvm::Value* d = b_.CreateSelect(b_.CreateOr(b_.CreateICmpEQ(a[1], zero), is_m1), one, a[1]);
+        llvm::Value* d =
+            b_.CreateSelect(b_.CreateOr(b_.CreateICmpEQ(a[1], zero), is_m1), one, a[1]);
         llvm::Value* q = b_.CreateSDiv(a[0], d);
         llvm::Value* r = b_.CreateSRem(a[0], d);
         // x / -1 = -x (wrapping: INT_MIN / -1 = INT_MIN), remainder 0, floor or not.
         if (op == Op::Cdiv) return b_.CreateSelect(is_m1, b_.CreateSub(zero, a[0]), q);
         if (op == Op::Cmod) return b_.CreateSelect(is_m1, zero, r);
         // Floor: adjust when the remainder is nonzero and its sign differs from the divisor's.
-        llvm::Value* adjust = b_.CreateAnd(b_.CreateICmpNE(r, zero), b_.CreateICmpSLT(b_.CreateXor(r, d), zero));
+        llvm::Value* adjust =
+            b_.CreateAnd(b_.CreateICmpNE(r, zero), b_.CreateICmpSLT(b_.CreateXor(r, d), zero));
         if (op == Op::FloorDiv)
-          return b_.CreateSelect(is_m1, b_.CreateSub(zero, a[0]), b_.CreateSub(q, b_.CreateZExt(adjust, t)));
+          return b_.CreateSelect(is_m1, b_.CreateSub(zero, a[0]),
+                                 b_.CreateSub(q, b_.CreateZExt(adjust, t)));
         return b_.CreateSelect(is_m1, zero, b_.CreateSelect(adjust, b_.CreateAdd(r, d), r));
       }
-      case Op::Max: return b_.CreateSelect(uns ? b_.CreateICmpUGT(a[0], a[1]) : b_.CreateICmpSGT(a[0], a[1]), a[0], a[1]);
-      case Op::Min: return b_.CreateSelect(uns ? b_.CreateICmpULT(a[0], a[1]) : b_.CreateICmpSLT(a[0], a[1]), a[0], a[1]);
+      case Op::Max:
+        return b_.CreateSelect(uns ? b_.CreateICmpUGT(a[0], a[1]) : b_.CreateICmpSGT(a[0], a[1]),
+                               a[0], a[1]);
+      case Op::Min:
+        return b_.CreateSelect(uns ? b_.CreateICmpULT(a[0], a[1]) : b_.CreateICmpSLT(a[0], a[1]),
+                               a[0], a[1]);
       case Op::CmpLt: return uns ? b_.CreateICmpULT(a[0], a[1]) : b_.CreateICmpSLT(a[0], a[1]);
       case Op::CmpNe: return b_.CreateICmpNE(a[0], a[1]);
       case Op::CmpEq: return b_.CreateICmpEQ(a[0], a[1]);
@@ -724,8 +764,7 @@ class Lowerer {
       case Op::Log2:
       case Op::Sin:
       case Op::Trunc:
-      case Op::Where:
-        return unsupported(op, dt);
+      case Op::Where: return unsupported(op, dt);
     }
     return unsupported(op, dt);
   }
@@ -733,12 +772,14 @@ class Lowerer {
   llvm::Value* cast(DType in, DType out, llvm::Value* x) {
     llvm::Type* to = repr(out);
     if (out.is_bool()) {
-      if (in.is_float()) return b_.CreateFCmpUNE(x, llvm::ConstantFP::get(x->getType(), 0.0));  // NaN: true
+      if (in.is_float())
+        return b_.CreateFCmpUNE(x, llvm::ConstantFP::get(x->getType(), 0.0));  // NaN: true
       return b_.CreateICmpNE(x, llvm::ConstantInt::get(x->getType(), 0));
     }
     if (in.is_float()) {
       if (out.is_float()) {
-        if (out.scalar() == ScalarType::Float16) return in.scalar() == ScalarType::Float16 ? x : half_round(f64(x));
+        if (out.scalar() == ScalarType::Float16)
+          return in.scalar() == ScalarType::Float16 ? x : half_round(f64(x));
         if (x->getType() == to) return x;
         return x->getType()->isDoubleTy() ? b_.CreateFPTrunc(x, to) : b_.CreateFPExt(x, to);
       }
@@ -752,7 +793,8 @@ class Lowerer {
       llvm::Value* f = src_unsigned ? b_.CreateUIToFP(x, via) : b_.CreateSIToFP(x, via);
       return out.scalar() == ScalarType::Float16 ? half_round(f) : f;
     }
-    const unsigned from_bits = x->getType()->getIntegerBitWidth(), to_bits = to->getIntegerBitWidth();
+    const unsigned from_bits = x->getType()->getIntegerBitWidth(),
+                   to_bits = to->getIntegerBitWidth();
     if (to_bits < from_bits) return b_.CreateTrunc(x, to);
     if (to_bits == from_bits) return x;
     return src_unsigned ? b_.CreateZExt(x, to) : b_.CreateSExt(x, to);
@@ -780,7 +822,7 @@ class Lowerer {
   llvm::Value* threads_ = nullptr;
   const Signature* sig_ = nullptr;
   std::optional<LoopPlan> plan_;
-  std::optional<Error> error_;  // the first unsupported op met
+  std::optional<Error> error_;            // the first unsupported op met
   std::vector<llvm::Value*> var_values_;  // by signature order
   std::unordered_map<uint64_t, llvm::Value*> memo_;
   std::vector<std::unique_ptr<Scope>> scopes_;

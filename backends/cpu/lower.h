@@ -27,9 +27,9 @@ namespace uopfuzz::backends::cpu {
 
 struct LoweredKernel {
   std::unique_ptr<llvm::Module> module;
-  std::string function;  ///< the entry's symbol name
+  std::string function;     ///< the entry's symbol name
   ir::Signature signature;  ///< the order of the entry's `buffers` and `vars`
-  bool parallel = false;  ///< some loop is split across threads (else one thread does all)
+  bool parallel = false;    ///< some loop is split across threads (else one thread does all)
 };
 
 /// Names of the float16 helpers the emitted code calls (defined by the JIT as absolute

@@ -70,7 +70,8 @@ class Pool {
 };
 
 std::mutex g_pool_mutex;
-Pool* g_pool = nullptr;  // never destroyed at exit: workers may be blocked, and a child must not join them
+Pool* g_pool =
+    nullptr;  // never destroyed at exit: workers may be blocked, and a child must not join them
 pid_t g_pool_pid = 0;
 
 }  // namespace

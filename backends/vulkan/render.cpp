@@ -1,5 +1,7 @@
 #include "backends/vulkan/render.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstring>
 #include <map>
@@ -8,15 +10,13 @@
 #include <set>
 #include <unordered_map>
 
-#include <fmt/format.h>
-
 #include "backends/vulkan/glsl_library.h"
 #include "ir/analysis.h"
 #include "ir/graph.h"
 #include "ir/loop_plan.h"
-#include "ir/signature.h"
 #include "ir/ops.h"
 #include "ir/scalar_eval.h"
+#include "ir/signature.h"
 #include "ir/value.h"
 
 namespace uopfuzz::backends::vulkan {
@@ -25,7 +25,9 @@ using namespace ir;
 
 namespace {
 
-bool is_unsigned(DType dt) { return dt.kind() == DTypeKind::Unsigned; }
+bool is_unsigned(DType dt) {
+  return dt.kind() == DTypeKind::Unsigned;
+}
 
 // GLSL's name for a register of dtype `dt`.
 std::string gtype(DType dt) {
@@ -48,7 +50,9 @@ std::string gtype(DType dt) {
   return "void";
 }
 // ...and of a buffer element (bool: one byte).
-std::string stype(DType dt) { return dt.is_bool() ? "uint8_t" : gtype(dt); }
+std::string stype(DType dt) {
+  return dt.is_bool() ? "uint8_t" : gtype(dt);
+}
 
 // The unsigned integer type of a float's bits, and the bit-cast functions.
 struct FloatBits {
@@ -88,7 +92,8 @@ std::string literal(DType dt, Value v) {
     case ScalarType::UInt16: return fmt::format("uint16_t({}u)", v.u);
     case ScalarType::UInt32: return fmt::format("0x{:x}u", v.u);
     case ScalarType::UInt64: return fmt::format("0x{:x}ul", v.u);
-    case ScalarType::Float16: return fmt::format("uint16BitsToFloat16(uint16_t({}u))", half_bits(v.f));
+    case ScalarType::Float16:
+      return fmt::format("uint16BitsToFloat16(uint16_t({}u))", half_bits(v.f));
     case ScalarType::Float32: {
       float f = static_cast<float>(v.f);
       uint32_t b;
@@ -148,16 +153,20 @@ class Renderer {
     if (n.storage16) g += "#extension GL_EXT_shader_16bit_storage : require\n";
     g += fmt::format("layout(local_size_x = {}) in;\n", kLocalSize);
     const Signature& sig = out.signature;
-    if (!sig.vars.empty()) g += fmt::format("layout(push_constant) uniform Vars {{ int64_t v[{}]; }} pc;\n", sig.vars.size());
+    if (!sig.vars.empty())
+      g += fmt::format("layout(push_constant) uniform Vars {{ int64_t v[{}]; }} pc;\n",
+                       sig.vars.size());
     for (size_t i = 0; i < sig.buffers.size(); ++i) {
       const BufferParam& b = sig.buffers[i];
-      g += fmt::format("layout(std430, binding = {}) restrict {} buffer B{} {{ {} d[]; }} b{};\n", i,
-                       b.output ? "writeonly" : "readonly", i, stype(b.dtype), i);
+      g += fmt::format("layout(std430, binding = {}) restrict {} buffer B{} {{ {} d[]; }} b{};\n",
+                       i, b.output ? "writeonly" : "readonly", i, stype(b.dtype), i);
     }
     g += kCompare64;
     for (const std::string& h : helpers_) g += h;
-    g += fmt::format("void main() {{\n  const int64_t tid = int64_t(gl_GlobalInvocationID.x);\n  const int64_t T = {};\n",
-                     out.threads);
+    g += fmt::format(
+        "void main() {{\n  const int64_t tid = int64_t(gl_GlobalInvocationID.x);\n  const int64_t "
+        "T = {};\n",
+        out.threads);
     g += chain_[0]->code;
     g += "}\n";
     out.glsl = std::move(g);
@@ -204,7 +213,8 @@ class Renderer {
   }
 
   // Opens a loop over `range` at the innermost scope: iterations lo, lo+step, ... < end.
-  void open_loop(UOp range, const std::string& lo = "int64_t(0)", const std::string& step = "int64_t(1)") {
+  void open_loop(UOp range, const std::string& lo = "int64_t(0)",
+                 const std::string& step = "int64_t(1)") {
     std::string hi = place(range.src(0), chain_.size());
     Scope* outer = chain_.back();
     Scope* s = new_scope();
@@ -219,13 +229,16 @@ class Renderer {
     // `+0.0 + x` to x despite `precise`, turning a sum of -0 terms into -0 (a campaign
     // found it).
     const ir::Interval end = analysis_.bounds(range.src(0));
-    const bool narrow = lo == "tid" && end.lo >= -(int64_t{1} << 30) && end.hi <= (int64_t{1} << 30);
+    const bool narrow =
+        lo == "tid" && end.lo >= -(int64_t{1} << 30) && end.hi <= (int64_t{1} << 30);
     if (narrow) {
-      emit(s, fmt::format("for (int {0}_32 = int({1}); {0}_32 < int({2}); {0}_32 += int({3})) {{", s->iv, lo, hi, step));
+      emit(s, fmt::format("for (int {0}_32 = int({1}); {0}_32 < int({2}); {0}_32 += int({3})) {{",
+                          s->iv, lo, hi, step));
       s->indent = outer->indent + 1;
       emit(s, fmt::format("const int64_t {0} = int64_t({0}_32);", s->iv));
     } else {
-      emit(s, fmt::format("for (int64_t {} = {}; u_lt_s64({}, {}); {} += {}) {{", s->iv, lo, s->iv, hi, s->iv, step));
+      emit(s, fmt::format("for (int64_t {} = {}; u_lt_s64({}, {}); {} += {}) {{", s->iv, lo, s->iv,
+                          hi, s->iv, step));
       s->indent = outer->indent + 1;
     }
     chain_.push_back(s);
@@ -248,7 +261,10 @@ class Renderer {
     std::string v;
     switch (u.op()) {
       case Op::Const: v = define(chain_[k], u.dtype(), literal(u.dtype(), u.const_value())); break;
-      case Op::Var: v = define(chain_[k], u.dtype(), fmt::format("{}(pc.v[{}])", gtype(u.dtype()), sig_->var_of.at(u))); break;
+      case Op::Var:
+        v = define(chain_[k], u.dtype(),
+                   fmt::format("{}(pc.v[{}])", gtype(u.dtype()), sig_->var_of.at(u)));
+        break;
       case Op::Range: v = chain_[k]->range == u ? chain_[k]->iv : "int64_t(0)"; break;
       case Op::Load: v = load(u, k); break;
       case Op::Reduce: v = reduce(u, k); break;
@@ -278,8 +294,7 @@ class Renderer {
       case Op::Xor:
       case Op::Shl:
       case Op::Shr:
-      case Op::Where:
-      {
+      case Op::Where: {
         std::string a[3];
         for (size_t s = 0; s < u.num_src(); ++s) a[s] = place(u.src(s), k + 1);
         v = define(chain_[k], u.dtype(), alu(u.op(), operand_dtype(u), u.dtype(), a));
@@ -316,7 +331,8 @@ class Renderer {
 
   std::string load(UOp u, size_t k) {
     DType dt = u.dtype();
-    std::string alt = u.num_src() == 2 ? place(u.src(1), k + 1) : literal(dt, reduce_identity(Op::Add, dt));
+    std::string alt =
+        u.num_src() == 2 ? place(u.src(1), k + 1) : literal(dt, reduce_identity(Op::Add, dt));
     std::string gate;
     std::string elem = address(u.src(0), k + 1, &gate);
     Scope* s = chain_[k];
@@ -370,8 +386,10 @@ class Renderer {
     if (u.op() != Op::End) return Error{unexpected_effect(u)};
     size_t outer = chain_.size();
     for (size_t i = 1; i < u.num_src(); ++i) {
-      if (top && i == 1) open_loop(u.src(1), "tid", "T");  // this invocation's share
-      else open_loop(u.src(i));
+      if (top && i == 1)
+        open_loop(u.src(1), "tid", "T");  // this invocation's share
+      else
+        open_loop(u.src(i));
     }
     if (auto e = effect(u.src(0), false)) return e;
     while (chain_.size() > outer) close_scope();
@@ -387,8 +405,10 @@ class Renderer {
     Scope* s = chain_.back();
     DType dt = index.src(0).dtype();
     std::string raw = dt.is_bool() ? fmt::format("uint8_t({} ? 1 : 0)", v) : v;
-    if (gate.empty()) emit(s, fmt::format("{} = {};", elem, raw));
-    else emit(s, fmt::format("if ({}) {} = {};", gate, elem, raw));
+    if (gate.empty())
+      emit(s, fmt::format("{} = {};", elem, raw));
+    else
+      emit(s, fmt::format("if ({}) {} = {};", gate, elem, raw));
   }
 
   // ---- ALU semantics (ir/scalar_eval.cpp, written as GLSL) ----------------------
@@ -447,7 +467,9 @@ class Renderer {
   // An op this renderer has no code for: the first such is the render's error, and a
   // placeholder keeps the renderer going until it returns.
   std::string unsupported(Op op, DType dt) {
-    if (!error_) error_ = Error{fmt::format("unsupported: the Vulkan backend cannot render {} of {}", op_name(op), dt.name())};
+    if (!error_)
+      error_ = Error{fmt::format("unsupported: the Vulkan backend cannot render {} of {}",
+                                 op_name(op), dt.name())};
     return "0";
   }
 
@@ -490,7 +512,8 @@ class Renderer {
       case Op::Min:
       case Op::Shl:
       case Op::Shr:
-      case Op::Where: return unsupported(op, dtypes::Bool);  // not a bool op (the verifier refuses it)
+      case Op::Where:
+        return unsupported(op, dtypes::Bool);  // not a bool op (the verifier refuses it)
     }
     return unsupported(op, dtypes::Bool);
   }
@@ -549,15 +572,19 @@ class Renderer {
         const bool max = op == Op::Max;
         FloatBits fb = float_bits(dt);
         std::string name = fmt::format("u_{}_{}", max ? "max" : "min", t);
-        const std::string nan = dt.bytes() == 2 ? "uint16_t(0x7e00u)" : dt.bytes() == 4 ? "0x7fc00000u" : "0x7ff8000000000000ul";
-        helper(name, fmt::format("{t} {n}({t} a, {t} b) {{\n"
-                                 "  if (isnan(a) || isnan(b)) return {fb}({nan});\n"
-                                 "  if (a {gt} b) return a;\n"
-                                 "  if (a {lt} b) return b;\n"
-                                 "  return {fb}({u}({tb}(a) {bop} {tb}(b)));\n}}\n",
-                                 fmt::arg("t", t), fmt::arg("n", name), fmt::arg("fb", fb.from_bits), fmt::arg("u", fb.uint_type),
-                                 fmt::arg("tb", fb.to_bits), fmt::arg("gt", max ? ">" : "<"), fmt::arg("lt", max ? "<" : ">"),
-                                 fmt::arg("bop", max ? "&" : "|"), fmt::arg("nan", nan)));
+        const std::string nan = dt.bytes() == 2   ? "uint16_t(0x7e00u)"
+                                : dt.bytes() == 4 ? "0x7fc00000u"
+                                                  : "0x7ff8000000000000ul";
+        helper(name,
+               fmt::format("{t} {n}({t} a, {t} b) {{\n"
+                           "  if (isnan(a) || isnan(b)) return {fb}({nan});\n"
+                           "  if (a {gt} b) return a;\n"
+                           "  if (a {lt} b) return b;\n"
+                           "  return {fb}({u}({tb}(a) {bop} {tb}(b)));\n}}\n",
+                           fmt::arg("t", t), fmt::arg("n", name), fmt::arg("fb", fb.from_bits),
+                           fmt::arg("u", fb.uint_type), fmt::arg("tb", fb.to_bits),
+                           fmt::arg("gt", max ? ">" : "<"), fmt::arg("lt", max ? "<" : ">"),
+                           fmt::arg("bop", max ? "&" : "|"), fmt::arg("nan", nan)));
         return fmt::format("{}({}, {})", name, a[0], a[1]);
       }
       case Op::Const:
@@ -611,23 +638,29 @@ class Renderer {
         // The divisor is made safe (0 -> 1; signed -1 -> 1 with the result fixed up), so a
         // division computed ahead of need never faults; quotients truncate (OpSDiv), the
         // remainder is computed from the quotient (GLSL's % is not C's for negatives).
-        const char* which = op == Op::Cdiv ? "cdiv" : op == Op::Cmod ? "cmod" : op == Op::FloorDiv ? "fdiv" : "fmod";
+        const char* which = op == Op::Cdiv       ? "cdiv"
+                            : op == Op::Cmod     ? "cmod"
+                            : op == Op::FloorDiv ? "fdiv"
+                                                 : "fmod";
         std::string name = fmt::format("u_{}_{}", which, t);
         std::string body;
         if (uns) {
-          body = fmt::format("  {t} d = {z} ? {t}(1) : b;\n  {t} q = a / d;\n  return {r};\n", fmt::arg("t", t),
-                             fmt::arg("z", eq(dt, "b", t + "(0)")),
-                             fmt::arg("r", op == Op::Cdiv || op == Op::FloorDiv ? "q" : "a - q * d"));
+          body =
+              fmt::format("  {t} d = {z} ? {t}(1) : b;\n  {t} q = a / d;\n  return {r};\n",
+                          fmt::arg("t", t), fmt::arg("z", eq(dt, "b", t + "(0)")),
+                          fmt::arg("r", op == Op::Cdiv || op == Op::FloorDiv ? "q" : "a - q * d"));
         } else {
-          const char* result = op == Op::Cdiv ? "m1 ? z - a : q"
-                               : op == Op::Cmod ? "m1 ? z : r"
+          const char* result = op == Op::Cdiv       ? "m1 ? z - a : q"
+                               : op == Op::Cmod     ? "m1 ? z : r"
                                : op == Op::FloorDiv ? "m1 ? z - a : (adj ? q - {t}(1) : q)"
                                                     : "m1 ? z : (adj ? r + d : r)";
           body = fmt::format(
-              "  {t} z = {t}(0);\n  bool m1 = {m1};\n  {t} d = ({b0} || m1) ? {t}(1) : b;\n  {t} q = a / d;\n"
+              "  {t} z = {t}(0);\n  bool m1 = {m1};\n  {t} d = ({b0} || m1) ? {t}(1) : b;\n  {t} q "
+              "= a / d;\n"
               "  {t} r = a - q * d;\n  bool adj = !{r0} && {neg};\n  return ",
-              fmt::arg("t", t), fmt::arg("m1", eq(dt, "b", t + "(-1)")), fmt::arg("b0", eq(dt, "b", "z")),
-              fmt::arg("r0", eq(dt, "r", "z")), fmt::arg("neg", lt(dt, "(r ^ d)", "z")));
+              fmt::arg("t", t), fmt::arg("m1", eq(dt, "b", t + "(-1)")),
+              fmt::arg("b0", eq(dt, "b", "z")), fmt::arg("r0", eq(dt, "r", "z")),
+              fmt::arg("neg", lt(dt, "(r ^ d)", "z")));
           body += fmt::format(fmt::runtime(result), fmt::arg("t", t)) + ";\n";
         }
         helper(name, fmt::format("{} {}({} a, {} b) {{\n{}}}\n", t, name, t, t, body));
@@ -645,7 +678,8 @@ class Renderer {
       case Op::Shr:
         // The amount is masked: equal in range (all a UB-free kernel needs), and never an
         // undefined shift when computed ahead of need.
-        return fmt::format("({} {} ({} & {}({})))", a[0], op == Op::Shl ? "<<" : ">>", a[1], t, dt.bits() - 1);
+        return fmt::format("({} {} ({} & {}({})))", a[0], op == Op::Shl ? "<<" : ">>", a[1], t,
+                           dt.bits() - 1);
       case Op::Const:
       case Op::Invalid:
       case Op::Param:
@@ -687,11 +721,16 @@ class Renderer {
       // directly (one rounding).
       if (in.bits() <= 32) return fmt::format("float16_t(double({}))", x);
     }
-    if (!in.is_float() && !out.is_float() && in.bits() < out.bits() && is_unsigned(in) != is_unsigned(out)) {
+    if (!in.is_float() && !out.is_float() && in.bits() < out.bits() &&
+        is_unsigned(in) != is_unsigned(out)) {
       // Widening across signedness: extend by the source's signedness first.
       const int b = out.bits();
-      std::string wide = is_unsigned(in) ? (b == 64 ? "uint64_t" : b == 32 ? "uint" : "uint16_t")
-                                         : (b == 64 ? "int64_t" : b == 32 ? "int" : "int16_t");
+      std::string wide = is_unsigned(in) ? (b == 64   ? "uint64_t"
+                                            : b == 32 ? "uint"
+                                                      : "uint16_t")
+                                         : (b == 64   ? "int64_t"
+                                            : b == 32 ? "int"
+                                                      : "int16_t");
       return fmt::format("{}({}({}))", to, wide, x);
     }
     return fmt::format("{}({})", to, x);
@@ -715,7 +754,7 @@ class Renderer {
   const Signature* sig_ = nullptr;
   std::optional<LoopPlan> plan_;
   std::optional<Error> error_;  // the first unsupported op met
-  ir::Analysis analysis_;  // range ends' bounds: which loops can count in 32 bits
+  ir::Analysis analysis_;       // range ends' bounds: which loops can count in 32 bits
   std::unordered_map<uint64_t, std::string> memo_;
   std::vector<std::unique_ptr<Scope>> scopes_;
   std::vector<Scope*> chain_;

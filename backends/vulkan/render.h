@@ -16,8 +16,8 @@
  * of need; float temporaries are `precise` (no contraction into FMA); float MAX/MIN and
  * comparisons follow the NaN and signed-zero rules; float32/float16 RECIPROCAL and SQRT
  * are computed in double (correctly rounded twice is exact for these), EXP2/LOG2/SIN
- * in double through the renderer's own double-precision routines (glsl_library.h), then rounded once; such
- * graphs need float64 (RenderedKernel::needs), never the device's looser builtins.
+ * in double through the renderer's own double-precision routines (glsl_library.h), then rounded
+ * once; such graphs need float64 (RenderedKernel::needs), never the device's looser builtins.
  */
 #pragma once
 

@@ -1,11 +1,10 @@
 #include "backends/vulkan/runtime.h"
 
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <cstdlib>
 #include <cstring>
-
-#include <fmt/format.h>
 
 namespace uopfuzz::backends::vulkan {
 
@@ -40,10 +39,14 @@ const char* result_name(VkResult r) {
   }
 }
 
-Error plain_fail(const char* call, VkResult r) { return Error{fmt::format("vulkan: {} failed: {} ({})", call, result_name(r), static_cast<int>(r))}; }
+Error plain_fail(const char* call, VkResult r) {
+  return Error{
+      fmt::format("vulkan: {} failed: {} ({})", call, result_name(r), static_cast<int>(r))};
+}
 
 std::string version_string(uint32_t v) {
-  return fmt::format("{}.{}.{}", VK_API_VERSION_MAJOR(v), VK_API_VERSION_MINOR(v), VK_API_VERSION_PATCH(v));
+  return fmt::format("{}.{}.{}", VK_API_VERSION_MAJOR(v), VK_API_VERSION_MINOR(v),
+                     VK_API_VERSION_PATCH(v));
 }
 
 const char* type_name(VkPhysicalDeviceType t) {
@@ -74,7 +77,8 @@ DeviceInfo describe(VkPhysicalDevice pd, uint32_t index) {
   d.index = index;
   VkPhysicalDeviceSubgroupProperties sub{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
   VkPhysicalDeviceDriverProperties drv{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES};
-  VkPhysicalDeviceFloatControlsProperties fc{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FLOAT_CONTROLS_PROPERTIES};
+  VkPhysicalDeviceFloatControlsProperties fc{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FLOAT_CONTROLS_PROPERTIES};
   sub.pNext = &drv;
   drv.pNext = &fc;
   VkPhysicalDeviceProperties2 p2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
@@ -82,8 +86,10 @@ DeviceInfo describe(VkPhysicalDevice pd, uint32_t index) {
   VkPhysicalDeviceProperties plain{};
   vkGetPhysicalDeviceProperties(pd, &plain);
   const bool v12 = plain.apiVersion >= VK_API_VERSION_1_2;
-  if (v12) vkGetPhysicalDeviceProperties2(pd, &p2);
-  else p2.properties = plain;
+  if (v12)
+    vkGetPhysicalDeviceProperties2(pd, &p2);
+  else
+    p2.properties = plain;
   const VkPhysicalDeviceProperties& p = p2.properties;
   d.name = p.deviceName;
   d.type = type_name(p.deviceType);
@@ -135,8 +141,12 @@ Result<VkInstance> make_instance(bool validation, bool* debug_utils) {
     std::vector<VkLayerProperties> ls(n);
     vkEnumerateInstanceLayerProperties(&n, ls.data());
     bool found = false;
-    for (auto& l : ls) found = found || std::strcmp(l.layerName, "VK_LAYER_KHRONOS_validation") == 0;
-    if (!found) return Error{"vulkan: validation was asked for but VK_LAYER_KHRONOS_validation is not installed (vulkan-validationlayers)"};
+    for (auto& l : ls)
+      found = found || std::strcmp(l.layerName, "VK_LAYER_KHRONOS_validation") == 0;
+    if (!found)
+      return Error{
+          "vulkan: validation was asked for but VK_LAYER_KHRONOS_validation is not installed "
+          "(vulkan-validationlayers)"};
     layers.push_back("VK_LAYER_KHRONOS_validation");
     exts.push_back(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
     *debug_utils = true;
@@ -149,7 +159,10 @@ Result<VkInstance> make_instance(bool validation, bool* debug_utils) {
   ci.ppEnabledExtensionNames = exts.data();
   VkInstance inst = VK_NULL_HANDLE;
   if (VkResult r = vkCreateInstance(&ci, nullptr, &inst); r != VK_SUCCESS) {
-    if (r == VK_ERROR_INCOMPATIBLE_DRIVER) return Error{"vulkan: no Vulkan driver (install mesa-vulkan-drivers for lavapipe: scripts/install-deps.sh)"};
+    if (r == VK_ERROR_INCOMPATIBLE_DRIVER)
+      return Error{
+          "vulkan: no Vulkan driver (install mesa-vulkan-drivers for lavapipe: "
+          "scripts/install-deps.sh)"};
     return plain_fail("vkCreateInstance", r);
   }
   return inst;
@@ -157,9 +170,11 @@ Result<VkInstance> make_instance(bool validation, bool* debug_utils) {
 
 Result<std::vector<VkPhysicalDevice>> physical_devices(VkInstance inst) {
   uint32_t n = 0;
-  if (VkResult r = vkEnumeratePhysicalDevices(inst, &n, nullptr); r != VK_SUCCESS) return plain_fail("vkEnumeratePhysicalDevices", r);
+  if (VkResult r = vkEnumeratePhysicalDevices(inst, &n, nullptr); r != VK_SUCCESS)
+    return plain_fail("vkEnumeratePhysicalDevices", r);
   std::vector<VkPhysicalDevice> pds(n);
-  if (VkResult r = vkEnumeratePhysicalDevices(inst, &n, pds.data()); r != VK_SUCCESS && r != VK_INCOMPLETE)
+  if (VkResult r = vkEnumeratePhysicalDevices(inst, &n, pds.data());
+      r != VK_SUCCESS && r != VK_INCOMPLETE)
     return plain_fail("vkEnumeratePhysicalDevices", r);
   pds.resize(n);
   return pds;
@@ -167,11 +182,16 @@ Result<std::vector<VkPhysicalDevice>> physical_devices(VkInstance inst) {
 
 // The device `spec` names among `infos`: see set_device_choice.
 Result<size_t> choose(const std::vector<DeviceInfo>& infos, const std::string& spec) {
-  if (infos.empty()) return Error{"vulkan: no Vulkan devices (install mesa-vulkan-drivers for lavapipe: scripts/install-deps.sh)"};
+  if (infos.empty())
+    return Error{
+        "vulkan: no Vulkan devices (install mesa-vulkan-drivers for lavapipe: "
+        "scripts/install-deps.sh)"};
   auto usable = [](const DeviceInfo& d) { return d.int64; };  // index values are 64-bit
   if (spec.empty()) {
     for (size_t i = 0; i < infos.size(); ++i)
-      if ((infos[i].type == "discrete-gpu" || infos[i].type == "integrated-gpu") && usable(infos[i])) return i;
+      if ((infos[i].type == "discrete-gpu" || infos[i].type == "integrated-gpu") &&
+          usable(infos[i]))
+        return i;
     for (size_t i = 0; i < infos.size(); ++i)
       if (infos[i].type == "cpu" && usable(infos[i])) return i;
     return size_t{0};
@@ -179,7 +199,8 @@ Result<size_t> choose(const std::vector<DeviceInfo>& infos, const std::string& s
   if (spec.find_first_not_of("0123456789") == std::string::npos) {
     size_t i = std::stoul(spec);
     if (i < infos.size()) return i;
-    return Error{fmt::format("vulkan: no device with index {} ({} devices; see `uopfuzz devices`)", spec, infos.size())};
+    return Error{fmt::format("vulkan: no device with index {} ({} devices; see `uopfuzz devices`)",
+                             spec, infos.size())};
   }
   auto lower = [](std::string s) {
     for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -192,12 +213,16 @@ Result<size_t> choose(const std::vector<DeviceInfo>& infos, const std::string& s
 
 }  // namespace
 
-VKAPI_ATTR VkBool32 VKAPI_CALL on_message(VkDebugUtilsMessageSeverityFlagBitsEXT severity, VkDebugUtilsMessageTypeFlagsEXT,
-                                          const VkDebugUtilsMessengerCallbackDataEXT* data, void* user) {
+VKAPI_ATTR VkBool32 VKAPI_CALL on_message(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
+                                          VkDebugUtilsMessageTypeFlagsEXT,
+                                          const VkDebugUtilsMessengerCallbackDataEXT* data,
+                                          void* user) {
   auto* ctx = static_cast<DeviceContext*>(user);
   ctx->messages_.fetch_add(1);
   std::lock_guard<std::mutex> l(ctx->log_mutex_);
-  if (ctx->log_.size() < 64) ctx->log_.push_back(fmt::format("[{}] {}", static_cast<int>(severity), data && data->pMessage ? data->pMessage : ""));
+  if (ctx->log_.size() < 64)
+    ctx->log_.push_back(fmt::format("[{}] {}", static_cast<int>(severity),
+                                    data && data->pMessage ? data->pMessage : ""));
   return VK_FALSE;
 }
 
@@ -218,7 +243,8 @@ Result<std::vector<DeviceInfo>> list_devices() {
   auto pds = physical_devices(*inst);
   std::vector<DeviceInfo> out;
   if (pds)
-    for (size_t i = 0; i < pds->size(); ++i) out.push_back(describe((*pds)[i], static_cast<uint32_t>(i)));
+    for (size_t i = 0; i < pds->size(); ++i)
+      out.push_back(describe((*pds)[i], static_cast<uint32_t>(i)));
   vkDestroyInstance(*inst, nullptr);
   if (!pds) return pds.error();
   return out;
@@ -240,12 +266,15 @@ Result<std::shared_ptr<DeviceContext>> make_context() {
   ctx->instance_ = *inst;
   if (debug_utils) {
     VkDebugUtilsMessengerCreateInfoEXT mi{VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT};
-    mi.messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
-    mi.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
+    mi.messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT |
+                         VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
+    mi.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT |
+                     VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
                      VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT;
     mi.pfnUserCallback = on_message;
     mi.pUserData = ctx.get();
-    auto create = reinterpret_cast<PFN_vkCreateDebugUtilsMessengerEXT>(vkGetInstanceProcAddr(ctx->instance_, "vkCreateDebugUtilsMessengerEXT"));
+    auto create = reinterpret_cast<PFN_vkCreateDebugUtilsMessengerEXT>(
+        vkGetInstanceProcAddr(ctx->instance_, "vkCreateDebugUtilsMessengerEXT"));
     if (!create) return Error{"vulkan: vkCreateDebugUtilsMessengerEXT is missing"};
     if (VkResult r = create(ctx->instance_, &mi, nullptr, &ctx->messenger_); r != VK_SUCCESS)
       return plain_fail("vkCreateDebugUtilsMessengerEXT", r);
@@ -253,7 +282,8 @@ Result<std::shared_ptr<DeviceContext>> make_context() {
   auto pds = physical_devices(ctx->instance_);
   if (!pds) return pds.error();
   std::vector<DeviceInfo> infos;
-  for (size_t i = 0; i < pds->size(); ++i) infos.push_back(describe((*pds)[i], static_cast<uint32_t>(i)));
+  for (size_t i = 0; i < pds->size(); ++i)
+    infos.push_back(describe((*pds)[i], static_cast<uint32_t>(i)));
   auto which = choose(infos, spec);
   if (!which) return which.error();
   ctx->physical_ = (*pds)[*which];
@@ -311,7 +341,8 @@ DeviceContext::~DeviceContext() {
     vkDestroyDevice(device_, nullptr);
   }
   if (messenger_) {
-    auto destroy = reinterpret_cast<PFN_vkDestroyDebugUtilsMessengerEXT>(vkGetInstanceProcAddr(instance_, "vkDestroyDebugUtilsMessengerEXT"));
+    auto destroy = reinterpret_cast<PFN_vkDestroyDebugUtilsMessengerEXT>(
+        vkGetInstanceProcAddr(instance_, "vkDestroyDebugUtilsMessengerEXT"));
     if (destroy) destroy(instance_, messenger_, nullptr);
   }
   if (instance_) vkDestroyInstance(instance_, nullptr);
@@ -341,14 +372,16 @@ Result<std::shared_ptr<DeviceContext>> context() {
 
 int DeviceContext::memory_type(uint32_t bits, VkMemoryPropertyFlags flags) const {
   for (uint32_t i = 0; i < memory_.memoryTypeCount; ++i)
-    if ((bits & (1u << i)) && (memory_.memoryTypes[i].propertyFlags & flags) == flags) return static_cast<int>(i);
+    if ((bits & (1u << i)) && (memory_.memoryTypes[i].propertyFlags & flags) == flags)
+      return static_cast<int>(i);
   return -1;
 }
 
 Error DeviceContext::fail(const char* call, VkResult r) {
   if (r == VK_ERROR_DEVICE_LOST) lost_.store(true);
   Error e = plain_fail(call, r);
-  if (r == VK_ERROR_DEVICE_LOST) e.message = fmt::format("vulkan: device lost in {} on '{}'", call, info_.name);
+  if (r == VK_ERROR_DEVICE_LOST)
+    e.message = fmt::format("vulkan: device lost in {} on '{}'", call, info_.name);
   return e;
 }
 
@@ -367,21 +400,29 @@ Result<std::unique_ptr<DeviceBuffer>> DeviceBuffer::make(DeviceContext& ctx, uin
   bi.size = bytes;
   bi.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
   bi.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
-  if (VkResult r = vkCreateBuffer(ctx.device(), &bi, nullptr, &b->buffer_); r != VK_SUCCESS) return ctx.fail("vkCreateBuffer", r);
+  if (VkResult r = vkCreateBuffer(ctx.device(), &bi, nullptr, &b->buffer_); r != VK_SUCCESS)
+    return ctx.fail("vkCreateBuffer", r);
   VkMemoryRequirements req;
   vkGetBufferMemoryRequirements(ctx.device(), b->buffer_, &req);
   // Host-visible and coherent: inputs are written and outputs read through the mapping
   // (lavapipe has only such memory; on a GPU it is the simple, always-correct choice).
-  int type = ctx.memory_type(req.memoryTypeBits, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT |
+  int type = ctx.memory_type(req.memoryTypeBits, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+                                                     VK_MEMORY_PROPERTY_HOST_COHERENT_BIT |
                                                      VK_MEMORY_PROPERTY_HOST_CACHED_BIT);
-  if (type < 0) type = ctx.memory_type(req.memoryTypeBits, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
+  if (type < 0)
+    type = ctx.memory_type(req.memoryTypeBits, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+                                                   VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
   if (type < 0) return Error{"vulkan: no host-visible coherent memory for a storage buffer"};
   VkMemoryAllocateInfo ai{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
   ai.allocationSize = req.size;
   ai.memoryTypeIndex = static_cast<uint32_t>(type);
-  if (VkResult r = vkAllocateMemory(ctx.device(), &ai, nullptr, &b->memory_); r != VK_SUCCESS) return ctx.fail("vkAllocateMemory", r);
-  if (VkResult r = vkBindBufferMemory(ctx.device(), b->buffer_, b->memory_, 0); r != VK_SUCCESS) return ctx.fail("vkBindBufferMemory", r);
-  if (VkResult r = vkMapMemory(ctx.device(), b->memory_, 0, VK_WHOLE_SIZE, 0, &b->mapped_); r != VK_SUCCESS) return ctx.fail("vkMapMemory", r);
+  if (VkResult r = vkAllocateMemory(ctx.device(), &ai, nullptr, &b->memory_); r != VK_SUCCESS)
+    return ctx.fail("vkAllocateMemory", r);
+  if (VkResult r = vkBindBufferMemory(ctx.device(), b->buffer_, b->memory_, 0); r != VK_SUCCESS)
+    return ctx.fail("vkBindBufferMemory", r);
+  if (VkResult r = vkMapMemory(ctx.device(), b->memory_, 0, VK_WHOLE_SIZE, 0, &b->mapped_);
+      r != VK_SUCCESS)
+    return ctx.fail("vkMapMemory", r);
   return b;
 }
 
@@ -394,7 +435,8 @@ DeviceBuffer::~DeviceBuffer() {
 
 // ---- KernelObjects -------------------------------------------------------------------
 
-Result<std::unique_ptr<KernelObjects>> KernelObjects::make(std::shared_ptr<DeviceContext> ctxp, const PipelineSpec& spec) {
+Result<std::unique_ptr<KernelObjects>> KernelObjects::make(std::shared_ptr<DeviceContext> ctxp,
+                                                           const PipelineSpec& spec) {
   std::unique_ptr<KernelObjects> k(new KernelObjects);
   k->ctx_ = ctxp;
   k->pid_ = ::getpid();
@@ -411,7 +453,8 @@ Result<std::unique_ptr<KernelObjects>> KernelObjects::make(std::shared_ptr<Devic
   VkShaderModuleCreateInfo si{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
   si.codeSize = spec.spirv.size() * sizeof(uint32_t);
   si.pCode = spec.spirv.data();
-  if (VkResult r = vkCreateShaderModule(dev, &si, nullptr, &k->module_); r != VK_SUCCESS) return ctx.fail("vkCreateShaderModule", r);
+  if (VkResult r = vkCreateShaderModule(dev, &si, nullptr, &k->module_); r != VK_SUCCESS)
+    return ctx.fail("vkCreateShaderModule", r);
   const uint32_t n = static_cast<uint32_t>(spec.buffer_bytes.size());
   std::vector<VkDescriptorSetLayoutBinding> bindings(n);
   for (uint32_t i = 0; i < n; ++i) {
@@ -431,14 +474,17 @@ Result<std::unique_ptr<KernelObjects>> KernelObjects::make(std::shared_ptr<Devic
   pli.pSetLayouts = &k->set_layout_;
   pli.pushConstantRangeCount = spec.push_constant_bytes ? 1 : 0;
   pli.pPushConstantRanges = &pcr;
-  if (VkResult r = vkCreatePipelineLayout(dev, &pli, nullptr, &k->layout_); r != VK_SUCCESS) return ctx.fail("vkCreatePipelineLayout", r);
+  if (VkResult r = vkCreatePipelineLayout(dev, &pli, nullptr, &k->layout_); r != VK_SUCCESS)
+    return ctx.fail("vkCreatePipelineLayout", r);
   VkComputePipelineCreateInfo ci{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
   ci.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
   ci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
   ci.stage.module = k->module_;
   ci.stage.pName = "main";
   ci.layout = k->layout_;
-  if (VkResult r = vkCreateComputePipelines(dev, ctx.pipeline_cache(), 1, &ci, nullptr, &k->pipeline_); r != VK_SUCCESS)
+  if (VkResult r =
+          vkCreateComputePipelines(dev, ctx.pipeline_cache(), 1, &ci, nullptr, &k->pipeline_);
+      r != VK_SUCCESS)
     return ctx.fail("vkCreateComputePipelines", r);
   if (n > 0) {
     VkDescriptorPoolSize ps{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, n};
@@ -446,7 +492,8 @@ Result<std::unique_ptr<KernelObjects>> KernelObjects::make(std::shared_ptr<Devic
     dpi.maxSets = 1;
     dpi.poolSizeCount = 1;
     dpi.pPoolSizes = &ps;
-    if (VkResult r = vkCreateDescriptorPool(dev, &dpi, nullptr, &k->descriptor_pool_); r != VK_SUCCESS)
+    if (VkResult r = vkCreateDescriptorPool(dev, &dpi, nullptr, &k->descriptor_pool_);
+        r != VK_SUCCESS)
       return ctx.fail("vkCreateDescriptorPool", r);
   } else {
     VkDescriptorPoolSize ps{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1};
@@ -454,14 +501,16 @@ Result<std::unique_ptr<KernelObjects>> KernelObjects::make(std::shared_ptr<Devic
     dpi.maxSets = 1;
     dpi.poolSizeCount = 1;
     dpi.pPoolSizes = &ps;
-    if (VkResult r = vkCreateDescriptorPool(dev, &dpi, nullptr, &k->descriptor_pool_); r != VK_SUCCESS)
+    if (VkResult r = vkCreateDescriptorPool(dev, &dpi, nullptr, &k->descriptor_pool_);
+        r != VK_SUCCESS)
       return ctx.fail("vkCreateDescriptorPool", r);
   }
   VkDescriptorSetAllocateInfo dai{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
   dai.descriptorPool = k->descriptor_pool_;
   dai.descriptorSetCount = 1;
   dai.pSetLayouts = &k->set_layout_;
-  if (VkResult r = vkAllocateDescriptorSets(dev, &dai, &k->set_); r != VK_SUCCESS) return ctx.fail("vkAllocateDescriptorSets", r);
+  if (VkResult r = vkAllocateDescriptorSets(dev, &dai, &k->set_); r != VK_SUCCESS)
+    return ctx.fail("vkAllocateDescriptorSets", r);
   std::vector<VkDescriptorBufferInfo> infos(n);
   std::vector<VkWriteDescriptorSet> writes(n);
   for (uint32_t i = 0; i < n; ++i) {
@@ -480,15 +529,18 @@ Result<std::unique_ptr<KernelObjects>> KernelObjects::make(std::shared_ptr<Devic
   cai.commandBufferCount = 1;
   {
     std::lock_guard<std::mutex> l(ctx.queue_mutex());  // the pool is shared
-    if (VkResult r = vkAllocateCommandBuffers(dev, &cai, &k->cmd_); r != VK_SUCCESS) return ctx.fail("vkAllocateCommandBuffers", r);
+    if (VkResult r = vkAllocateCommandBuffers(dev, &cai, &k->cmd_); r != VK_SUCCESS)
+      return ctx.fail("vkAllocateCommandBuffers", r);
   }
   VkFenceCreateInfo fi{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-  if (VkResult r = vkCreateFence(dev, &fi, nullptr, &k->fence_); r != VK_SUCCESS) return ctx.fail("vkCreateFence", r);
+  if (VkResult r = vkCreateFence(dev, &fi, nullptr, &k->fence_); r != VK_SUCCESS)
+    return ctx.fail("vkCreateFence", r);
   if (ctx.info().timestamps) {
     VkQueryPoolCreateInfo qi{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
     qi.queryType = VK_QUERY_TYPE_TIMESTAMP;
     qi.queryCount = 2;
-    if (VkResult r = vkCreateQueryPool(dev, &qi, nullptr, &k->queries_); r != VK_SUCCESS) return ctx.fail("vkCreateQueryPool", r);
+    if (VkResult r = vkCreateQueryPool(dev, &qi, nullptr, &k->queries_); r != VK_SUCCESS)
+      return ctx.fail("vkCreateQueryPool", r);
   }
   return k;
 }
@@ -498,34 +550,41 @@ Result<double> KernelObjects::dispatch(const void* push, uint32_t push_bytes) {
   if (ctx.lost()) return Error{fmt::format("vulkan: device lost on '{}'", ctx.info().name)};
   VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
   bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-  if (VkResult r = vkBeginCommandBuffer(cmd_, &bi); r != VK_SUCCESS) return ctx.fail("vkBeginCommandBuffer", r);
+  if (VkResult r = vkBeginCommandBuffer(cmd_, &bi); r != VK_SUCCESS)
+    return ctx.fail("vkBeginCommandBuffer", r);
   if (queries_) {
     vkCmdResetQueryPool(cmd_, queries_, 0, 2);
     vkCmdWriteTimestamp(cmd_, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, queries_, 0);
   }
   vkCmdBindPipeline(cmd_, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline_);
   vkCmdBindDescriptorSets(cmd_, VK_PIPELINE_BIND_POINT_COMPUTE, layout_, 0, 1, &set_, 0, nullptr);
-  if (push_bytes_ && push_bytes) vkCmdPushConstants(cmd_, layout_, VK_SHADER_STAGE_COMPUTE_BIT, 0, push_bytes, push);
+  if (push_bytes_ && push_bytes)
+    vkCmdPushConstants(cmd_, layout_, VK_SHADER_STAGE_COMPUTE_BIT, 0, push_bytes, push);
   vkCmdDispatch(cmd_, groups_, 1, 1);
   // Make the shader's writes visible to the host's reads through the mapping.
   VkMemoryBarrier mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
   mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
   mb.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
-  vkCmdPipelineBarrier(cmd_, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, nullptr, 0, nullptr);
+  vkCmdPipelineBarrier(cmd_, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1,
+                       &mb, 0, nullptr, 0, nullptr);
   if (queries_) vkCmdWriteTimestamp(cmd_, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queries_, 1);
-  if (VkResult r = vkEndCommandBuffer(cmd_); r != VK_SUCCESS) return ctx.fail("vkEndCommandBuffer", r);
+  if (VkResult r = vkEndCommandBuffer(cmd_); r != VK_SUCCESS)
+    return ctx.fail("vkEndCommandBuffer", r);
   VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
   si.commandBufferCount = 1;
   si.pCommandBuffers = &cmd_;
   {
     std::lock_guard<std::mutex> l(ctx.queue_mutex());
-    if (VkResult r = vkQueueSubmit(ctx.queue(), 1, &si, fence_); r != VK_SUCCESS) return ctx.fail("vkQueueSubmit", r);
+    if (VkResult r = vkQueueSubmit(ctx.queue(), 1, &si, fence_); r != VK_SUCCESS)
+      return ctx.fail("vkQueueSubmit", r);
   }
   // A generous bound: a kernel that runs longer is reported, not waited on forever
   // (campaigns also have their own per-graph timeout).
-  VkResult w = vkWaitForFences(ctx.device(), 1, &fence_, VK_TRUE, uint64_t{600} * 1000 * 1000 * 1000);
+  VkResult w =
+      vkWaitForFences(ctx.device(), 1, &fence_, VK_TRUE, uint64_t{600} * 1000 * 1000 * 1000);
   if (w != VK_SUCCESS) return ctx.fail("vkWaitForFences", w);
-  if (VkResult r = vkResetFences(ctx.device(), 1, &fence_); r != VK_SUCCESS) return ctx.fail("vkResetFences", r);
+  if (VkResult r = vkResetFences(ctx.device(), 1, &fence_); r != VK_SUCCESS)
+    return ctx.fail("vkResetFences", r);
   if (!queries_) return -1.0;
   uint64_t ts[2] = {0, 0};
   VkResult q = vkGetQueryPoolResults(ctx.device(), queries_, 0, 2, sizeof(ts), ts, sizeof(uint64_t),

@@ -18,6 +18,7 @@
 #pragma once
 
 #include <sys/types.h>
+#include <vulkan/vulkan.h>
 
 #include <atomic>
 #include <cstdint>
@@ -25,8 +26,6 @@
 #include <mutex>
 #include <string>
 #include <vector>
-
-#include <vulkan/vulkan.h>
 
 #include "backends/vulkan/device_info.h"
 #include "ir/result.h"
@@ -60,8 +59,10 @@ class DeviceContext {
 
  private:
   friend Result<std::shared_ptr<DeviceContext>> make_context();
-  friend VKAPI_ATTR VkBool32 VKAPI_CALL on_message(VkDebugUtilsMessageSeverityFlagBitsEXT, VkDebugUtilsMessageTypeFlagsEXT,
-                                                   const VkDebugUtilsMessengerCallbackDataEXT*, void*);
+  friend VKAPI_ATTR VkBool32 VKAPI_CALL on_message(VkDebugUtilsMessageSeverityFlagBitsEXT,
+                                                   VkDebugUtilsMessageTypeFlagsEXT,
+                                                   const VkDebugUtilsMessengerCallbackDataEXT*,
+                                                   void*);
   DeviceContext() = default;
 
   VkInstance instance_ = VK_NULL_HANDLE;
@@ -109,7 +110,7 @@ struct PipelineSpec {
   std::vector<uint32_t> spirv;
   std::vector<uint64_t> buffer_bytes;  ///< one storage buffer per binding, in binding order
   uint32_t push_constant_bytes = 0;
-  uint32_t groups = 1;                 ///< workgroups dispatched (x)
+  uint32_t groups = 1;  ///< workgroups dispatched (x)
 };
 
 /// Everything one compiled kernel owns on the device.
@@ -118,7 +119,8 @@ class KernelObjects {
   ~KernelObjects();
   KernelObjects(const KernelObjects&) = delete;
   KernelObjects& operator=(const KernelObjects&) = delete;
-  static Result<std::unique_ptr<KernelObjects>> make(std::shared_ptr<DeviceContext> ctx, const PipelineSpec& spec);
+  static Result<std::unique_ptr<KernelObjects>> make(std::shared_ptr<DeviceContext> ctx,
+                                                     const PipelineSpec& spec);
 
   DeviceBuffer& buffer(size_t i) { return *buffers_[i]; }
   /// Records and submits one dispatch with these push constants, waits for it.

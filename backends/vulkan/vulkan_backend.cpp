@@ -1,17 +1,16 @@
 #include "backends/vulkan/vulkan_backend.h"
 
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 #include <cstring>
+#include <fstream>
 #include <list>
 #include <mutex>
+#include <sstream>
 #include <unordered_map>
-
-#include <fmt/format.h>
 
 #include "backends/kernel_cache.h"
 #include "backends/vulkan/glsl_compile.h"
@@ -31,7 +30,9 @@ namespace {
 class VulkanKernel final : public Kernel {
  public:
   VulkanKernel(std::unique_ptr<KernelObjects> objects, RenderedKernel rendered, std::string listing)
-      : objects_(std::move(objects)), rendered_(std::move(rendered)), listing_(std::move(listing)) {}
+      : objects_(std::move(objects)),
+        rendered_(std::move(rendered)),
+        listing_(std::move(listing)) {}
 
   Result<ir::RunOutput> run(const ir::Inputs& inputs, const RunOptions&) override {
     std::vector<int64_t> push;
@@ -52,10 +53,12 @@ class VulkanKernel final : public Kernel {
     for (int i = 0; i < reps; ++i) {
       zero_outputs();
       auto t0 = std::chrono::steady_clock::now();
-      auto t = objects_->dispatch(push.data(), static_cast<uint32_t>(push.size() * sizeof(int64_t)));
+      auto t =
+          objects_->dispatch(push.data(), static_cast<uint32_t>(push.size() * sizeof(int64_t)));
       if (!t) return t.error();
       read_outputs(outputs);
-      samples.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+      samples.push_back(
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
       if (*t >= 0) device_times_.push_back(*t);
     }
     return samples;
@@ -133,8 +136,10 @@ class VulkanBackend final : public Backend {
     // (and `precise`): a -0 where the oracle has +0 is not a finding here.
     caps_.signed_zeros = false;
     caps_.notes =
-        "GLSL compute shaders on Vulkan; exact ops bit for bit; EXP2/LOG2/SIN in software double precision "
-        "(float64 results within the ULPs SEMANTICS.md declares); 8/16/64-bit types and float64 need the device's "
+        "GLSL compute shaders on Vulkan; exact ops bit for bit; EXP2/LOG2/SIN in software double "
+        "precision "
+        "(float64 results within the ULPs SEMANTICS.md declares); 8/16/64-bit types and float64 "
+        "need the device's "
         "features (otherwise unsupported)";
   }
   ~VulkanBackend() override {
@@ -149,14 +154,16 @@ class VulkanBackend final : public Backend {
     // float64 EXP2/LOG2/SIN are this backend's own double routines, not the oracle's
     // libm: a few ULPs apart. Everything else is exact.
     for (UOp u : toposort(root))
-      if ((u.op() == Op::Exp2 || u.op() == Op::Log2 || u.op() == Op::Sin) && u.dtype().scalar() == ScalarType::Float64)
+      if ((u.op() == Op::Exp2 || u.op() == Op::Log2 || u.op() == Op::Sin) &&
+          u.dtype().scalar() == ScalarType::Float64)
         return kTranscendentalUlps64;
     return 0;
   }
 
   Result<std::shared_ptr<Kernel>> compile(UOp root, const CompileOptions& options) override {
     if (!root) return Error{"no graph"};
-    return cache_.get_or_build(root, options.keep_listing, [&] { return build(root, options.keep_listing); });
+    return cache_.get_or_build(root, options.keep_listing,
+                               [&] { return build(root, options.keep_listing); });
   }
 
   KernelCache* kernel_cache() override { return &cache_; }
@@ -172,7 +179,8 @@ class VulkanBackend final : public Backend {
 
  private:
   Result<std::shared_ptr<Kernel>> build(UOp root, bool keep_listing) {
-    if (std::string why = caps_.unsupported(root); !why.empty()) return Error{"unsupported: " + why};
+    if (std::string why = caps_.unsupported(root); !why.empty())
+      return Error{"unsupported: " + why};
     auto ctx = context();
     if (!ctx) return ctx.error();
     const DeviceInfo& d = (*ctx)->info();
@@ -180,20 +188,25 @@ class VulkanBackend final : public Backend {
     ro.max_groups = std::max<uint32_t>(1, d.max_workgroup_count_x);
     auto rendered = render(root, ro);
     if (!rendered) return rendered.error();
-    if (std::string why = missing_feature(rendered->needs, d); !why.empty()) return Error{"unsupported: " + why};
-    const uint32_t push_bytes = static_cast<uint32_t>(rendered->signature.vars.size() * sizeof(int64_t));
+    if (std::string why = missing_feature(rendered->needs, d); !why.empty())
+      return Error{"unsupported: " + why};
+    const uint32_t push_bytes =
+        static_cast<uint32_t>(rendered->signature.vars.size() * sizeof(int64_t));
     if (push_bytes > d.max_push_constants)
-      return Error{fmt::format("unsupported: {} VARs exceed the device's {} bytes of push constants", rendered->signature.vars.size(),
-                               d.max_push_constants)};
+      return Error{
+          fmt::format("unsupported: {} VARs exceed the device's {} bytes of push constants",
+                      rendered->signature.vars.size(), d.max_push_constants)};
     PipelineSpec spec;
     for (const ir::BufferParam& b : rendered->signature.buffers) {
       const uint64_t bytes = static_cast<uint64_t>(b.size) * b.dtype.bytes();
       if (bytes > d.max_storage_buffer_range)
-        return Error{fmt::format("unsupported: a {}-byte buffer exceeds the device's maxStorageBufferRange ({})", bytes,
-                                 d.max_storage_buffer_range)};
+        return Error{fmt::format(
+            "unsupported: a {}-byte buffer exceeds the device's maxStorageBufferRange ({})", bytes,
+            d.max_storage_buffer_range)};
       spec.buffer_bytes.push_back(bytes);
     }
-    if (const char* o = std::getenv("UOPFUZZ_VULKAN_GLSL_OVERRIDE"); o && *o) {  // debugging aid: hand-edited shader
+    if (const char* o = std::getenv("UOPFUZZ_VULKAN_GLSL_OVERRIDE");
+        o && *o) {  // debugging aid: hand-edited shader
       std::ifstream f(o);
       std::stringstream ss;
       ss << f.rdbuf();
@@ -206,11 +219,13 @@ class VulkanBackend final : public Backend {
     spec.groups = rendered->threads / kLocalSize;
     std::string listing;
     if (keep_listing)
-      listing = fmt::format("// ---- device: {} ({}, {})\n// ---- GLSL ----\n{}\n// ---- SPIR-V ----\n{}", d.name, d.type, d.driver,
-                            rendered->glsl, disassemble(spec.spirv));
+      listing =
+          fmt::format("// ---- device: {} ({}, {})\n// ---- GLSL ----\n{}\n// ---- SPIR-V ----\n{}",
+                      d.name, d.type, d.driver, rendered->glsl, disassemble(spec.spirv));
     auto objects = KernelObjects::make(*ctx, spec);
     if (!objects) return objects.error();
-    return std::shared_ptr<Kernel>(std::make_shared<VulkanKernel>(std::move(objects.value()), std::move(rendered.value()), std::move(listing)));
+    return std::shared_ptr<Kernel>(std::make_shared<VulkanKernel>(
+        std::move(objects.value()), std::move(rendered.value()), std::move(listing)));
   }
 
   Capabilities caps_;
@@ -233,6 +248,8 @@ std::vector<std::string> validation_log() {
 namespace uopfuzz::backends {
 
 // Declared by the registry from backends.def.
-std::unique_ptr<Backend> make_vulkan_backend() { return std::make_unique<vulkan::VulkanBackend>(); }
+std::unique_ptr<Backend> make_vulkan_backend() {
+  return std::make_unique<vulkan::VulkanBackend>();
+}
 
 }  // namespace uopfuzz::backends

@@ -21,7 +21,6 @@
 
 namespace uopfuzz::backends::vulkan {
 
-
 /// Validation-layer messages seen by this process's device context (0 if none exists or
 /// validation is off), and their text.
 uint64_t validation_messages();
