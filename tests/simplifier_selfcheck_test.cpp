@@ -17,11 +17,19 @@
 #include <string>
 #include <vector>
 
+#include "gen/instances.h"
 #include "ir/parser.h"
-#include "rule_instances.h"
+#include "ir/printer.h"
+#include "ir/verify.h"
+#include "rule_check.h"
+#include "simplifier/simplifier.h"
 
 namespace uopfuzz::selfcheck {
 namespace {
+
+using Family = gen::InstanceFamily;
+using gen::InstanceGen;
+using gen::InstancePolicy;
 
 constexpr uint64_t kSeed = 0x5e1fc4ec;
 constexpr int kPerFamily = 200;  ///< instances per family
@@ -70,8 +78,8 @@ ir::Context& shared_ctx() {
 
 /// Generates `per_family` instances of every family and checks each mode's rewrite. With
 /// a `baseline`, items on which the baseline already disagreed are not counted.
-Campaign run_campaign(simplifier::BugSet bugs, InstancePolicy policy, int per_family, bool stop_at_first,
-                      bool probe, const Campaign* baseline = nullptr) {
+Campaign run_campaign(simplifier::BugSet bugs, InstancePolicy policy, int per_family,
+                      bool stop_at_first, bool probe, const Campaign* baseline = nullptr) {
   const auto t0 = std::chrono::steady_clock::now();
   ir::Context& ctx = shared_ctx();
   Campaign c;

@@ -1,21 +1,12 @@
-/** \file The rule self-check's oracle comparison: a rule instance (gen/instances.h) and its
- * rewrite are run on the oracle and the first difference is classified (Halide's rule
- * fuzzing, applied to whole kernels: a rule is right when original and rewrite agree). */
-#pragma once
+#include "rule_check.h"
 
 #include <algorithm>
-#include <cstdint>
-#include <map>
 #include <string>
-#include <string_view>
 #include <unordered_set>
-#include <vector>
 
-#include "gen/instances.h"
 #include "ir/graph.h"
 #include "ir/printer.h"
 #include "ir/rewrite.h"
-#include "ir/uop.h"
 #include "ir/verify.h"
 #include "oracle/interpreter.h"
 #include "simplifier/simplifier.h"
@@ -23,25 +14,7 @@
 
 namespace uopfuzz::selfcheck {
 
-using Family = gen::InstanceFamily;
-using gen::family_name;
-using gen::InstanceGen;
-using gen::InstancePolicy;
-
-// ==============================================================================
-// The comparison.
-// ==============================================================================
-
-enum class Verdict : uint8_t {
-  Agree,
-  Mismatch,
-  UbIntroduced,
-  VerifierFailure,
-  NonConvergence,
-  RewriteError
-};
-
-inline std::string_view verdict_name(Verdict v) {
+std::string_view verdict_name(Verdict v) {
   switch (v) {
     case Verdict::Agree:
       return "agree";
@@ -59,16 +32,7 @@ inline std::string_view verdict_name(Verdict v) {
   return "?";
 }
 
-struct Comparison {
-  Verdict verdict = Verdict::Agree;
-  std::string details;
-  int runs_compared = 0;  ///< (seed, VAR values) pairs where both sides ran
-  int runs_skipped = 0;   ///< pairs where the original itself is undefined
-};
-
-/// VAR values for run `k`: all at their minimum, all at their maximum, or seed-derived.
-/// The extremes are where zero-trip loops and gates at the boundary live.
-inline std::map<std::string, int64_t> var_values(ir::UOp root, int k) {
+std::map<std::string, int64_t> var_values(ir::UOp root, int k) {
   std::map<std::string, int64_t> out;
   if (k % 3 == 2) return out;
   for (ir::UOp u : ir::toposort(root)) {
@@ -85,10 +49,7 @@ inline std::map<std::string, int64_t> var_values(ir::UOp root, int k) {
   return out;
 }
 
-/// Runs `original` and `rewritten` on the oracle for `runs` (input seed, VAR values)
-/// pairs and classifies the first difference.
-inline Comparison compare_on_oracle(ir::UOp original, ir::UOp rewritten, int runs,
-                                    uint64_t base_seed) {
+Comparison compare_on_oracle(ir::UOp original, ir::UOp rewritten, int runs, uint64_t base_seed) {
   Comparison res;
   auto errors = ir::verify(rewritten);
   if (!errors.empty()) {
@@ -153,24 +114,14 @@ inline Comparison compare_on_oracle(ir::UOp original, ir::UOp rewritten, int run
   return res;
 }
 
-/// How an instance is rewritten: the whole pipeline, with or without the optimize stages,
-/// and once with fold_bounds switched off so the identities it shadows get to fire.
-struct Mode {
-  const char* name;
-  bool optimize;
-  bool without_fold_bounds;
-};
-inline const std::vector<Mode>& modes() {
+const std::vector<Mode>& modes() {
   static const std::vector<Mode> all = {{"optimize", true, false},
                                         {"no-optimize", false, false},
                                         {"optimize, -fold_bounds", true, true}};
   return all;
 }
 
-/// The marker rule mark_range_mod records context and always declines, so graph_rewrite
-/// never counts it. Observe it instead: run its rule set with the SINK rule off and look
-/// at what it left behind. (The shrink's marks are collected inside shrink_range.)
-inline void probe_markers(ir::Context& ctx, ir::UOp root, std::map<std::string, uint64_t>& hits) {
+void probe_markers(ir::Context& ctx, ir::UOp root, std::map<std::string, uint64_t>& hits) {
   const auto names = simplifier::all_rule_names();
   auto known = [&](const char* n) {
     return std::find(names.begin(), names.end(), n) != names.end();
