@@ -196,21 +196,9 @@ int Builder::data_input(DType dt) {
   if (!have.empty() && e_.chance(p_.p_reuse_input)) return have[e_.below(have.size())];
   std::optional<int64_t> vmin, vmax, mult;
   if (dt.is_int() && e_.chance(p_.p_input_bounds)) {
-    const bool uns = dt.kind() == DTypeKind::Unsigned;
-    switch (e_.below(4)) {
-      case 0:
-        vmin = 1, vmax = 8;
-        break;  // a positive divisor
-      case 1:
-        vmin = 0, vmax = 15;
-        break;
-      case 2:
-        vmin = uns ? 0 : -12, vmax = 12, mult = 4;
-        break;
-      default:
-        vmin = uns ? 0 : -3, vmax = 20;
-        break;
-    }
+    const ValueBounds b =
+        value_bounds(e_.below(kValueBoundShapes), dt.kind() == DTypeKind::Unsigned);
+    vmin = b.vmin, vmax = b.vmax, mult = b.multiple_of;
   }
   int k = new_input(dt, false, vmin, vmax, mult);
   if (k < 0 && !have.empty()) return have[e_.below(have.size())];

@@ -175,20 +175,10 @@ struct InstanceGen::Impl {
   // Shared input buffers (created on first use), all kInSize elements.
   UOp in_i32() {
     if (!in_i32_) {
-      switch (below(4)) {
-        case 0:
-          in_i32_ = buffer(ir::dtypes::Int32, kInSize, false);
-          break;  // [-8, 8]
-        case 1:
-          in_i32_ = buffer(ir::dtypes::Int32, kInSize, false, 0, 15);
-          break;
-        case 2:
-          in_i32_ = buffer(ir::dtypes::Int32, kInSize, false, -12, 12, 4);
-          break;
-        default:
-          in_i32_ = buffer(ir::dtypes::Int32, kInSize, false, -3, 20);
-          break;
-      }
+      // Shape 0 declares nothing here: the oracle's default [-8, 8], values of both signs.
+      const uint64_t shape = below(kValueBoundShapes);
+      const ValueBounds b = shape == 0 ? ValueBounds{} : value_bounds(shape, false);
+      in_i32_ = buffer(ir::dtypes::Int32, kInSize, false, b.vmin, b.vmax, b.multiple_of);
     }
     return in_i32_;
   }

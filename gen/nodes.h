@@ -16,6 +16,17 @@ using namespace ir;
 /// How many spellings bnot() knows.
 inline constexpr uint64_t kNotSpellings = 3;
 
+/// Declared bounds of an integer input's values (PARAM vmin, vmax, multiple_of).
+struct ValueBounds {
+  std::optional<int64_t> vmin, vmax, multiple_of;
+};
+/// How many shapes value_bounds() knows.
+inline constexpr uint64_t kValueBoundShapes = 4;
+/// The declared bounds the rules' gates read (shape < kValueBoundShapes): a positive
+/// divisor [1, 8], [0, 15], multiples of 4 in [-12, 12], or [-3, 20]; lower bounds below
+/// zero become 0 for unsigned values.
+ValueBounds value_bounds(uint64_t shape, bool is_unsigned);
+
 /// Makes nodes in one kernel, numbering its range axes, VARs and PARAM slots in order of
 /// creation. Draws no randomness: the callers choose, so each keeps its own stream.
 class Nodes {
