@@ -6,8 +6,6 @@
 // named locals first. Node helpers (mk, alu, I, ...) draw nothing and count nothing.
 #include "gen/builder.h"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <cstdint>
 #include <limits>
@@ -115,14 +113,7 @@ Kernel Builder::build() {
 }
 
 UOp Builder::bnot(UOp b) {
-  switch (e_.below(3)) {
-    case 0:
-      return alu(Op::CmpNe, {b, ctx_.const_bool(true)});
-    case 1:
-      return alu(Op::Xor, {b, ctx_.const_bool(true)});
-    default:
-      return alu(Op::CmpEq, {b, ctx_.const_bool(false)});
-  }
+  return n_.bnot(b, e_.below(kNotSpellings));
 }
 
 bool Builder::tame(UOp u) {
@@ -151,11 +142,11 @@ Op Builder::pick_reduce_op() {
 
 UOp Builder::var(DType dt, int64_t lo, int64_t hi, std::optional<int64_t> mult,
                  std::optional<int64_t> fixed) {
-  VarArg v{fmt::format("v{}", next_var_++), lo, hi, mult};
+  UOp v = n_.var(dt, lo, hi, mult);
   int64_t value = fixed ? *fixed : e_.between(lo, hi);
   if (mult) value = std::clamp(value / *mult * *mult, lo, hi);  // lo, hi are multiples
-  vars_.emplace_back(v.name, value);
-  return mk(Op::Var, dt, {}, std::move(v));
+  vars_.emplace_back(v.arg<VarArg>().name, value);
+  return v;
 }
 
 int64_t Builder::end_budget(const Scope& s) const {
@@ -182,13 +173,6 @@ UOp Builder::range_end(int64_t max_end) {
   return I(e_.between(std::min<int64_t>(2, max_end), max_end));
 }
 
-UOp Builder::range(UOp end, AxisType t) {
-  RangeArg a;
-  a.axis.push_back(next_axis_++);
-  a.type = t;
-  return mk(Op::Range, dtypes::Index, {end}, std::move(a));
-}
-
 Scope Builder::inner(const Scope& s, UOp r) {
   Scope in = s;
   in.ranges.push_back(r);
@@ -200,11 +184,7 @@ Scope Builder::inner(const Scope& s, UOp r) {
 int Builder::new_input(DType dt, bool index_buffer, std::optional<int64_t> vmin,
                        std::optional<int64_t> vmax, std::optional<int64_t> mult) {
   if (static_cast<int>(inputs_.size()) >= p_.max_inputs) return -1;
-  ParamArg a;
-  a.slot = next_slot_++;
-  a.size = 1;
-  a.vmin = vmin, a.vmax = vmax, a.multiple_of = mult;
-  inputs_.push_back({mk(Op::Param, dt, {}, std::move(a)), 1, index_buffer});
+  inputs_.push_back({n_.param(dt, 1, false, vmin, vmax, mult), 1, index_buffer});
   return static_cast<int>(inputs_.size()) - 1;
 }
 
@@ -216,21 +196,9 @@ int Builder::data_input(DType dt) {
   if (!have.empty() && e_.chance(p_.p_reuse_input)) return have[e_.below(have.size())];
   std::optional<int64_t> vmin, vmax, mult;
   if (dt.is_int() && e_.chance(p_.p_input_bounds)) {
-    const bool uns = dt.kind() == DTypeKind::Unsigned;
-    switch (e_.below(4)) {
-      case 0:
-        vmin = 1, vmax = 8;
-        break;  // a positive divisor
-      case 1:
-        vmin = 0, vmax = 15;
-        break;
-      case 2:
-        vmin = uns ? 0 : -12, vmax = 12, mult = 4;
-        break;
-      default:
-        vmin = uns ? 0 : -3, vmax = 20;
-        break;
-    }
+    const ValueBounds b =
+        value_bounds(e_.below(kValueBoundShapes), dt.kind() == DTypeKind::Unsigned);
+    vmin = b.vmin, vmax = b.vmax, mult = b.multiple_of;
   }
   int k = new_input(dt, false, vmin, vmax, mult);
   if (k < 0 && !have.empty()) return have[e_.below(have.size())];
@@ -263,7 +231,7 @@ UOp Builder::address(int k, UOp idx, const Scope& s) {
   }
   if (e_.chance(p_.p_gate_load)) valid = band(valid, guard(ranges_in(idx, s)));
   if (valid) idx = where(valid, idx, ctx_.invalid());
-  return mk(Op::Index, inputs_[k].placeholder.dtype(), {inputs_[k].placeholder, idx});
+  return n_.index(inputs_[k].placeholder, idx);
 }
 
 UOp Builder::load_at(int k, UOp idx, const Scope& s) {
@@ -336,26 +304,6 @@ Builder::Nest Builder::store_nest() {
   return n;
 }
 
-UOp Builder::flat_index(const std::vector<UOp>& rs, bool horner) {
-  if (rs.empty()) return I(0);
-  auto times = [&](UOp a, UOp b) {
-    if (a.is_const() && b.is_const()) return I(a.const_value().i * b.const_value().i);
-    return alu(Op::Mul, {a, b});
-  };
-  if (horner) {  // (i*Nj + j)*Nk + k
-    UOp acc = rs[0];
-    for (size_t k = 1; k < rs.size(); ++k) acc = alu(Op::Add, {times(acc, rs[k].src(0)), rs[k]});
-    return acc;
-  }
-  // i*(Nj*Nk) + (j*Nk + k)
-  UOp acc = rs.back(), stride;
-  for (size_t k = rs.size() - 1; k-- > 0;) {
-    stride = stride ? times(rs[k + 1].src(0), stride) : rs[k + 1].src(0);
-    acc = alu(Op::Add, {times(rs[k], stride), acc});
-  }
-  return acc;
-}
-
 UOp Builder::store(const Nest& nest, UOp valid) {
   const DType dt = pick_dtype();
   Scope s;
@@ -363,20 +311,14 @@ UOp Builder::store(const Nest& nest, UOp valid) {
   if (nest.ranges.size() >= 1) s.flat = nest.lin;
   for (UOp r : nest.ranges) s.iters *= trips(r);
   UOp value = this->value(dt, s, 0);
-  ParamArg a;
-  a.slot = next_slot_++;
-  a.size = std::max<int64_t>(1, bnd(nest.lin).hi + 1);
-  a.output = true;
-  UOp out = mk(Op::Param, dt, {}, std::move(a));
+  UOp out = n_.param(dt, bnd(nest.lin).hi + 1, true);
   UOp idx = valid ? where(valid, nest.lin, ctx_.invalid()) : nest.lin;
-  UOp st = mk(Op::Store, dtypes::Void, {mk(Op::Index, dt, {out, idx}), value});
+  UOp st = n_.store(out, idx, value);
   const auto& rs = nest.ranges;
   if (rs.empty()) return st;
   auto end = [&](UOp body, size_t from, size_t to) {
-    std::vector<UOp> src{body};
-    src.insert(src.end(), rs.begin() + static_cast<std::ptrdiff_t>(from),
-               rs.begin() + static_cast<std::ptrdiff_t>(to));
-    return mk(Op::End, dtypes::Void, std::move(src));
+    return n_.end(body, std::vector<UOp>(rs.begin() + static_cast<std::ptrdiff_t>(from),
+                                         rs.begin() + static_cast<std::ptrdiff_t>(to)));
   };
   if (rs.size() >= 2 && e_.chance(p_.p_nested_end)) {
     const size_t split = 1 + e_.below(rs.size() - 1);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "gen/entropy.h"
+#include "gen/nodes.h"
 #include "gen/policy.h"
 #include "ir/analysis.h"
 #include "ir/kernel.h"
@@ -51,7 +52,7 @@ struct Input {
 
 class Builder {
  public:
-  Builder(Context& ctx, const GenPolicy& p, Entropy& e) : ctx_(ctx), p_(p), e_(e) {}
+  Builder(Context& ctx, const GenPolicy& p, Entropy& e) : ctx_(ctx), p_(p), e_(e), n_(ctx) {}
 
   Kernel build();
 
@@ -64,16 +65,16 @@ class Builder {
   // ---------------------------------------------------------------- node helpers
 
   UOp mk(Op op, DType dt, std::vector<UOp> src = {}, Arg arg = {}) {
-    return ctx_.make(op, dt, std::move(src), std::move(arg));
+    return n_.mk(op, dt, std::move(src), std::move(arg));
   }
-  UOp alu(Op op, std::vector<UOp> src) { return ctx_.alu(op, std::move(src)); }
-  UOp I(int64_t v) { return ctx_.const_int(dtypes::Index, v); }
-  UOp cint(DType dt, int64_t v) { return ctx_.const_int(dt, v); }
-  UOp cfloat(DType dt, double v) { return ctx_.const_float(dt, v); }
-  UOp zero(DType dt) { return dt.is_float() ? cfloat(dt, 0.0) : cint(dt, 0); }
-  UOp cast(DType dt, UOp x) { return x.dtype() == dt ? x : mk(Op::Cast, dt, {x}); }
-  UOp where(UOp c, UOp a, UOp b) { return alu(Op::Where, {c, a, b}); }
-  UOp lt(UOp a, UOp b) { return alu(Op::CmpLt, {a, b}); }
+  UOp alu(Op op, std::vector<UOp> src) { return n_.alu(op, std::move(src)); }
+  UOp I(int64_t v) { return n_.I(v); }
+  UOp cint(DType dt, int64_t v) { return n_.cint(dt, v); }
+  UOp cfloat(DType dt, double v) { return n_.cfloat(dt, v); }
+  UOp zero(DType dt) { return n_.zero(dt); }
+  UOp cast(DType dt, UOp x) { return n_.convert(dt, x); }
+  UOp where(UOp c, UOp a, UOp b) { return n_.where(c, a, b); }
+  UOp lt(UOp a, UOp b) { return n_.lt(a, b); }
   UOp band(UOp a, UOp b) { return a && b ? alu(Op::And, {a, b}) : a ? a : b; }
   /// !b in one of the spellings a frontend produces.
   UOp bnot(UOp b);
@@ -101,7 +102,7 @@ class Builder {
 
   /// A range end of at most `max_end` (>= 1): a CONST, or an index VAR.
   UOp range_end(int64_t max_end);
-  UOp range(UOp end, AxisType t);
+  UOp range(UOp end, AxisType t) { return n_.range(end, t); }
   int64_t trips(UOp r) { return std::max<int64_t>(1, bnd(r.src(0)).hi); }
 
   /// A scope with one more (reduce) range.
@@ -133,9 +134,7 @@ class Builder {
 
   Nest store_nest();
 
-  /// Row-major flat index of a nest, injective in its ranges (each inner index is below
-  /// its end). Strides of CONST ends are folded to one CONST, as a frontend emits them.
-  UOp flat_index(const std::vector<UOp>& rs, bool horner);
+  UOp flat_index(const std::vector<UOp>& rs, bool horner) { return n_.flat_index(rs, horner); }
 
   UOp store(const Nest& nest, UOp valid);
 
@@ -214,9 +213,9 @@ class Builder {
   Context& ctx_;
   const GenPolicy& p_;
   Entropy& e_;
+  Nodes n_;
   Analysis an_;
   int positions_ = 0;
-  int next_axis_ = 0, next_slot_ = 0, next_var_ = 0;
   std::vector<UOp> effects_;
   std::vector<UOp> store_ranges_;
   std::vector<Input> inputs_;

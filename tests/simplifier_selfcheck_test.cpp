@@ -17,11 +17,19 @@
 #include <string>
 #include <vector>
 
+#include "gen/instances.h"
 #include "ir/parser.h"
-#include "rule_instances.h"
+#include "ir/printer.h"
+#include "ir/verify.h"
+#include "rule_check.h"
+#include "simplifier/simplifier.h"
 
 namespace uopfuzz::selfcheck {
 namespace {
+
+using Family = gen::InstanceFamily;
+using gen::InstanceGen;
+using gen::InstancePolicy;
 
 constexpr uint64_t kSeed = 0x5e1fc4ec;
 constexpr int kPerFamily = 200;  ///< instances per family
@@ -70,8 +78,8 @@ ir::Context& shared_ctx() {
 
 /// Generates `per_family` instances of every family and checks each mode's rewrite. With
 /// a `baseline`, items on which the baseline already disagreed are not counted.
-Campaign run_campaign(simplifier::BugSet bugs, GenPolicy policy, int per_family, bool stop_at_first,
-                      bool probe, const Campaign* baseline = nullptr) {
+Campaign run_campaign(simplifier::BugSet bugs, InstancePolicy policy, int per_family,
+                      bool stop_at_first, bool probe, const Campaign* baseline = nullptr) {
   const auto t0 = std::chrono::steady_clock::now();
   ir::Context& ctx = shared_ctx();
   Campaign c;
@@ -213,7 +221,7 @@ TEST(SelfCheck, LatencyBugsKeepResultsRight) {
 }
 
 // ---- Simplifier bugs the self-check found, all fixed. Each keeps its minimized case as
-// a regression, and (where it has one) the campaign with its GenPolicy edge, and no other,
+// a regression, and (where it has one) the campaign with its InstancePolicy edge, and no other,
 // switched on: every edge is on in the faithful campaign above, so a campaign with all of
 // them would be that campaign again and could not fail on its own. The comments above
 // each test describe the bug as it was found.
@@ -236,8 +244,8 @@ void expect_case_agrees(const char* text, simplifier::BugSet bugs = {}) {
 }
 
 /// The instance space with every edge switched off.
-GenPolicy no_edges() {
-  GenPolicy p;
+InstancePolicy no_edges() {
+  InstancePolicy p;
   p.reduce_range_of_one = p.always_false_gates = p.zero_trip_merges = p.zero_trip_hoisting = false;
   p.float_partial_products = p.negative_range_ends = p.float_edge_values = p.float_inexact_sums = false;
   return p;
@@ -251,8 +259,8 @@ const Campaign& edgeless() {
 
 /// The faithful campaign with only `edge` switched on finds nothing, and the edge reaches
 /// instances the campaign without it does not (else it could not find its bug).
-void expect_clean_with_only(bool GenPolicy::*edge) {
-  GenPolicy p = no_edges();
+void expect_clean_with_only(bool InstancePolicy::*edge) {
+  InstancePolicy p = no_edges();
   p.*edge = true;
   Campaign c = run_campaign({}, p, kPerFamily, false, false);
   EXPECT_EQ(c.invalid, 0) << c.first_invalid;
@@ -325,7 +333,7 @@ TEST(SelfCheck, ReduceOverRangeOfOneIsCheckedWithoutCrashing) {
       ::testing::ExitedWithCode(0), "");
   EXPECT_EXIT(
       {
-        expect_clean_with_only(&GenPolicy::reduce_range_of_one);
+        expect_clean_with_only(&InstancePolicy::reduce_range_of_one);
         std::exit(::testing::Test::HasFailure() ? 1 : 0);
       },
       ::testing::ExitedWithCode(0), "");
@@ -350,7 +358,7 @@ TEST(SelfCheck, AlwaysFalseGateNeverLeavesABareInvalidIndex) {
 %10 = END %9 %2 : void
 %11 = SINK %10 : void
 )");
-  expect_clean_with_only(&GenPolicy::always_false_gates);
+  expect_clean_with_only(&InstancePolicy::always_false_gates);
 }
 
 // merge_adjacent fuses RANGE(0) and RANGE(2) into RANGE(0*2) = RANGE(0), whose bounds are
@@ -392,7 +400,7 @@ TEST(SelfCheck, MergingAZeroTripRangeNeverRunsTheBody) {
 %10 = END %9 %2 %5 : void
 %11 = SINK %10 : void
 )");
-  expect_clean_with_only(&GenPolicy::zero_trip_merges);
+  expect_clean_with_only(&InstancePolicy::zero_trip_merges);
 }
 
 // r // 8 folds to 0 (r < 4), so 12 / (r//8 + d) becomes 12 / d, which depends on no range.
@@ -417,7 +425,7 @@ TEST(SelfCheck, DivisionHoistedOutOfAZeroTripLoopDoesNotFault) {
 %12 = END %11 %2 : void
 %13 = SINK %12 : void
 )");
-  expect_clean_with_only(&GenPolicy::zero_trip_hoisting);
+  expect_clean_with_only(&InstancePolicy::zero_trip_hoisting);
 }
 
 // reduce_unparented on a float MUL over two ranges the value does not use: x^2 for the
@@ -440,7 +448,7 @@ TEST(SelfCheck, FloatProductOverDroppedRangesRoundsLikeTheFold) {
 %9 = STORE %2 %8 : void
 %10 = SINK %9 : void
 )");
-  expect_clean_with_only(&GenPolicy::float_partial_products);
+  expect_clean_with_only(&InstancePolicy::float_partial_products);
 }
 
 }  // namespace

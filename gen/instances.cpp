@@ -1,153 +1,76 @@
-/** \file Random instances of the simplifier rules' left-hand sides, one generator per rule
- * family, and the oracle comparison the rule self-check runs them through (Halide's rule
- * fuzzing, applied to whole kernels: a rule is right when original and rewrite agree). */
-#pragma once
+// The rule instances' family builders (instances.h). They keep their own random stream
+// (std::mt19937_64, a draw per choice) and call each binary node helper with its operands
+// as arguments, as they were written: the self-check's instance streams depend on both.
+#include "gen/instances.h"
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <cstdint>
 #include <functional>
 #include <limits>
-#include <map>
 #include <optional>
 #include <random>
 #include <string>
-#include <string_view>
-#include <unordered_set>
+#include <unordered_map>
 #include <vector>
 
+#include "gen/nodes.h"
 #include "ir/analysis.h"
 #include "ir/graph.h"
-#include "ir/kernel.h"
-#include "ir/printer.h"
 #include "ir/rewrite.h"
-#include "ir/uop.h"
-#include "ir/verify.h"
-#include "oracle/interpreter.h"
-#include "simplifier/simplifier.h"
-#include "simplifier/state.h"
 
-namespace uopfuzz::selfcheck {
+namespace uopfuzz::gen {
 
-// FAMILY(Enum, "name"): the rule families, each with a generator biased to its rules'
-// left-hand sides and to the edges their gates protect.
-#define UOPFUZZ_SELFCHECK_FAMILIES(FAMILY)                                                 \
-  FAMILY(Symbolic, "symbolic")     /* index/int/float/bool identities, folding, order */   \
-  FAMILY(Divmod, "divmod")         /* (r*c1 + r2) // c, x % c with x < 0, nested divmod */ \
-  FAMILY(Split, "split")           /* RANGE(N) % c: c | N or not, VAR ends, WARP axes */   \
-  FAMILY(Merge, "merge")           /* adjacent END ranges, REDUCE range pairs */           \
-  FAMILY(Shrink, "shrink")         /* WHERE(r < g, idx, INVALID) gated stores and loads */ \
-  FAMILY(Unparented, "unparented") /* REDUCE over ranges the value does not use */         \
-  FAMILY(Bound, "bound")           /* sum_r where(r < U, v, 0) and its lower/two-sided */  \
-  FAMILY(Lift, "lift")             /* (x+y) < c, x*y < c with y of either sign */          \
-  FAMILY(Collapse, "collapse")     /* sum(x+y), bool-cast multiplies, PARAM & y, nests */  \
-  FAMILY(Gather, "gather")         /* sum_r where(idx != r, 0, e(r)), idx maybe outside */
-
-enum class Family : uint8_t {
-#define FAMILY(e, name) e,
-  UOPFUZZ_SELFCHECK_FAMILIES(FAMILY)
-#undef FAMILY
-      kCount
-};
-
-inline std::string_view family_name(Family f) {
+std::string_view family_name(InstanceFamily f) {
   static constexpr std::string_view names[] = {
 #define FAMILY(e, name) name,
-      UOPFUZZ_SELFCHECK_FAMILIES(FAMILY)
+      UOPFUZZ_INSTANCE_FAMILIES(FAMILY)
 #undef FAMILY
   };
   return names[static_cast<int>(f)];
 }
 
-/// Edges of the instance space, all on by default. The first five each exposed a
-/// simplifier bug (now fixed; simplifier_selfcheck_test.cpp keeps the minimized cases);
-/// their comments describe the bug as found. A new edge that finds a bug starts off here
-/// with a failing case in the test file until it is fixed.
-struct GenPolicy {
-  /// A REDUCE over RANGE(1): the kernel-graph stage folds the range to CONST 0 without
-  /// flattening, and Analysis::bounds of the REDUCE then reads src(0) of that CONST (crash).
-  bool reduce_range_of_one = true;
-  /// Gates that are statically false (r < 0): where_true folds WHERE(false, idx, INVALID)
-  /// to a bare INVALID index, which the verifier rejects.
-  bool always_false_gates = true;
-  /// An END or REDUCE over several ranges, one with an end that can be <= 0:
-  /// merge_adjacent has no end >= 1 gate. A CONST end 0 fuses into RANGE(0), whose
-  /// bounds are {0, 0}: its divmods fold to constants and flatten_range drops the loop, so
-  /// a body that never ran runs once. Two negative ends multiply into a positive trip
-  /// count (reached when merge-more-divmod lets a merge of two VAR ends through).
-  bool zero_trip_merges = true;
-  /// Operations that can fault (division by an expression, index constants near the
-  /// int64 limits) inside loops that may run zero times: folding a range-dependent operand
-  /// to a constant hoists the operation out of the loop, where it is evaluated (and
-  /// faults) although the loop never ran.
-  bool zero_trip_hoisting = true;
-  /// A float REDUCE MUL over several ranges: reduce_unparented raises to the power of each
-  /// dropped range in turn ((x*x)*(x*x)*(x*x) for 2 x 3) or of a kept partial product,
-  /// which rounds differently from the REDUCE's left fold x*x*x*x*x*x.
-  bool float_partial_products = true;
-  /// RANGE ends below zero (zero-trip loops); products of two are positive.
-  bool negative_range_ends = true;
-  /// -0, inf, nan and huge float constants inside reductions.
-  bool float_edge_values = true;
-  /// Float constants whose repeated sum rounds (0.1, 1e30) inside reductions: a closed
-  /// form v * N rounds once where the REDUCE rounds at every step (seven times 0.1f is
-  /// 0.70000005, 0.1f * 7 is 0.7).
-  bool float_inexact_sums = true;
+struct InstanceGen::Impl {
+  Impl(ir::Context& ctx, uint64_t seed, InstancePolicy policy)
+      : ctx_(ctx), n_(ctx), rng_(seed), policy_(policy) {}
 
-  static GenPolicy everything() {
-    GenPolicy p;
-    p.reduce_range_of_one = p.always_false_gates = p.zero_trip_merges = p.zero_trip_hoisting = true;
-    p.float_partial_products = true;
-    return p;
-  }
-};
-
-/// Builds one random kernel per call, biased to one rule family. Every kernel passes
-/// ir::verify by construction; whether it has undefined behaviour for some input is
-/// checked by the oracle (such inputs are skipped, never compared).
-class InstanceGen {
- public:
-  InstanceGen(ir::Context& ctx, uint64_t seed, GenPolicy policy = {})
-      : ctx_(ctx), rng_(seed), policy_(policy) {}
-
-  ir::Kernel make(Family f) {
+  ir::Kernel make(InstanceFamily f) {
     effects_.clear();
     vars_.clear();
-    next_slot_ = next_axis_ = next_var_ = 0;
+    n_.restart();
     in_i32_ = in_f32_ = in_bool_ = ir::UOp();
     switch (f) {
-      case Family::Symbolic:
+      case InstanceFamily::Symbolic:
         gen_symbolic(false);
         break;
-      case Family::Divmod:
+      case InstanceFamily::Divmod:
         gen_symbolic(true);
         break;
-      case Family::Split:
+      case InstanceFamily::Split:
         gen_split();
         break;
-      case Family::Merge:
+      case InstanceFamily::Merge:
         gen_merge();
         break;
-      case Family::Shrink:
+      case InstanceFamily::Shrink:
         gen_shrink();
         break;
-      case Family::Unparented:
+      case InstanceFamily::Unparented:
         gen_unparented();
         break;
-      case Family::Bound:
+      case InstanceFamily::Bound:
         gen_bound();
         break;
-      case Family::Lift:
+      case InstanceFamily::Lift:
         gen_lift();
         break;
-      case Family::Collapse:
+      case InstanceFamily::Collapse:
         gen_collapse();
         break;
-      case Family::Gather:
+      case InstanceFamily::Gather:
         gen_gather();
         break;
-      case Family::kCount:
+      case InstanceFamily::kCount:
         break;
     }
     ir::Kernel k;
@@ -156,7 +79,6 @@ class InstanceGen {
     return k;
   }
 
- private:
   using UOp = ir::UOp;
   using Op = ir::Op;
   using DType = ir::DType;
@@ -175,75 +97,43 @@ class InstanceGen {
     return v[below(v.size())];
   }
 
-  // ---- node builders
-  UOp I(int64_t v) { return ctx_.const_int(ir::dtypes::Index, v); }
-  UOp C(DType dt, int64_t v) { return ctx_.const_int(dt, v); }
-  UOp F(DType dt, double v) { return ctx_.const_float(dt, v); }
-  UOp zero(DType dt) { return dt.is_float() ? F(dt, 0.0) : C(dt, 0); }
-  UOp alu(Op op, UOp a, UOp b) { return ctx_.alu(op, {a, b}); }
+  // ---- nodes: generate()'s constructors, with the binary spellings the builders below use
+  UOp I(int64_t v) { return n_.I(v); }
+  UOp C(DType dt, int64_t v) { return n_.cint(dt, v); }
+  UOp F(DType dt, double v) { return n_.cfloat(dt, v); }
+  UOp zero(DType dt) { return n_.zero(dt); }
+  UOp alu(Op op, UOp a, UOp b) { return n_.alu(op, {a, b}); }
   UOp add(UOp a, UOp b) { return alu(Op::Add, a, b); }
   UOp sub(UOp a, UOp b) { return alu(Op::Sub, a, b); }
   UOp mul(UOp a, UOp b) { return alu(Op::Mul, a, b); }
-  UOp lt(UOp a, UOp b) { return alu(Op::CmpLt, a, b); }
+  UOp lt(UOp a, UOp b) { return n_.lt(a, b); }
   UOp ne(UOp a, UOp b) { return alu(Op::CmpNe, a, b); }
   UOp band(UOp a, UOp b) { return alu(Op::And, a, b); }
-  UOp where(UOp c, UOp a, UOp b) { return ctx_.alu(Op::Where, {c, a, b}); }
-  UOp neg(UOp a) { return ctx_.make(Op::Neg, a.dtype(), {a}); }
-  UOp cast(DType dt, UOp a) { return ctx_.make(Op::Cast, dt, {a}); }
-  UOp to_index(UOp a) { return a.dtype().is_index() ? a : cast(ir::dtypes::Index, a); }
-  /// !b in one of the spellings a frontend produces.
-  UOp bnot(UOp b) {
-    switch (below(3)) {
-      case 0:
-        return ne(b, ctx_.const_bool(true));
-      case 1:
-        return alu(Op::Xor, b, ctx_.const_bool(true));
-      default:
-        return alu(Op::CmpEq, b, ctx_.const_bool(false));
-    }
-  }
+  UOp where(UOp c, UOp a, UOp b) { return n_.where(c, a, b); }
+  UOp neg(UOp a) { return n_.mk(Op::Neg, a.dtype(), {a}); }
+  UOp cast(DType dt, UOp a) { return n_.cast(dt, a); }
+  UOp to_index(UOp a) { return n_.convert(ir::dtypes::Index, a); }
+  UOp bnot(UOp b) { return n_.bnot(b, below(kNotSpellings)); }
 
-  UOp range(UOp end, ir::AxisType t = ir::AxisType::Loop) {
-    ir::RangeArg a;
-    a.axis.push_back(next_axis_++);
-    a.type = t;
-    return ctx_.make(Op::Range, ir::dtypes::Index, {end}, a);
-  }
+  UOp range(UOp end, ir::AxisType t = ir::AxisType::Loop) { return n_.range(end, t); }
   UOp var(int64_t lo, int64_t hi, std::optional<int64_t> mult = std::nullopt,
           DType dt = ir::dtypes::Index) {
-    ir::VarArg v;
-    v.name = "v" + std::to_string(next_var_++);
-    v.min = lo;
-    v.max = hi;
-    v.multiple_of = mult;
-    UOp u = ctx_.make(Op::Var, dt, {}, v);
+    UOp u = n_.var(dt, lo, hi, mult);
     vars_.push_back(u);
     return u;
   }
   UOp buffer(DType dt, int64_t size, bool out, std::optional<int64_t> vmin = std::nullopt,
              std::optional<int64_t> vmax = std::nullopt,
              std::optional<int64_t> mult = std::nullopt) {
-    ir::ParamArg p;
-    p.slot = next_slot_++;
-    p.size = std::max<int64_t>(1, size);
-    p.output = out;
-    p.vmin = vmin;
-    p.vmax = vmax;
-    p.multiple_of = mult;
-    return ctx_.make(Op::Param, dt, {}, p);
+    return n_.param(dt, size, out, vmin, vmax, mult);
   }
-  UOp index(UOp buf, UOp idx) { return ctx_.make(Op::Index, buf.dtype(), {buf, idx}); }
-  UOp load(UOp buf, UOp idx) { return ctx_.make(Op::Load, buf.dtype(), {index(buf, idx)}); }
+  UOp load(UOp buf, UOp idx) { return n_.load(buf, idx); }
   UOp load_gated(UOp buf, UOp valid, UOp idx, UOp alt = UOp()) {
-    UOp at = index(buf, where(valid, idx, ctx_.invalid()));
-    if (!alt) return ctx_.make(Op::Load, buf.dtype(), {at});
-    return ctx_.make(Op::Load, buf.dtype(), {at, alt});
+    return n_.load_gated(buf, valid, idx, alt);
   }
-  UOp store(UOp buf, UOp idx, UOp value) {
-    return ctx_.make(Op::Store, ir::dtypes::Void, {index(buf, idx), value});
-  }
+  UOp store(UOp buf, UOp idx, UOp value) { return n_.store(buf, idx, value); }
   /// A closer of several ranges (a merge candidate) gets no CONST end <= 0 and no end
-  /// that can be negative (see GenPolicy::zero_trip_merges).
+  /// that can be negative (see InstancePolicy::zero_trip_merges).
   void tame_closer(UOp& body, std::vector<UOp>& ranges) {
     if (ranges.size() < 2 || policy_.zero_trip_merges) return;
     std::unordered_map<UOp, UOp, ir::UOpHash> with;
@@ -256,7 +146,7 @@ class InstanceGen {
         if (ir::Analysis().vmin(end) >= 0) continue;
         end = alu(Op::Max, end, I(0));  // zero trips stay possible, negative ends do not
       }
-      UOp r1 = ctx_.make(Op::Range, ir::dtypes::Index, {end}, r.arg());
+      UOp r1 = n_.mk(Op::Range, ir::dtypes::Index, {end}, r.arg());
       with.emplace(r, r1);
       r = r1;
     }
@@ -265,44 +155,30 @@ class InstanceGen {
   UOp end(UOp body, std::vector<UOp> ranges) {
     if (ranges.empty()) return body;
     tame_closer(body, ranges);
-    std::vector<UOp> src{body};
-    src.insert(src.end(), ranges.begin(), ranges.end());
-    return ctx_.make(Op::End, ir::dtypes::Void, src);
+    return n_.end(body, ranges);
   }
   UOp reduce(Op op, UOp value, std::vector<UOp> ranges) {
     tame_closer(value, ranges);
-    if (!policy_.reduce_range_of_one) {  // see GenPolicy: RANGE(1) -> RANGE(2) here
+    if (!policy_.reduce_range_of_one) {  // see InstancePolicy: RANGE(1) -> RANGE(2) here
       std::unordered_map<UOp, UOp, ir::UOpHash> with;
       for (UOp& r : ranges) {
         if (!r.src(0).is_const() || r.src(0).const_value().i != 1) continue;
-        UOp r2 = ctx_.make(Op::Range, ir::dtypes::Index, {I(2)}, r.arg());
+        UOp r2 = n_.mk(Op::Range, ir::dtypes::Index, {I(2)}, r.arg());
         with.emplace(r, r2);
         r = r2;
       }
       if (!with.empty()) value = ir::substitute(ctx_, value, with);
     }
-    std::vector<UOp> src{value};
-    src.insert(src.end(), ranges.begin(), ranges.end());
-    return ctx_.make(Op::Reduce, value.dtype(), src, ir::ReduceArg{op});
+    return n_.reduce(op, value, ranges);
   }
 
   // Shared input buffers (created on first use), all kInSize elements.
   UOp in_i32() {
     if (!in_i32_) {
-      switch (below(4)) {
-        case 0:
-          in_i32_ = buffer(ir::dtypes::Int32, kInSize, false);
-          break;  // [-8, 8]
-        case 1:
-          in_i32_ = buffer(ir::dtypes::Int32, kInSize, false, 0, 15);
-          break;
-        case 2:
-          in_i32_ = buffer(ir::dtypes::Int32, kInSize, false, -12, 12, 4);
-          break;
-        default:
-          in_i32_ = buffer(ir::dtypes::Int32, kInSize, false, -3, 20);
-          break;
-      }
+      // Shape 0 declares nothing here: the oracle's default [-8, 8], values of both signs.
+      const uint64_t shape = below(kValueBoundShapes);
+      const ValueBounds b = shape == 0 ? ValueBounds{} : value_bounds(shape, false);
+      in_i32_ = buffer(ir::dtypes::Int32, kInSize, false, b.vmin, b.vmax, b.multiple_of);
     }
     return in_i32_;
   }
@@ -347,7 +223,7 @@ class InstanceGen {
     UOp lin;                  ///< an in-bounds index for the input buffers
     bool may_be_empty;        ///< some range's end can be <= 0
   };
-  /// May this expression use operations that can fault (see GenPolicy)?
+  /// May this expression use operations that can fault (see InstancePolicy)?
   bool faulting_ok(const Scope& s) const { return policy_.zero_trip_hoisting || !s.may_be_empty; }
 
   UOp small_const(DType dt, bool huge_ok = true) {
@@ -1221,169 +1097,21 @@ class InstanceGen {
   }
 
   ir::Context& ctx_;
+  Nodes n_;
   std::mt19937_64 rng_;
-  GenPolicy policy_;
+  InstancePolicy policy_;
   std::vector<UOp> effects_, vars_;
   UOp in_i32_, in_f32_, in_bool_;
-  int next_slot_ = 0, next_axis_ = 0, next_var_ = 0;
 };
 
-// ==============================================================================
-// The comparison.
-// ==============================================================================
+InstanceGen::InstanceGen(ir::Context& ctx, uint64_t seed, InstancePolicy policy)
+    : impl_(std::make_unique<Impl>(ctx, seed, policy)) {}
+InstanceGen::InstanceGen(InstanceGen&&) noexcept = default;
+InstanceGen& InstanceGen::operator=(InstanceGen&&) noexcept = default;
+InstanceGen::~InstanceGen() = default;
 
-enum class Verdict : uint8_t {
-  Agree,
-  Mismatch,
-  UbIntroduced,
-  VerifierFailure,
-  NonConvergence,
-  RewriteError
-};
-
-inline std::string_view verdict_name(Verdict v) {
-  switch (v) {
-    case Verdict::Agree:
-      return "agree";
-    case Verdict::Mismatch:
-      return "mismatch";
-    case Verdict::UbIntroduced:
-      return "ub-introduced";
-    case Verdict::VerifierFailure:
-      return "verifier-failure";
-    case Verdict::NonConvergence:
-      return "non-convergence";
-    case Verdict::RewriteError:
-      return "rewrite-error";
-  }
-  return "?";
+ir::Kernel InstanceGen::make(InstanceFamily f) {
+  return impl_->make(f);
 }
 
-struct Comparison {
-  Verdict verdict = Verdict::Agree;
-  std::string details;
-  int runs_compared = 0;  ///< (seed, VAR values) pairs where both sides ran
-  int runs_skipped = 0;   ///< pairs where the original itself is undefined
-};
-
-/// VAR values for run `k`: all at their minimum, all at their maximum, or seed-derived.
-/// The extremes are where zero-trip loops and gates at the boundary live.
-inline std::map<std::string, int64_t> var_values(ir::UOp root, int k) {
-  std::map<std::string, int64_t> out;
-  if (k % 3 == 2) return out;
-  for (ir::UOp u : ir::toposort(root)) {
-    if (u.op() != ir::Op::Var) continue;
-    const auto& v = u.arg<ir::VarArg>();
-    const int64_t m = v.multiple_of.value_or(1);
-    auto floor_to = [m](int64_t x) { return x - (((x % m) + m) % m); };
-    int64_t lo = floor_to(v.min) < v.min ? floor_to(v.min) + m : floor_to(v.min);
-    int64_t hi = floor_to(v.max);
-    if (lo > v.max) lo = v.min;
-    if (hi < v.min) hi = v.max;
-    out[v.name] = k % 3 == 0 ? lo : hi;
-  }
-  return out;
-}
-
-/// Runs `original` and `rewritten` on the oracle for `runs` (input seed, VAR values)
-/// pairs and classifies the first difference.
-inline Comparison compare_on_oracle(ir::UOp original, ir::UOp rewritten, int runs,
-                                    uint64_t base_seed) {
-  Comparison res;
-  auto errors = ir::verify(rewritten);
-  if (!errors.empty()) {
-    res.verdict = Verdict::VerifierFailure;
-    res.details = std::string(ir::verify_rule_name(errors[0].rule)) + ": " + errors[0].message +
-                  " at " + ir::describe(errors[0].node);
-    return res;
-  }
-  auto a_prog = oracle::Program::compile(original);
-  auto b_prog = oracle::Program::compile(rewritten);
-  if (!a_prog || !b_prog) {
-    res.verdict = Verdict::RewriteError;
-    res.details = "does not compile on the oracle: " +
-                  (a_prog ? b_prog.error().message : a_prog.error().message);
-    return res;
-  }
-  oracle::RunOptions ro;
-  ro.max_steps = 2'000'000;
-  for (int k = 0; k < runs; ++k) {
-    const uint64_t seed = base_seed + static_cast<uint64_t>(k);
-    oracle::Inputs in = oracle::make_inputs(original, seed, var_values(original, k));
-    auto a = a_prog->run(in, ro);
-    if (!a || a->status != oracle::RunStatus::Ok) {
-      ++res.runs_skipped;
-      continue;
-    }
-    auto b = b_prog->run(in, ro);
-    std::string vars;
-    for (const auto& [name, v] : in.vars) vars += " " + name + "=" + std::to_string(v);
-    if (!b) {
-      res.verdict = Verdict::RewriteError;
-      res.details =
-          "seed " + std::to_string(seed) + vars + ": the rewrite cannot run: " + b.error().message;
-      return res;
-    }
-    if (b->status == oracle::RunStatus::Ub) {
-      res.verdict = Verdict::UbIntroduced;
-      res.details = "seed " + std::to_string(seed) + vars + ": the rewrite has UB at " +
-                    ir::describe(b->ub->node) + ": " + b->ub->what;
-      return res;
-    }
-    if (b->status != oracle::RunStatus::Ok) {
-      ++res.runs_skipped;
-      continue;
-    }
-    ++res.runs_compared;
-    for (const auto& [slot, want] : a->outputs) {
-      auto it = b->outputs.find(slot);
-      for (size_t i = 0; i < want.size(); ++i) {
-        ir::Value g = it != b->outputs.end() && i < it->second.size() ? it->second.get(i)
-                                                                      : ir::Value::of_int(0);
-        if (ir::same_bits(want.get(i), g)) continue;
-        res.verdict = Verdict::Mismatch;
-        res.details = "seed " + std::to_string(seed) + vars + ": out[" + std::to_string(slot) +
-                      "][" + std::to_string(i) + "] is " +
-                      ir::format_value(want.dtype(), want.get(i)) + " on the original but " +
-                      ir::format_value(want.dtype(), g) + " on the rewrite";
-        return res;
-      }
-    }
-  }
-  return res;
-}
-
-/// How an instance is rewritten: the whole pipeline, with or without the optimize stages,
-/// and once with fold_bounds switched off so the identities it shadows get to fire.
-struct Mode {
-  const char* name;
-  bool optimize;
-  bool without_fold_bounds;
-};
-inline const std::vector<Mode>& modes() {
-  static const std::vector<Mode> all = {{"optimize", true, false},
-                                        {"no-optimize", false, false},
-                                        {"optimize, -fold_bounds", true, true}};
-  return all;
-}
-
-/// The marker rule mark_range_mod records context and always declines, so graph_rewrite
-/// never counts it. Observe it instead: run its rule set with the SINK rule off and look
-/// at what it left behind. (The shrink's marks are collected inside shrink_range.)
-inline void probe_markers(ir::Context& ctx, ir::UOp root, std::map<std::string, uint64_t>& hits) {
-  const auto names = simplifier::all_rule_names();
-  auto known = [&](const char* n) {
-    return std::find(names.begin(), names.end(), n) != names.end();
-  };
-  if (known("mark_range_mod") && known("split_range")) {
-    simplifier::SimplifyState st;
-    std::unordered_set<std::string> off{"split_range"};
-    ir::RewriteOptions o;
-    o.state = &st;
-    o.disabled = &off;
-    ir::graph_rewrite(ctx, root, simplifier::pm_split_ranges(), o);
-    if (!st.split_marks.empty()) ++hits["mark_range_mod"];
-  }
-}
-
-}  // namespace uopfuzz::selfcheck
+}  // namespace uopfuzz::gen
