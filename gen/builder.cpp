@@ -218,12 +218,8 @@ UOp Builder::address(int k, UOp idx, const Scope& s) {
         if (b.lo < 0) valid = lt(I(-1), idx);
         if (b.hi >= n) valid = band(valid, lt(idx, I(n)));
         break;
-      case 1:
-        idx = alu(Op::FloorMod, {idx, I(n)});
-        break;
-      default:
-        idx = alu(Op::Min, {alu(Op::Max, {idx, I(0)}), I(n - 1)});
-        break;
+      case 1: idx = alu(Op::FloorMod, {idx, I(n)}); break;
+      default: idx = alu(Op::Min, {alu(Op::Max, {idx, I(0)}), I(n - 1)}); break;
     }
     inputs_[k].need = std::max(inputs_[k].need, n);
   } else {

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <span>
+
 #include "ir/hash.h"
 
 namespace uopfuzz::gen {
@@ -56,10 +57,14 @@ class Entropy {
     }
     return weights.size() - 1;
   }
-  size_t pick(std::initializer_list<double> weights) { return pick(std::span<const double>(weights.begin(), weights.size())); }
+  size_t pick(std::initializer_list<double> weights) {
+    return pick(std::span<const double>(weights.begin(), weights.size()));
+  }
 
  private:
-  static uint64_t units(double w) { return w <= 0 ? 0 : w >= 1e6 ? uint64_t{1} << 40 : static_cast<uint64_t>(w * (1 << 20)); }
+  static uint64_t units(double w) {
+    return w <= 0 ? 0 : w >= 1e6 ? uint64_t{1} << 40 : static_cast<uint64_t>(w * (1 << 20));
+  }
 };
 
 /// Entropy from a 64-bit seed: splitmix64, mapped to [0, n) by a 128-bit multiply.

@@ -94,8 +94,7 @@ UOp Builder::bound_sum(DType dt, const Scope& s, int depth) {
         if (UOp l = loaded_index(s, depth, -2, nmax + 2)) return l;
         return I(e_.between(-1, nmax + 1));
       }
-      default:
-        return I(e_.between(-1, nmax + 1));
+      default: return I(e_.between(-1, nmax + 1));
     }
   };
   UOp w;
@@ -112,12 +111,8 @@ UOp Builder::bound_sum(DType dt, const Scope& s, int depth) {
   }
   const auto& forms = p_.bound_forms;
   switch (e_.pick({forms.upper, forms.lower, forms.two_sided})) {
-    case 0:
-      w = where(lt(x, cut()), v, zero(dt));
-      break;
-    case 1:
-      w = where(lt(x, cut()), zero(dt), v);
-      break;
+    case 0: w = where(lt(x, cut()), v, zero(dt)); break;
+    case 1: w = where(lt(x, cut()), zero(dt), v); break;
     default: {
       UOp lo = bnot(lt(x, cut())), hi = lt(r, cut());
       w = where(e_.chance(0.5) ? alu(Op::And, {lo, hi}) : alu(Op::And, {hi, lo}), v, zero(dt));

@@ -32,12 +32,12 @@
  * so values are dyadic rationals of few bits; float16 sums can still round (11-bit
  * significand), which the simplifier must respect too.
  * Then it is checked (check_and_repair): the oracle runs the kernel for the header's VAR
- * values and input seeds 0..check_seeds-1 (0: no check); a node it reports as undefined is replaced locally (a LOAD or
- * STORE gets a bounds gate, any other node a constant of its dtype) and the check is
- * repeated, up to max_repairs times; an effect that still has UB is dropped. Stats say
- * how often that was needed (only the zero-at-an-iteration divisors need it: about 0.4%
- * of graphs at the default policy). Callers should run the kernel with its header's VAR
- * values: the check vouches for those.
+ * values and input seeds 0..check_seeds-1 (0: no check); a node it reports as undefined is replaced
+ * locally (a LOAD or STORE gets a bounds gate, any other node a constant of its dtype) and the
+ * check is repeated, up to max_repairs times; an effect that still has UB is dropped. Stats say how
+ * often that was needed (only the zero-at-an-iteration divisors need it: about 0.4% of graphs at
+ * the default policy). Callers should run the kernel with its header's VAR values: the check
+ * vouches for those.
  *
  * Deterministic: the same policy and entropy give the same kernel (the same printed
  * text), on any machine and whatever nodes the Context already holds.
@@ -58,13 +58,15 @@ namespace uopfuzz::gen {
 inline constexpr const char* kGeneratorVersion = "uopfuzz-gen-4";
 
 struct GenStats {
-  int oracle_runs = 0;      ///< check runs of the oracle (all rounds)
-  int repairs = 0;          ///< nodes replaced because the oracle found them undefined
-  int dropped_effects = 0;  ///< effects removed because repairs did not make them defined
-  int nodes = 0;            ///< nodes in the final graph
+  int oracle_runs = 0;             ///< check runs of the oracle (all rounds)
+  int repairs = 0;                 ///< nodes replaced because the oracle found them undefined
+  int dropped_effects = 0;         ///< effects removed because repairs did not make them defined
+  int nodes = 0;                   ///< nodes in the final graph
   bool entropy_exhausted = false;  ///< a byte source ran out (choices defaulted from there on)
-  std::string oracle_error;  ///< why the oracle could not compile or run the kernel (a generator bug), or empty
-  std::vector<std::string> repair_log;  ///< one line per repair: what was undefined, what replaced it
+  std::string oracle_error;  ///< why the oracle could not compile or run the kernel (a generator
+                             ///< bug), or empty
+  std::vector<std::string>
+      repair_log;  ///< one line per repair: what was undefined, what replaced it
   bool repaired() const { return repairs + dropped_effects > 0; }
 };
 
@@ -84,6 +86,7 @@ GenResult generate(ir::Context& ctx, const GenPolicy& policy, uint64_t seed);
 /// header's VAR values and input seeds 0..policy.check_seeds-1 and repairs each undefined
 /// node it reports (up to policy.max_repairs, then drops the effect), until the runs are
 /// defined. Also drops @var lines of VARs no longer in the graph and sets stats.nodes.
-void check_and_repair(ir::Context& ctx, ir::Kernel& kernel, const GenPolicy& policy, GenStats& stats);
+void check_and_repair(ir::Context& ctx, ir::Kernel& kernel, const GenPolicy& policy,
+                      GenStats& stats);
 
 }  // namespace uopfuzz::gen

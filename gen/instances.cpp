@@ -40,38 +40,17 @@ struct InstanceGen::Impl {
     n_.restart();
     in_i32_ = in_f32_ = in_bool_ = ir::UOp();
     switch (f) {
-      case InstanceFamily::Symbolic:
-        gen_symbolic(false);
-        break;
-      case InstanceFamily::Divmod:
-        gen_symbolic(true);
-        break;
-      case InstanceFamily::Split:
-        gen_split();
-        break;
-      case InstanceFamily::Merge:
-        gen_merge();
-        break;
-      case InstanceFamily::Shrink:
-        gen_shrink();
-        break;
-      case InstanceFamily::Unparented:
-        gen_unparented();
-        break;
-      case InstanceFamily::Bound:
-        gen_bound();
-        break;
-      case InstanceFamily::Lift:
-        gen_lift();
-        break;
-      case InstanceFamily::Collapse:
-        gen_collapse();
-        break;
-      case InstanceFamily::Gather:
-        gen_gather();
-        break;
-      case InstanceFamily::kCount:
-        break;
+      case InstanceFamily::Symbolic: gen_symbolic(false); break;
+      case InstanceFamily::Divmod: gen_symbolic(true); break;
+      case InstanceFamily::Split: gen_split(); break;
+      case InstanceFamily::Merge: gen_merge(); break;
+      case InstanceFamily::Shrink: gen_shrink(); break;
+      case InstanceFamily::Unparented: gen_unparented(); break;
+      case InstanceFamily::Bound: gen_bound(); break;
+      case InstanceFamily::Lift: gen_lift(); break;
+      case InstanceFamily::Collapse: gen_collapse(); break;
+      case InstanceFamily::Gather: gen_gather(); break;
+      case InstanceFamily::kCount: break;
     }
     ir::Kernel k;
     k.header.name = std::string(family_name(f));
@@ -259,45 +238,35 @@ struct InstanceGen::Impl {
         case 2:
           if (!vars_.empty()) return pick(vars_);
           break;
-        case 3:
-          return to_index(load(in_i32(), s.lin));
+        case 3: return to_index(load(in_i32(), s.lin));
         case 5:  // a range shifted so that it can be negative
           if (!s.ranges.empty()) return add(pick(s.ranges), I(-between(0, 9)));
           break;
-        default:
-          break;
+        default: break;
       }
       return small_const(dt, wild_ok(s));
     }
     if (dt.is_float()) {
       switch (below(4)) {
-        case 0:
-          return load(in_f32(), s.lin);
+        case 0: return load(in_f32(), s.lin);
         case 1:
           return cast(dt, leaf(chance(0.5) ? ir::dtypes::Index : ir::dtypes::Int32, s, divmod));
         case 2:
           return mul(load(in_f32(), s.lin), F(dt, -0.0));  // a zero whose sign depends on the input
-        default:
-          return float_const(dt);
+        default: return float_const(dt);
       }
     }
     if (dt.is_bool()) {
       switch (below(3)) {
-        case 0:
-          return load(in_bool(), s.lin);
-        case 1:
-          return lt(leaf(ir::dtypes::Index, s, divmod), leaf(ir::dtypes::Index, s, divmod));
-        default:
-          return ctx_.const_bool(chance(0.5));
+        case 0: return load(in_bool(), s.lin);
+        case 1: return lt(leaf(ir::dtypes::Index, s, divmod), leaf(ir::dtypes::Index, s, divmod));
+        default: return ctx_.const_bool(chance(0.5));
       }
     }
     switch (below(3)) {  // int32
-      case 0:
-        return load(in_i32(), s.lin);
-      case 1:
-        return cast(dt, leaf(ir::dtypes::Index, s, divmod));
-      default:
-        return small_const(dt, wild_ok(s));
+      case 0: return load(in_i32(), s.lin);
+      case 1: return cast(dt, leaf(ir::dtypes::Index, s, divmod));
+      default: return small_const(dt, wild_ok(s));
     }
   }
 
@@ -314,14 +283,10 @@ struct InstanceGen::Impl {
           DType in = pick<DType>({ir::dtypes::Index, ir::dtypes::Int32, ir::dtypes::Float32});
           return alu(pick<Op>({Op::CmpLt, Op::CmpNe, Op::CmpEq}), sub_e(in), sub_e(in));
         }
-        case 1:
-          return alu(pick<Op>({Op::And, Op::Or, Op::Xor}), sub_e(dt), sub_e(dt));
-        case 2:
-          return where(sub_e(dt), sub_e(dt), sub_e(dt));
-        case 3:
-          return cast(dt, sub_e(ir::dtypes::Int32));
-        default:
-          return leaf(dt, s, divmod);
+        case 1: return alu(pick<Op>({Op::And, Op::Or, Op::Xor}), sub_e(dt), sub_e(dt));
+        case 2: return where(sub_e(dt), sub_e(dt), sub_e(dt));
+        case 3: return cast(dt, sub_e(ir::dtypes::Int32));
+        default: return leaf(dt, s, divmod);
       }
     }
     if (dt.is_float()) {
@@ -330,39 +295,29 @@ struct InstanceGen::Impl {
           const Op op = pick<Op>({Op::Add, Op::Sub, Op::Mul});
           return op == Op::Sub ? sub(sub_e(dt), sub_e(dt)) : alu(op, sub_e(dt), sub_e(dt));
         }
-        case 1:
-          return alu(pick<Op>({Op::Max, Op::Min}), sub_e(dt), sub_e(dt));
-        case 2:
-          return neg(sub_e(dt));
-        case 3:
-          return where(sub_e(ir::dtypes::Bool), sub_e(dt), sub_e(dt));
-        case 4:
-          return cast(dt, sub_e(pick<DType>({ir::dtypes::Index, ir::dtypes::Int32})));
-        default:
-          return leaf(dt, s, divmod);
+        case 1: return alu(pick<Op>({Op::Max, Op::Min}), sub_e(dt), sub_e(dt));
+        case 2: return neg(sub_e(dt));
+        case 3: return where(sub_e(ir::dtypes::Bool), sub_e(dt), sub_e(dt));
+        case 4: return cast(dt, sub_e(pick<DType>({ir::dtypes::Index, ir::dtypes::Int32})));
+        default: return leaf(dt, s, divmod);
       }
     }
     // index and int32
     switch (below(divmod ? 9 : 8)) {
       case 0:
-      case 1:
-        return alu(pick<Op>({Op::Add, Op::Sub, Op::Mul}), sub_e(dt), sub_e(dt));
-      case 2:
-        return alu(pick<Op>({Op::Max, Op::Min}), sub_e(dt), sub_e(dt));
-      case 3:
-        return neg(sub_e(dt));
+      case 1: return alu(pick<Op>({Op::Add, Op::Sub, Op::Mul}), sub_e(dt), sub_e(dt));
+      case 2: return alu(pick<Op>({Op::Max, Op::Min}), sub_e(dt), sub_e(dt));
+      case 3: return neg(sub_e(dt));
       case 4:
       case 8:
         return alu(pick<Op>({Op::FloorDiv, Op::FloorMod, Op::Cdiv, Op::Cmod}), sub_e(dt),
                    chance(0.9) || !wild_ok(s) ? divisor(dt) : sub_e(dt));
-      case 5:
-        return where(sub_e(ir::dtypes::Bool), sub_e(dt), sub_e(dt));
+      case 5: return where(sub_e(ir::dtypes::Bool), sub_e(dt), sub_e(dt));
       case 6:
         if (dt.is_index()) return to_index(sub_e(ir::dtypes::Int32));
         if (chance(0.5)) return alu(pick<Op>({Op::Shl, Op::Shr}), sub_e(dt), C(dt, between(0, 31)));
         return alu(pick<Op>({Op::And, Op::Or, Op::Xor}), sub_e(dt), sub_e(dt));
-      default:
-        return cast(dt, sub_e(dt.is_index() ? ir::dtypes::Int32 : ir::dtypes::Index));
+      default: return cast(dt, sub_e(dt.is_index() ? ir::dtypes::Int32 : ir::dtypes::Index));
     }
   }
 
@@ -376,12 +331,9 @@ struct InstanceGen::Impl {
       auto fdiv = [&](UOp x, UOp y) { return alu(Op::FloorDiv, x, y); };
       auto fmod = [&](UOp x, UOp y) { return alu(Op::FloorMod, x, y); };
       switch (below(12)) {
-        case 0:
-          return alu(pick<Op>({Op::Cdiv, Op::Cmod}), a, c);
-        case 1:
-          return fmod(a, c);
-        case 2:
-          return fdiv(a, c);
+        case 0: return alu(pick<Op>({Op::Cdiv, Op::Cmod}), a, c);
+        case 1: return fmod(a, c);
+        case 2: return fdiv(a, c);
         case 3: {  // (x*k) // d, (x*k) % d, d | k half the time
           UOp k = chance(0.5) ? C(dt, c.const_value().i * between(1, 4)) : c2;
           return alu(pick<Op>({Op::FloorDiv, Op::FloorMod}), mul(a, k), c);
@@ -391,15 +343,13 @@ struct InstanceGen::Impl {
           UOp k = C(dt, chance(0.6) ? dv * between(-2, 3) : between(-5, 9));
           return alu(pick<Op>({Op::FloorDiv, Op::FloorMod}), add(a, mul(e(dt), k)), c);
         }
-        case 5:
-          return fdiv(fdiv(a, c2), c);  // (x//a)//d
+        case 5: return fdiv(fdiv(a, c2), c);  // (x//a)//d
         case 6: {  // (x%a)%d, d | a half the time; x scaled up so x%a does not fold by bounds
           UOp a2 = chance(0.5) ? C(dt, c.const_value().i * between(1, 4)) : c2;
           return fmod(fmod(mul(a, C(dt, between(5, 13))), a2), c);
         }
-        case 7:
-          return add(mul(fdiv(a, c), c), fmod(a, c));  // (x//c)*c + x%c
-        case 8: {                                      // (r*c1 + r2) // c, % c over two ranges
+        case 7: return add(mul(fdiv(a, c), c), fmod(a, c));  // (x//c)*c + x%c
+        case 8: {  // (r*c1 + r2) // c, % c over two ranges
           if (!dt.is_index() || s.ranges.size() < 2) break;
           UOp r = s.ranges[0], r2 = s.ranges[1];
           UOp c1 = I(between(1, 8));
@@ -408,10 +358,8 @@ struct InstanceGen::Impl {
         }
         case 9:
           return alu(pick<Op>({Op::FloorDiv, Op::FloorMod}), add(a, C(dt, between(-12, 12))), c);
-        case 10:
-          return fdiv(a, C(dt, 1));
-        default:
-          return alu(pick<Op>({Op::Cdiv, Op::Cmod}), a, C(dt, 1));
+        case 10: return fdiv(a, C(dt, 1));
+        default: return alu(pick<Op>({Op::Cdiv, Op::Cmod}), a, C(dt, 1));
       }
     }
     if (dt.is_bool()) {
@@ -423,50 +371,33 @@ struct InstanceGen::Impl {
           UOp x = e(in);
           return alu(pick<Op>({Op::CmpLt, Op::CmpNe, Op::CmpEq}), x, x);  // x<x, x!=x, x==x
         }
-        case 1:
-          return band(b, ctx_.const_bool(true));
-        case 2:
-          return band(ctx_.const_bool(false), b);
-        case 3:
-          return alu(Op::Or, b, ctx_.const_bool(chance(0.5)));
-        case 4:
-          return where(e(dt), b, b);
-        case 5:
-          return cast(dt, b);
-        default:
-          return where(ctx_.const_bool(chance(0.5)), b, e(dt));
+        case 1: return band(b, ctx_.const_bool(true));
+        case 2: return band(ctx_.const_bool(false), b);
+        case 3: return alu(Op::Or, b, ctx_.const_bool(chance(0.5)));
+        case 4: return where(e(dt), b, b);
+        case 5: return cast(dt, b);
+        default: return where(ctx_.const_bool(chance(0.5)), b, e(dt));
       }
     }
     UOp a = e(dt);
     const UOp z = dt.is_float() ? F(dt, chance(0.5) ? 0.0 : -0.0) : C(dt, 0);
     const UOp one = dt.is_float() ? F(dt, 1.0) : C(dt, 1);
     switch (below(16)) {
-      case 0:
-        return chance(0.5) ? add(a, z) : add(z, a);  // x+0
-      case 1:
-        return sub(a, z);  // x-0
-      case 2:
-        return chance(0.5) ? mul(a, one) : mul(one, a);  // x*1
-      case 3:
-        return mul(a, z);  // x*0
-      case 4:
-        return sub(a, a);  // x-x
-      case 5:
-        return neg(neg(a));  // -(-x)
-      case 6:
-        return alu(pick<Op>({Op::Max, Op::Min}), a, a);  // max(x,x)
-      case 7:
-        return where(e(ir::dtypes::Bool), a, a);  // c ? x : x
-      case 8:
-        return where(ctx_.const_bool(chance(0.5)), a, e(dt));  // true ? x : y
-      case 9:
-        return cast(dt, a);  // cast to own dtype
+      case 0: return chance(0.5) ? add(a, z) : add(z, a);            // x+0
+      case 1: return sub(a, z);                                      // x-0
+      case 2: return chance(0.5) ? mul(a, one) : mul(one, a);        // x*1
+      case 3: return mul(a, z);                                      // x*0
+      case 4: return sub(a, a);                                      // x-x
+      case 5: return neg(neg(a));                                    // -(-x)
+      case 6: return alu(pick<Op>({Op::Max, Op::Min}), a, a);        // max(x,x)
+      case 7: return where(e(ir::dtypes::Bool), a, a);               // c ? x : x
+      case 8: return where(ctx_.const_bool(chance(0.5)), a, e(dt));  // true ? x : y
+      case 9: return cast(dt, a);                                    // cast to own dtype
       case 10:
         return add(add(a, small_const(dt, wild_ok(s))), small_const(dt, wild_ok(s)));  // (x+c)+c2
       case 11:
         return mul(mul(a, small_const(dt, wild_ok(s))), small_const(dt, wild_ok(s)));  // (x*c)*c2
-      case 12:
-        return sub(a, small_const(dt, wild_ok(s)));  // x-c
+      case 12: return sub(a, small_const(dt, wild_ok(s)));                             // x-c
       case 13:
         return alu(pick<Op>({Op::Add, Op::Mul, Op::Max, Op::Min}), small_const(dt, wild_ok(s)), a);
       case 14:
@@ -542,20 +473,14 @@ struct InstanceGen::Impl {
     End e;
     switch (below(5)) {
       case 0:
-      case 1:
-        e = {I(c * between(1, 5)), 0};
-        break;  // divisible
-      case 2:
-        e = make_end(1, 24, 0.0);
-        break;   // usually not
-      case 3: {  // VAR end, maybe a multiple of c
+      case 1: e = {I(c * between(1, 5)), 0}; break;  // divisible
+      case 2: e = make_end(1, 24, 0.0); break;       // usually not
+      case 3: {                                      // VAR end, maybe a multiple of c
         int64_t m = chance(0.3) ? c : 1;
         e = {var(policy_.negative_range_ends ? -2 : 0, 24, m), 24};
         break;
       }
-      default:
-        e = make_end(0, 24, 0.8);
-        break;
+      default: e = make_end(0, 24, 0.8); break;
     }
     if (e.node.is_const()) e.hi = hi_of(e.node.const_value().i);
     const ir::AxisType t =
@@ -567,20 +492,11 @@ struct InstanceGen::Impl {
     UOp m1 = mod(c);
     UOp use = m1;
     switch (below(5)) {
-      case 0:
-        break;
-      case 1:
-        use = add(m1, mul(alu(Op::FloorDiv, r, I(c)), I(10)));
-        break;  // r%c + (r//c)*10
-      case 2:
-        use = add(m1, mod(pick<int64_t>({2, 3, 4})));
-        break;  // two moduli
-      case 3:
-        use = add(m1, r);
-        break;
-      default:
-        use = mul(m1, I(between(-3, 3)));
-        break;
+      case 0: break;
+      case 1: use = add(m1, mul(alu(Op::FloorDiv, r, I(c)), I(10))); break;  // r%c + (r//c)*10
+      case 2: use = add(m1, mod(pick<int64_t>({2, 3, 4}))); break;           // two moduli
+      case 3: use = add(m1, r); break;
+      default: use = mul(m1, I(between(-3, 3))); break;
     }
     if (in_reduce) {
       // out[0] = sum_r int(use) (+ load(in[r % c]))
@@ -646,9 +562,7 @@ struct InstanceGen::Impl {
         v = cast(ir::dtypes::Int32, acc);
         break;
       }
-      case 1:
-        v = add(load(in_i32(), rs[0]), load(in_i32(), rs[n - 1]));
-        break;
+      case 1: v = add(load(in_i32(), rs[0]), load(in_i32(), rs[n - 1])); break;
       case 2: {  // an inner REDUCE holding one of the ranges (or both)
         End ke = make_end(1, 4, 0.0);
         UOp k = range(ke.node, ir::AxisType::Reduce);
@@ -657,9 +571,7 @@ struct InstanceGen::Impl {
         v = add(inner, cast(ir::dtypes::Int32, rs[n - 1]));
         break;
       }
-      default:
-        v = cast(ir::dtypes::Int32, lin);
-        break;
+      default: v = cast(ir::dtypes::Int32, lin); break;
     }
     UOp out = buffer(ir::dtypes::Int32, total, true);
     UOp st = store(out, lin, v);
@@ -681,21 +593,16 @@ struct InstanceGen::Impl {
     auto guard = [&]() -> int64_t {
       const int64_t lo = policy_.always_false_gates ? 0 : 1;  // r < 0 is statically false
       switch (below(5)) {
-        case 0:
-          return between(lo, 3);
-        case 1:
-          return between(1, std::max<int64_t>(e.hi, 1) + 3);
-        case 2:
-          return std::max(e.hi, lo);
-        default:
-          return between(1, std::max<int64_t>(e.hi - 1, 1));  // a real shrink
+        case 0: return between(lo, 3);
+        case 1: return between(1, std::max<int64_t>(e.hi, 1) + 3);
+        case 2: return std::max(e.hi, lo);
+        default: return between(1, std::max<int64_t>(e.hi - 1, 1));  // a real shrink
       }
     };
     const int64_t g = guard(), g2 = guard();
     UOp valid = lt(r, I(g));
     switch (below(6)) {
-      case 0:
-        break;
+      case 0: break;
       case 1: {  // plus a clause k < r (statically false when k >= the end - 1)
         // k < r < g is unsatisfiable for k >= g - 1: statically false once r shrinks to g.
         const int64_t kmax =
@@ -703,29 +610,20 @@ struct InstanceGen::Impl {
         valid = band(valid, lt(I(between(-1, std::max<int64_t>(kmax, -1))), r));
         break;
       }
-      case 2:
-        valid = band(lt(r, I(g2)), valid);
-        break;  // two guards, one gate
-      case 3:
-        valid = alu(Op::Or, valid, lt(r, I(g2)));
-        break;  // not an AND
+      case 2: valid = band(lt(r, I(g2)), valid); break;         // two guards, one gate
+      case 3: valid = alu(Op::Or, valid, lt(r, I(g2))); break;  // not an AND
       case 4:
         if (!vars_.empty() || chance(0.5)) valid = lt(r, var(0, 24));
         break;  // not a CONST
-      default:
-        valid = band(valid, load(in_bool(), r));
-        break;
+      default: valid = band(valid, load(in_bool(), r)); break;
     }
     const int64_t size = std::max<int64_t>({e.hi, g, g2, 1});
     UOp out = buffer(ir::dtypes::Int32, size, true);
     UOp value = add(cast(ir::dtypes::Int32, r), C(ir::dtypes::Int32, 1));
     switch (below(5)) {
-      case 0:
-        break;
-      case 1:
-        value = load(in_i32(), r);
-        break;  // an ungated use of r in an INDEX
-      case 2:   // a gated load with a second guard, alt != 0
+      case 0: break;
+      case 1: value = load(in_i32(), r); break;  // an ungated use of r in an INDEX
+      case 2:                                    // a gated load with a second guard, alt != 0
         value = load_gated(in_i32(), lt(r, I(g2)), r, C(ir::dtypes::Int32, between(1, 5)));
         break;
       case 3: {  // a REDUCE over a gated load: its range keeps the full length
@@ -738,9 +636,7 @@ struct InstanceGen::Impl {
             cast(ir::dtypes::Int32, r));
         break;
       }
-      default:
-        value = mul(cast(ir::dtypes::Int32, r), C(ir::dtypes::Int32, 3));
-        break;
+      default: value = mul(cast(ir::dtypes::Int32, r), C(ir::dtypes::Int32, 3)); break;
     }
     UOp idx = chance(0.8) ? r : add(r, I(0));
     effects_.push_back(end(store(out, where(valid, idx, ctx_.invalid()), value), {r}));
@@ -786,17 +682,13 @@ struct InstanceGen::Impl {
   /// A value of `dt` that holds no reduce range: outer range i, VARs, loads, constants.
   UOp range_free(DType dt, UOp i) {
     switch (below(5)) {
-      case 0:
-        return exact_const(dt);
-      case 1:
-        return dt.is_float() ? load(in_f32(), i) : cast(dt, load(in_i32(), i));
-      case 2:
-        return add(cast(dt, i), exact_const(dt));
+      case 0: return exact_const(dt);
+      case 1: return dt.is_float() ? load(in_f32(), i) : cast(dt, load(in_i32(), i));
+      case 2: return add(cast(dt, i), exact_const(dt));
       case 3:
         if (!vars_.empty() && !dt.is_float()) return cast(dt, pick(vars_));
         return mul(cast(dt, add(i, I(1))), exact_const(dt));
-      default:
-        return dt.is_float() ? load(in_f32(), I(0)) : cast(dt, load(in_i32(), I(0)));
+      default: return dt.is_float() ? load(in_f32(), I(0)) : cast(dt, load(in_i32(), I(0)));
     }
   }
   /// An index bound that holds no range: CONST, VAR or a loaded value, any of them
@@ -804,10 +696,8 @@ struct InstanceGen::Impl {
   UOp bound(int64_t n, UOp i) {
     switch (below(4)) {
       case 0:
-      case 1:
-        return I(between(-2, n + 3));
-      case 2:
-        return var(between(-3, 0), n + between(0, 4));
+      case 1: return I(between(-2, n + 3));
+      case 2: return var(between(-3, 0), n + between(0, 4));
       default: {
         UOp b = buffer(ir::dtypes::Int32, kInSize, false, -3, n + 3);
         return to_index(load(b, i));
@@ -861,30 +751,21 @@ struct InstanceGen::Impl {
     UOp U = bound(n, i), L = bound(n, i);
     switch (below(6)) {
       case 0:
-      case 1:
-        return lt(r, U);
-      case 2:
-        return bnot(lt(r, L));
-      case 3:
-        return band(bnot(lt(r, L)), lt(r, U));
-      case 4:
-        return band(lt(r, U), bnot(lt(r, L)));
-      default:
-        return lt(L, r);  // not one of the bound forms
+      case 1: return lt(r, U);
+      case 2: return bnot(lt(r, L));
+      case 3: return band(bnot(lt(r, L)), lt(r, U));
+      case 4: return band(lt(r, U), bnot(lt(r, L)));
+      default: return lt(L, r);  // not one of the bound forms
     }
   }
   UOp window_value(UOp cond, UOp v) {
     const DType dt = v.dtype();
     switch (below(5)) {
       case 0:
-      case 1:
-        return where(cond, v, zero(dt));
-      case 2:
-        return where(cond, zero(dt), v);
-      case 3:
-        return mul(v, cast(dt, cond));  // x * gate.cast()
-      default:
-        return mul(cast(dt, cond), v);
+      case 1: return where(cond, v, zero(dt));
+      case 2: return where(cond, zero(dt), v);
+      case 3: return mul(v, cast(dt, cond));  // x * gate.cast()
+      default: return mul(cast(dt, cond), v);
     }
   }
 
@@ -911,37 +792,21 @@ struct InstanceGen::Impl {
       UOp r = range(e.node, ir::AxisType::Reduce);
       UOp y, c = bound(2 * n, i);
       switch (below(4)) {  // y of either sign: x*y < c may only be lifted for y > 0
-        case 0:
-          y = I(between(-4, 4));
-          break;
-        case 1:
-          y = var(pick<int64_t>({-3, -1, 0, 1}), between(1, 4));
-          break;
+        case 0: y = I(between(-4, 4)); break;
+        case 1: y = var(pick<int64_t>({-3, -1, 0, 1}), between(1, 4)); break;
         case 2:
           y = to_index(
               load(buffer(ir::dtypes::Int32, kInSize, false, pick<int64_t>({-2, 1}), 4), i));
           break;
-        default:
-          y = I(pick<int64_t>({1, 2, 3, -1, -2}));
-          break;
+        default: y = I(pick<int64_t>({1, 2, 3, -1, -2})); break;
       }
       UOp cond;
       switch (below(6)) {
-        case 5:
-          cond = lt(mul(r, y), c);
-          break;
-        case 0:
-          cond = lt(add(r, y), c);
-          break;  // (x+y) < c
-        case 1:
-          cond = lt(add(y, r), c);
-          break;
-        case 2:
-          cond = lt(mul(r, y), c);
-          break;  // x*y < c
-        case 3:
-          cond = lt(mul(y, r), c);
-          break;
+        case 5: cond = lt(mul(r, y), c); break;
+        case 0: cond = lt(add(r, y), c); break;  // (x+y) < c
+        case 1: cond = lt(add(y, r), c); break;
+        case 2: cond = lt(mul(r, y), c); break;  // x*y < c
+        case 3: cond = lt(mul(y, r), c); break;
         default: {  // through a cast
           UOp x = cast(ir::dtypes::Int32, r);
           cond = lt(add(x, cast(ir::dtypes::Int32, y)), cast(ir::dtypes::Int32, c));
@@ -962,14 +827,10 @@ struct InstanceGen::Impl {
       UOp r = range(e.node, ir::AxisType::Reduce);
       auto term = [&]() -> UOp {
         switch (below(4)) {
-          case 0:
-            return window_value(window_cond(r, n, i), range_free(dt, i));
-          case 1:
-            return cast(dt, r);
-          case 2:
-            return range_free(dt, i);
-          default:
-            return dt.is_float() ? load(in_f32(), r) : mul(cast(dt, r), exact_const(dt));
+          case 0: return window_value(window_cond(r, n, i), range_free(dt, i));
+          case 1: return cast(dt, r);
+          case 2: return range_free(dt, i);
+          default: return dt.is_float() ? load(in_f32(), r) : mul(cast(dt, r), exact_const(dt));
         }
       };
       switch (below(10)) {
@@ -1004,9 +865,8 @@ struct InstanceGen::Impl {
                                   : C(dt, pick<int64_t>({dt.int_max(), 1 << 30, 7}));
           return reduce(Op::Add, add(mul(x, big), mul(x, neg(big))), {rm});
         }
-        case 0:
-          return reduce(Op::Add, add(term(), term()), {r});  // sum(x+y)
-        case 1: {                                            // sum of (PARAM x & y).where(c, 0)
+        case 0: return reduce(Op::Add, add(term(), term()), {r});  // sum(x+y)
+        case 1: {  // sum of (PARAM x & y).where(c, 0)
           UOp x = load(in_bool(), i);
           UOp y = window_cond(r, n, i);
           UOp g = chance(0.5) ? band(x, y) : band(y, x);
@@ -1041,14 +901,9 @@ struct InstanceGen::Impl {
     const int64_t n = between(1, 10);
     int64_t lo = -3, hi = n + 3;
     switch (below(3)) {
-      case 0:
-        lo = 0, hi = n - 1;
-        break;  // always inside [0, N)
-      case 1:
-        lo = hi = between(-2, n + 2);
-        break;
-      default:
-        break;
+      case 0: lo = 0, hi = n - 1; break;  // always inside [0, N)
+      case 1: lo = hi = between(-2, n + 2); break;
+      default: break;
     }
     UOp idxbuf = buffer(ir::dtypes::Int32, kInSize, false, lo, hi);
     UOp ebuf = buffer(dt, 2 * n + 2, false);
@@ -1057,37 +912,19 @@ struct InstanceGen::Impl {
       UOp idx = to_index(load(idxbuf, i));
       UOp e;
       switch (below(4)) {
-        case 0:
-          e = load(ebuf, r);
-          break;
-        case 1:
-          e = load(ebuf, add(mul(r, I(2)), I(1)));
-          break;
-        case 2:
-          e = mul(cast(dt, r), exact_const(dt));
-          break;
-        default:
-          e = add(load(ebuf, r), range_free(dt, i));
-          break;
+        case 0: e = load(ebuf, r); break;
+        case 1: e = load(ebuf, add(mul(r, I(2)), I(1))); break;
+        case 2: e = mul(cast(dt, r), exact_const(dt)); break;
+        default: e = add(load(ebuf, r), range_free(dt, i)); break;
       }
       UOp cond;
       const int64_t k = between(-2, 2);
       switch (below(5)) {
-        case 0:
-          cond = ne(idx, r);
-          break;
-        case 1:
-          cond = ne(r, idx);
-          break;
-        case 2:
-          cond = ne(add(idx, I(k)), r);
-          break;  // (x+y) != c lift
-        case 3:
-          cond = ne(add(r, I(k)), idx);
-          break;
-        default:
-          cond = lt(add(idx, I(k)), r);
-          break;  // an addition on a loaded index
+        case 0: cond = ne(idx, r); break;
+        case 1: cond = ne(r, idx); break;
+        case 2: cond = ne(add(idx, I(k)), r); break;  // (x+y) != c lift
+        case 3: cond = ne(add(r, I(k)), idx); break;
+        default: cond = lt(add(idx, I(k)), r); break;  // an addition on a loaded index
       }
       UOp v = chance(0.8) ? where(cond, zero(dt), e) : where(bnot(cond), e, zero(dt));
       std::vector<UOp> rs{r};

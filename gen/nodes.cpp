@@ -8,25 +8,18 @@ namespace uopfuzz::gen {
 
 ValueBounds value_bounds(uint64_t shape, bool is_unsigned) {
   switch (shape) {
-    case 0:
-      return {1, 8, std::nullopt};
-    case 1:
-      return {0, 15, std::nullopt};
-    case 2:
-      return {is_unsigned ? 0 : -12, 12, 4};
-    default:
-      return {is_unsigned ? 0 : -3, 20, std::nullopt};
+    case 0: return {1, 8, std::nullopt};
+    case 1: return {0, 15, std::nullopt};
+    case 2: return {is_unsigned ? 0 : -12, 12, 4};
+    default: return {is_unsigned ? 0 : -3, 20, std::nullopt};
   }
 }
 
 UOp Nodes::bnot(UOp b, uint64_t spelling) const {
   switch (spelling) {
-    case 0:
-      return alu(Op::CmpNe, {b, ctx_.const_bool(true)});
-    case 1:
-      return alu(Op::Xor, {b, ctx_.const_bool(true)});
-    default:
-      return alu(Op::CmpEq, {b, ctx_.const_bool(false)});
+    case 0: return alu(Op::CmpNe, {b, ctx_.const_bool(true)});
+    case 1: return alu(Op::Xor, {b, ctx_.const_bool(true)});
+    default: return alu(Op::CmpEq, {b, ctx_.const_bool(false)});
   }
 }
 

@@ -1,4 +1,5 @@
-/** \file GenPolicy: every probability and limit of the kernel generator, in one struct (YARPGen style).
+/** \file GenPolicy: every probability and limit of the kernel generator, in one struct (YARPGen
+ * style).
  *
  * A probability p_x is the chance that one choice point takes the named shape (the
  * choice points are described in gen/generator.h). Weights are relative: they need not
@@ -14,6 +15,8 @@
 #include "ir/dtype.h"
 
 namespace uopfuzz::gen {
+// The policy is a table, one knob a row with its meaning aligned beside it.
+// clang-format off
 
 /// Relative weight of each buffer element type (outputs, inputs and value expressions).
 struct DTypeWeights {
@@ -243,4 +246,5 @@ struct GenPolicy {
   uint64_t check_max_steps = 5'000'000; ///< oracle step cap per check run
 };
 
+// clang-format on
 }  // namespace uopfuzz::gen

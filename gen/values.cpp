@@ -76,10 +76,8 @@ UOp Builder::index_expr(const Scope& s, int depth) {
   const auto& w = p_.index;
   switch (e_.pick({s.ranges.empty() ? 0.0 : w.range, w.constant, leafy ? 0.0 : w.compound, w.var,
                    leafy ? 0.0 : w.cast_value})) {
-    case 0:
-      return range_leaf(s);
-    case 1:
-      return I(e_.between(0, 7));
+    case 0: return range_leaf(s);
+    case 1: return I(e_.between(0, 7));
     case 2: {
       UOp a = index_expr(s, depth + 1);
       UOp b = e_.chance(w.p_const_operand) ? I(e_.between(-3, 4)) : index_expr(s, depth + 1);
@@ -91,8 +89,7 @@ UOp Builder::index_expr(const Scope& s, int depth) {
       UOp u = alu(op, {a, b});
       return tame(u) ? u : a;
     }
-    case 3:
-      return var(dtypes::Index, 0, e_.between(1, 7));
+    case 3: return var(dtypes::Index, 0, e_.between(1, 7));
     default: {  // an integer value, clamped, as an index
       const DType dt = pick_int_dtype();
       return clamp_to_index(value(dt, s, depth + 1));
@@ -140,10 +137,8 @@ UOp Builder::leaf(DType dt, const Scope& s, int depth) {
   const auto& w = p_.leaves;
   switch (
       e_.pick({w.constant, w.load, s.ranges.empty() ? 0.0 : w.range, dt.is_int() ? w.var : 0.0})) {
-    case 0:
-      return constant(dt);
-    case 1:
-      return load(dt, s, depth);
+    case 0: return constant(dt);
+    case 1: return load(dt, s, depth);
     case 2: {
       UOp r = range_leaf(s);
       if (dt.is_bool()) return lt(r, I(e_.between(0, 6)));
@@ -165,19 +160,15 @@ UOp Builder::value(DType dt, const Scope& s, int depth) {
   const auto& w = p_.exprs;
   switch (e_.pick(
       {w.leaf, w.unary, w.binary, w.where, dt.is_bool() || end_budget(s) < 1 ? 0.0 : w.reduce})) {
-    case 0:
-      return leaf(dt, s, depth);
-    case 1:
-      return unary(dt, s, depth);
-    case 2:
-      return binary(dt, s, depth);
+    case 0: return leaf(dt, s, depth);
+    case 1: return unary(dt, s, depth);
+    case 2: return binary(dt, s, depth);
     case 3: {
       UOp c = value(dtypes::Bool, s, depth + 1);
       UOp a = value(dt, s, depth + 1);
       return where(c, a, value(dt, s, depth + 1));
     }
-    default:
-      return reduce(dt, s, depth);
+    default: return reduce(dt, s, depth);
   }
 }
 
@@ -187,18 +178,15 @@ UOp Builder::unary(DType dt, const Scope& s, int depth) {
   const auto& w = p_.unary;
   switch (e_.pick({fl || in ? w.neg : 0.0, w.cast, bitcast_ok ? w.bitcast : 0.0, fl ? w.trunc : 0.0,
                    fl && p_.inexact_floats ? w.transcendental : 0.0})) {
-    case 0:
-      return mk(Op::Neg, dt, {value(dt, s, depth + 1)});
-    case 1:
-      return cast_from_other(dt, s, depth);
+    case 0: return mk(Op::Neg, dt, {value(dt, s, depth + 1)});
+    case 1: return cast_from_other(dt, s, depth);
     case 2: {  // BITCAST from the other type of this size
       DType from = bitcast_partner(dt);
       UOp x = value(from, s, depth + 1);
       if (from.is_float()) x = where(alu(Op::CmpNe, {x, x}), zero(from), x);  // a NaN would be UB
       return mk(Op::Bitcast, dt, {x});
     }
-    case 3:
-      return mk(Op::Trunc, dt, {value(dt, s, depth + 1)});
+    case 3: return mk(Op::Trunc, dt, {value(dt, s, depth + 1)});
     default: {
       constexpr Op ops[] = {Op::Reciprocal, Op::Sqrt, Op::Exp2, Op::Log2, Op::Sin};
       const Op op = ops[e_.below(5)];
@@ -209,8 +197,7 @@ UOp Builder::unary(DType dt, const Scope& s, int depth) {
 
 DType Builder::bitcast_partner(DType dt) {
   switch (dt.bytes()) {
-    case 1:
-      return dt == dtypes::Int8 ? dtypes::UInt8 : dtypes::Int8;
+    case 1: return dt == dtypes::Int8 ? dtypes::UInt8 : dtypes::Int8;
     case 2: {
       constexpr DType c[] = {dtypes::Int16, dtypes::UInt16, dtypes::Float16};
       DType o = c[e_.below(3)];
@@ -256,10 +243,8 @@ UOp Builder::divisor(DType dt, const Scope& s, int depth) {
       if (dt.kind() != DTypeKind::Unsigned && e_.chance(w.p_negative)) c = -c;
       return cint(dt, c);
     }
-    case 1:
-      return alu(Op::Max, {value(dt, s, depth + 1), cint(dt, e_.between(1, 4))});
-    case 2:
-      return alu(Op::Or, {value(dt, s, depth + 1), cint(dt, 1)});
+    case 1: return alu(Op::Max, {value(dt, s, depth + 1), cint(dt, e_.between(1, 4))});
+    case 2: return alu(Op::Or, {value(dt, s, depth + 1), cint(dt, 1)});
     case 3: {  // x*x + 1: x*x is never -1 modulo 2^bits
       UOp x = value(dt, s, depth + 1);
       return alu(Op::Add, {alu(Op::Mul, {x, x}), cint(dt, 1)});
@@ -317,16 +302,14 @@ UOp Builder::binary(DType dt, const Scope& s, int depth) {
     case Op::Cdiv:
     case Op::Cmod:
     case Op::FloorDiv:
-    case Op::FloorMod:
-      return alu(op, {a, divisor(dt, s, depth)});
+    case Op::FloorMod: return alu(op, {a, divisor(dt, s, depth)});
     case Op::Shl:
     case Op::Shr: {
       UOp amount = e_.chance(p_.p_shift_const) ? cint(dt, e_.between(0, dt.bits() - 1))
                                                : alu(Op::And, {sub(dt), cint(dt, dt.bits() - 1)});
       return alu(op, {a, amount});
     }
-    default:
-      return alu(op, {a, sub(dt)});
+    default: return alu(op, {a, sub(dt)});
   }
 }
 

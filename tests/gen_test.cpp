@@ -565,17 +565,24 @@ TEST(GenPolicyKnobs, DtypeWeightsSelectTheOutputType) {
     if (dt.is_void() || dt.is_index()) continue;
     GenPolicy p;
     p.dtypes = DTypeWeights{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    // clang-format off
     switch (dt.scalar()) {
-#define CASE(e, field) \
-  case ScalarType::e: p.dtypes.field = 1; break;
-      CASE(Bool, bool_)
-      CASE(Int8, int8)
-      CASE(Int16, int16) CASE(Int32, int32) CASE(Int64, int64) CASE(UInt8, uint8)
-          CASE(UInt16, uint16) CASE(UInt32, uint32) CASE(UInt64, uint64) CASE(Float16, float16)
-              CASE(Float32, float32) CASE(Float64, float64)
-#undef CASE
-                  default : break;
+      case ScalarType::Bool:    p.dtypes.bool_ = 1; break;
+      case ScalarType::Int8:    p.dtypes.int8 = 1; break;
+      case ScalarType::Int16:   p.dtypes.int16 = 1; break;
+      case ScalarType::Int32:   p.dtypes.int32 = 1; break;
+      case ScalarType::Int64:   p.dtypes.int64 = 1; break;
+      case ScalarType::UInt8:   p.dtypes.uint8 = 1; break;
+      case ScalarType::UInt16:  p.dtypes.uint16 = 1; break;
+      case ScalarType::UInt32:  p.dtypes.uint32 = 1; break;
+      case ScalarType::UInt64:  p.dtypes.uint64 = 1; break;
+      case ScalarType::Float16: p.dtypes.float16 = 1; break;
+      case ScalarType::Float32: p.dtypes.float32 = 1; break;
+      case ScalarType::Float64: p.dtypes.float64 = 1; break;
+      case ScalarType::Void:
+      case ScalarType::Index:   break;  // skipped above: no buffer holds them
     }
+    // clang-format on
     auto all_outputs = [&](const std::vector<UOp>& topo, UOp) {
       for (UOp u : topo)
         if (u.op() == Op::Param && u.arg<ParamArg>().output && u.dtype() != dt) return false;

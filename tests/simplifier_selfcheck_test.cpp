@@ -247,7 +247,8 @@ void expect_case_agrees(const char* text, simplifier::BugSet bugs = {}) {
 InstancePolicy no_edges() {
   InstancePolicy p;
   p.reduce_range_of_one = p.always_false_gates = p.zero_trip_merges = p.zero_trip_hoisting = false;
-  p.float_partial_products = p.negative_range_ends = p.float_edge_values = p.float_inexact_sums = false;
+  p.float_partial_products = p.negative_range_ends = p.float_edge_values = p.float_inexact_sums =
+      false;
   return p;
 }
 

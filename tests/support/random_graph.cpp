@@ -30,8 +30,7 @@ const std::vector<DType>& RandomKernelBuilder::buffer_dtypes() {
 
 Value RandomKernelBuilder::special_value(DType dt) {
   switch (dt.kind()) {
-    case DTypeKind::Bool:
-      return Value::of_int(static_cast<int64_t>(below(2)));
+    case DTypeKind::Bool: return Value::of_int(static_cast<int64_t>(below(2)));
     case DTypeKind::Signed:
     case DTypeKind::Index: {
       const int64_t picks[] = {0,
@@ -80,8 +79,7 @@ Value RandomKernelBuilder::special_value(DType dt) {
                               std::ldexp(unit(rng_), static_cast<int>(below(600)) - 300)};
       return round_float(dt, picks[below(std::size(picks))]);
     }
-    default:
-      return Value::of_int(0);
+    default: return Value::of_int(0);
   }
 }
 
@@ -234,8 +232,7 @@ UOp RandomKernelBuilder::value(DType dt, int depth, const std::vector<UOp>& scop
       static const std::vector<Op> rops = {Op::Add, Op::Mul, Op::Max, Op::Min};
       return ctx_.make(Op::Reduce, dt, src, ReduceArg{pick(rops)});
     }
-    default:
-      break;
+    default: break;
   }
   return leaf(dt, d, scope);
 }

@@ -16,18 +16,12 @@ namespace uopfuzz::selfcheck {
 
 std::string_view verdict_name(Verdict v) {
   switch (v) {
-    case Verdict::Agree:
-      return "agree";
-    case Verdict::Mismatch:
-      return "mismatch";
-    case Verdict::UbIntroduced:
-      return "ub-introduced";
-    case Verdict::VerifierFailure:
-      return "verifier-failure";
-    case Verdict::NonConvergence:
-      return "non-convergence";
-    case Verdict::RewriteError:
-      return "rewrite-error";
+    case Verdict::Agree: return "agree";
+    case Verdict::Mismatch: return "mismatch";
+    case Verdict::UbIntroduced: return "ub-introduced";
+    case Verdict::VerifierFailure: return "verifier-failure";
+    case Verdict::NonConvergence: return "non-convergence";
+    case Verdict::RewriteError: return "rewrite-error";
   }
   return "?";
 }
