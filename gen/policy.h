@@ -38,7 +38,8 @@ struct DTypeWeights {
       case ir::ScalarType::Float16: return float16;
       case ir::ScalarType::Float32: return float32;
       case ir::ScalarType::Float64: return float64;
-      default: return 0;  // index and void are never buffer elements
+      case ir::ScalarType::Void:
+      case ir::ScalarType::Index: return 0;  // never buffer elements
     }
   }
 };

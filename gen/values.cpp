@@ -298,19 +298,15 @@ UOp Builder::binary(DType dt, const Scope& s, int depth) {
   const Op op = ops[e_.pick({w.add, w.sub, w.mul, w.cdiv, w.cmod, w.floordiv, w.floormod, w.max,
                              w.min, w.and_, w.or_, w.xor_, w.shl, w.shr})];
   UOp a = sub(dt);
-  switch (op) {
-    case Op::Cdiv:
-    case Op::Cmod:
-    case Op::FloorDiv:
-    case Op::FloorMod: return alu(op, {a, divisor(dt, s, depth)});
-    case Op::Shl:
-    case Op::Shr: {
-      UOp amount = e_.chance(p_.p_shift_const) ? cint(dt, e_.between(0, dt.bits() - 1))
-                                               : alu(Op::And, {sub(dt), cint(dt, dt.bits() - 1)});
-      return alu(op, {a, amount});
-    }
-    default: return alu(op, {a, sub(dt)});
+  // Not a switch over Op: only the drawn ops above can reach here.
+  if (op == Op::Cdiv || op == Op::Cmod || op == Op::FloorDiv || op == Op::FloorMod)
+    return alu(op, {a, divisor(dt, s, depth)});
+  if (op == Op::Shl || op == Op::Shr) {
+    UOp amount = e_.chance(p_.p_shift_const) ? cint(dt, e_.between(0, dt.bits() - 1))
+                                             : alu(Op::And, {sub(dt), cint(dt, dt.bits() - 1)});
+    return alu(op, {a, amount});
   }
+  return alu(op, {a, sub(dt)});
 }
 
 }  // namespace uopfuzz::gen

@@ -63,7 +63,38 @@ Size size_of(const Kernel& k) {
         else
           ++s.computed_ends;
         break;
-      default: break;
+      case Op::Invalid:
+      case Op::Index:
+      case Op::Load:
+      case Op::Store:
+      case Op::Sink:
+      case Op::Neg:
+      case Op::Cast:
+      case Op::Bitcast:
+      case Op::Reciprocal:
+      case Op::Sqrt:
+      case Op::Exp2:
+      case Op::Log2:
+      case Op::Sin:
+      case Op::Trunc:
+      case Op::Add:
+      case Op::Sub:
+      case Op::Mul:
+      case Op::Cdiv:
+      case Op::Cmod:
+      case Op::FloorDiv:
+      case Op::FloorMod:
+      case Op::Max:
+      case Op::Min:
+      case Op::CmpLt:
+      case Op::CmpNe:
+      case Op::CmpEq:
+      case Op::And:
+      case Op::Or:
+      case Op::Xor:
+      case Op::Shl:
+      case Op::Shr:
+      case Op::Where: break;  // counted in nodes and ops only
     }
   }
   s.header = k.header.vars.size() + k.header.outputs.size();

@@ -79,8 +79,9 @@ Value RandomKernelBuilder::special_value(DType dt) {
                               std::ldexp(unit(rng_), static_cast<int>(below(600)) - 300)};
       return round_float(dt, picks[below(std::size(picks))]);
     }
-    default: return Value::of_int(0);
+    case DTypeKind::Void: return Value::of_int(0);  // holds no value
   }
+  return Value::of_int(0);
 }
 
 UOp RandomKernelBuilder::param(DType dt, int slot, int64_t size, bool out) {
