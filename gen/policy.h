@@ -41,6 +41,7 @@ struct DTypeWeights {
       case ir::ScalarType::Void:
       case ir::ScalarType::Index: return 0;  // never buffer elements
     }
+    return 0;
   }
 };
 
