@@ -134,7 +134,7 @@ Campaign run_campaign(simplifier::BugSet bugs, InstancePolicy policy, int per_fa
 }
 
 const Campaign& faithful() {
-  static const Campaign c = run_campaign({}, {}, kPerFamily, false, true);
+  static const Campaign c = run_campaign({}, InstancePolicy::everything(), kPerFamily, false, true);
   return c;
 }
 
@@ -190,7 +190,7 @@ TEST(SelfCheck, EveryPlantedResultBugIsCaught) {
     if (b.kind != simplifier::BugKind::Result) continue;
     simplifier::BugSet bugs;
     bugs.enable(b.bug);
-    Campaign c = run_campaign(bugs, {}, kPerFamily, true, false, &base);
+    Campaign c = run_campaign(bugs, InstancePolicy::everything(), kPerFamily, true, false, &base);
     if (!c.failures.empty()) {
       const Failure& f = c.failures.front();
       std::cout << "[selfcheck] " << b.name << ": caught at instance " << c.instances << " ("
@@ -214,7 +214,8 @@ TEST(SelfCheck, LatencyBugsKeepResultsRight) {
     if (b.kind != simplifier::BugKind::Latency) continue;
     simplifier::BugSet bugs;
     bugs.enable(b.bug);
-    Campaign c = run_campaign(bugs, {}, kPerFamily / 2, true, false, &faithful());
+    Campaign c =
+        run_campaign(bugs, InstancePolicy::everything(), kPerFamily / 2, true, false, &faithful());
     for (const Failure& f : c.failures)
       ADD_FAILURE() << "latency-only bug " << b.name << " changed a result:\n" << format_failure(f);
   }
@@ -243,13 +244,9 @@ void expect_case_agrees(const char* text, simplifier::BugSet bugs = {}) {
       << ir::print_graph(r.root);
 }
 
-/// The instance space with every edge switched off.
+/// The instance space with every edge switched off (the policy's default).
 InstancePolicy no_edges() {
-  InstancePolicy p;
-  p.reduce_range_of_one = p.always_false_gates = p.zero_trip_merges = p.zero_trip_hoisting = false;
-  p.float_partial_products = p.negative_range_ends = p.float_edge_values = p.float_inexact_sums =
-      false;
-  return p;
+  return InstancePolicy{};
 }
 
 /// The rewrites of the campaign without any edge (what an edge must change).
