@@ -195,7 +195,13 @@ int Builder::data_input(DType dt) {
       have.push_back(static_cast<int>(i));
   if (!have.empty() && e_.chance(p_.p_reuse_input)) return have[e_.below(have.size())];
   std::optional<int64_t> vmin, vmax, mult;
-  if (dt.is_int() && e_.chance(p_.p_input_bounds)) {
+  if (dt.is_int() && e_.chance(p_.p_edge_input_bounds)) {
+    const int64_t k = e_.between(0, 8);  // values at the dtype's max, or at its min
+    if (e_.chance(0.5) || dt.int_min() == 0)
+      vmin = dt.int_max() - k, vmax = dt.int_max();
+    else
+      vmin = dt.int_min(), vmax = dt.int_min() + k;
+  } else if (dt.is_int() && e_.chance(p_.p_input_bounds)) {
     const ValueBounds b =
         value_bounds(e_.below(kValueBoundShapes), dt.kind() == DTypeKind::Unsigned);
     vmin = b.vmin, vmax = b.vmax, mult = b.multiple_of;

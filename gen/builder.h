@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -142,6 +143,13 @@ class Builder {
 
   UOp constant(DType dt);
 
+  /// An edge integer of dt (edge_values.h) as CONST bits; pairs with the last edge value of dt.
+  int64_t edge_int_of(DType dt);
+  /// The CONST operand of an index compound: small, or an edge index value; `edge` says which.
+  UOp index_operand(bool& edge);
+  /// Bounds [lo, hi] for a VAR of dt at an edge: at a limit of dt, or strictly one side of 0.
+  std::pair<int64_t, int64_t> edge_bounds(DType dt);
+
   /// An open range (the REDUCE's own range preferred), or the flat store index, maybe
   /// taken % c or // c.
   UOp range_leaf(const Scope& s);
@@ -220,6 +228,7 @@ class Builder {
   std::vector<UOp> store_ranges_;
   std::vector<Input> inputs_;
   std::vector<std::pair<std::string, int64_t>> vars_;
+  std::map<ScalarType, __int128> last_edge_;  ///< the latest edge integer of each dtype (pairs)
 };
 
 }  // namespace uopfuzz::gen

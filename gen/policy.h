@@ -146,6 +146,23 @@ struct BoundFormWeights {
   double two_sided = 1.5;///< where(!(r < L) & (r < U), v, 0)
 };
 
+/// Classes of edge integers (gen/edge_values.h).
+struct IntEdgeWeights {
+  double small = 1;         ///< 0, 1, -1
+  double power_of_two = 2;  ///< +-2^k and +-(2^k +- 1)
+  double limit = 2;         ///< the dtype's min and max and their neighbours (index: also +-max_index_magnitude)
+  double pair = 2;          ///< a value whose sum or product with an earlier edge value lands on a limit or one past it
+};
+
+/// Classes of edge floats (gen/edge_values.h).
+struct FloatEdgeWeights {
+  double signed_zero = 1;     ///< -0 or +0
+  double random_mantissa = 3; ///< a random significand of the dtype's full width, exponent in [-10, 10]
+  double rounding = 2;        ///< 2^p, 2^p +- ulp, 1 +- ulp (p = significand bits): sums with them round after a few terms
+  double limit = 1;           ///< the largest finite value, the smallest normal and subnormal, negated or not
+  double special = 1;         ///< inf, -inf, NaN (inexact_floats only)
+};
+
 /// Relative weight of each REDUCE op.
 struct ReduceOpWeights {
   double add = 6, mul = 1, max = 1.5, min = 1.5;
@@ -171,7 +188,13 @@ struct GenPolicy {
   double p_inexact_const = 0.1;     ///< (inexact_floats) a float CONST is 0.1, 1/3, 1e30, 65519, 1e-8 ...
   double p_special_const = 0.3;     ///< ... and of those, inf, -inf or nan
   double p_float_negative_zero = 0.02;  ///< a float CONST is -0 (exact, but a sign edge)
-  double p_int_edge_const = 0.05;   ///< an integer CONST is its dtype's min or max (sized ints wrap)
+  double p_int_edge_const = 0.15;   ///< a sized-integer CONST is an edge value (IntEdgeWeights; sized ints wrap)
+  double p_index_edge_const = 0.15; ///< the CONST operand of an index compound is an edge index value (kept where no value overflows)
+  double p_edge_var_bounds = 0.15;  ///< a VAR's bounds sit at an edge: at its dtype's limits, or strictly one side of 0
+  double p_edge_input_bounds = 0.1; ///< an integer input declares vmin/vmax at its dtype's min or max
+  double p_float_edge_const = 0.1;  ///< a float CONST is an edge value (FloatEdgeWeights)
+  IntEdgeWeights int_edges;         ///< which edge integers
+  FloatEdgeWeights float_edges;     ///< which edge floats
   double p_input_bounds = 0.3;      ///< an integer input buffer declares vmin/vmax (one of four presets, maybe multiple_of 4)
   double p_reuse_input = 0.6;       ///< a LOAD reads an existing input buffer of its dtype rather than a new one
   double p_load_alt = 0.5;          ///< a gated LOAD gives an alternative value (else 0)

@@ -14,6 +14,7 @@
 #include <optional>
 
 #include "gen/builder.h"
+#include "gen/edge_values.h"
 #include "ir/analysis.h"
 #include "ir/graph.h"
 #include "ir/rewrite.h"
@@ -23,6 +24,8 @@ namespace uopfuzz::gen {
 UOp Builder::constant(DType dt) {
   if (dt.is_bool()) return ctx_.const_bool(e_.chance(0.5));
   if (dt.is_float()) {
+    if (e_.chance(p_.p_float_edge_const))
+      return cfloat(dt, edge_float(e_, p_.float_edges, dt, p_.inexact_floats));
     if (p_.inexact_floats && e_.chance(p_.p_inexact_const)) {
       constexpr double odd[] = {0.1, 1.0 / 3, 1e30, -1e30, 65519.0, 1e-8};
       const double special[] = {std::numeric_limits<double>::infinity(),
@@ -34,13 +37,37 @@ UOp Builder::constant(DType dt) {
     if (e_.chance(p_.p_float_negative_zero)) return cfloat(dt, -0.0);
     return cfloat(dt, static_cast<double>(e_.between(-64, 64)) / 8.0);
   }
-  if (e_.chance(p_.p_int_edge_const)) {
-    if (dt.kind() == DTypeKind::Unsigned)
-      return cint(dt, e_.chance(0.5) ? -1 : 0);  // -1 wraps to the max
-    return cint(dt, e_.chance(0.5) ? dt.int_min() : dt.int_max());
-  }
+  if (e_.chance(p_.p_int_edge_const)) return cint(dt, edge_int_of(dt));
   if (dt.kind() == DTypeKind::Unsigned) return cint(dt, e_.between(0, 16));
   return cint(dt, e_.between(-8, 8));
+}
+
+int64_t Builder::edge_int_of(DType dt) {
+  std::optional<__int128> partner;
+  if (auto it = last_edge_.find(dt.scalar()); it != last_edge_.end()) partner = it->second;
+  const __int128 v = edge_int(e_, p_.int_edges, int_range(dt), partner,
+                              dt.is_index() ? p_.max_index_magnitude : 0);
+  last_edge_[dt.scalar()] = v;
+  return as_const_bits(v);
+}
+
+UOp Builder::index_operand(bool& edge) {
+  edge = e_.chance(p_.p_index_edge_const);
+  return edge ? I(edge_int_of(dtypes::Index)) : I(e_.between(-3, 4));
+}
+
+std::pair<int64_t, int64_t> Builder::edge_bounds(DType dt) {
+  const int64_t k = e_.between(0, 7);
+  switch (e_.below(4)) {
+    case 0: return {dt.int_max() - k, dt.int_max()};
+    case 1:
+      if (dt.int_min() < 0) return {dt.int_min(), dt.int_min() + k};
+      [[fallthrough]];
+    case 2: return {1, 1 + k};
+    default:
+      if (dt.int_min() < 0) return {-1 - k, -1};
+      return {dt.int_max() - k, dt.int_max()};
+  }
 }
 
 UOp Builder::range_leaf(const Scope& s) {
@@ -80,16 +107,33 @@ UOp Builder::index_expr(const Scope& s, int depth) {
     case 1: return I(e_.between(0, 7));
     case 2: {
       UOp a = index_expr(s, depth + 1);
-      UOp b = e_.chance(w.p_const_operand) ? I(e_.between(-3, 4)) : index_expr(s, depth + 1);
+      bool edge = false;
+      UOp b = e_.chance(w.p_const_operand) ? index_operand(edge) : index_expr(s, depth + 1);
       constexpr Op ops[] = {Op::Add, Op::Sub,      Op::Mul,      Op::Max,
                             Op::Min, Op::FloorDiv, Op::FloorMod, Op::Cmod};
       Op op = ops[e_.pick({w.add, w.sub, w.mul, w.max, w.min, w.floordiv, w.floormod, w.cmod})];
-      if (op == Op::Mul && e_.chance(w.p_const_operand)) b = I(e_.between(2, 4));
-      if (op == Op::FloorDiv || op == Op::FloorMod || op == Op::Cmod) b = I(e_.between(2, 6));
+      if (op == Op::Mul && !edge && e_.chance(w.p_const_operand)) b = I(e_.between(2, 4));
+      if (op == Op::FloorDiv || op == Op::FloorMod || op == Op::Cmod) {
+        // an edge divisor stays positive (a negative one could make INT64_MIN // -1)
+        const int64_t c = edge ? b.const_value().i : 0;
+        b = c >= 2                                                ? b
+            : c <= -2 && c != std::numeric_limits<int64_t>::min() ? I(-c)
+                                                                  : I(e_.between(2, 6));
+      }
       UOp u = alu(op, {a, b});
-      return tame(u) ? u : a;
+      // Edge constants (and values already past max_index_magnitude) are kept wherever the
+      // interval analysis proves that no value overflows: that is where folding them meets
+      // the index range's limits.
+      const bool wide = edge || !tame(a) || !tame(b);
+      return tame(u) || (wide && bnd(u) != dtype_interval(dtypes::Index)) ? u : a;
     }
-    case 3: return var(dtypes::Index, 0, e_.between(1, 7));
+    case 3: {
+      if (e_.chance(p_.p_edge_var_bounds)) {
+        const auto [lo, hi] = edge_bounds(dtypes::Index);
+        return var(dtypes::Index, lo, hi);
+      }
+      return var(dtypes::Index, 0, e_.between(1, 7));
+    }
     default: {  // an integer value, clamped, as an index
       const DType dt = pick_int_dtype();
       return clamp_to_index(value(dt, s, depth + 1));
@@ -145,6 +189,10 @@ UOp Builder::leaf(DType dt, const Scope& s, int depth) {
       return cast(dt, r);
     }
     default: {
+      if (e_.chance(p_.p_edge_var_bounds)) {
+        const auto [lo, hi] = edge_bounds(dt);
+        return var(dt, lo, hi);
+      }
       if (dt.kind() == DTypeKind::Unsigned) return var(dt, 0, e_.between(0, 16));
       const int64_t lo = -e_.between(0, 8);
       return var(dt, lo, e_.between(0, 8));
@@ -239,6 +287,10 @@ UOp Builder::divisor(DType dt, const Scope& s, int depth) {
   switch (e_.pick({w.constant, w.max_const, w.or_one, w.square_plus_one,
                    s.ranges.empty() ? 0.0 : w.zero_at_an_iteration})) {
     case 0: {
+      if (e_.chance(p_.p_int_edge_const)) {  // INT_MIN / -1 wraps in sized integers
+        const int64_t c = edge_int_of(dt);
+        return cint(dt, c == 0 ? 1 : c);
+      }
       int64_t c = e_.between(1, 7);
       if (dt.kind() != DTypeKind::Unsigned && e_.chance(w.p_negative)) c = -c;
       return cint(dt, c);

@@ -197,11 +197,19 @@ RuleSet symbolic() {
           UOp n = b["n"];
           return rc.ctx.make(n.op(), n.dtype(), {n.src(1), n.src(0)}, n.arg());  // c+x -> x+c
         });
+  // Index constants combine only where c+c2 (c*c2) does not overflow: the x between them
+  // can keep the original in range ((x + INT64_MAX) + 1 for x < 0; (x * 2^62) * 4 for x = 0).
   r.add("add_consts", ((x + c) + c2).dtype_if(is_int), [](RewriteCtx& rc, const Bindings& b) {
+    int64_t sum;
+    if (b["x"].dtype().is_index() && __builtin_add_overflow(ival(b["c"]), ival(b["c2"]), &sum))
+      return UOp();
     return rc.ctx.alu(Op::Add,
                       {b["x"], rc.ctx.alu(Op::Add, {b["c"], b["c2"]})});  // (x+c)+c2 -> x+(c+c2)
   });
   r.add("mul_consts", ((x * c) * c2).dtype_if(is_int), [](RewriteCtx& rc, const Bindings& b) {
+    int64_t product;
+    if (b["x"].dtype().is_index() && __builtin_mul_overflow(ival(b["c"]), ival(b["c2"]), &product))
+      return UOp();
     return rc.ctx.alu(Op::Mul,
                       {b["x"], rc.ctx.alu(Op::Mul, {b["c"], b["c2"]})});  // (x*c)*c2 -> x*(c*c2)
   });

@@ -1,0 +1,107 @@
+// Edge values (edge_values.h). Integers are computed as __int128 so that one past a 64-bit
+// limit is still a number; the caller's CONST keeps the low 64 bits.
+#include "gen/edge_values.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace uopfuzz::gen {
+
+namespace {
+
+__int128 clamp_to(IntRange r, __int128 v) {
+  return std::clamp(v, r.lo, r.hi);
+}
+
+__int128 limit_neighbour(Entropy& e, IntRange r, int64_t magnitude) {
+  const __int128 bases[] = {r.lo, r.hi, magnitude, -__int128{magnitude}};
+  const __int128 base = bases[e.below(magnitude > 0 && r.lo < 0 ? 4 : 2)];
+  return clamp_to(r, base + static_cast<__int128>(e.below(3)) - 1);
+}
+
+// A value whose sum with p is a limit of r or one past it, or whose product with p is the
+// first value past r (2^(bits-1) signed, 2^bits unsigned) or one step short of it.
+std::optional<__int128> pair_of(Entropy& e, IntRange r, __int128 p) {
+  if (e.chance(0.6)) {
+    const __int128 targets[] = {r.hi + 1, r.hi, r.lo, r.lo - 1};
+    const uint64_t first = e.below(4);
+    for (uint64_t i = 0; i < 4; ++i) {
+      const __int128 v = targets[(first + i) % 4] - p;
+      if (v >= r.lo && v <= r.hi) return v;
+    }
+    return std::nullopt;
+  }
+  const __int128 mag = p < 0 ? -p : p;
+  if (mag <= 1) return std::nullopt;
+  const __int128 past = r.lo < 0 ? __int128{1} << (r.bits - 1) : __int128{1} << r.bits;
+  __int128 v = past / mag + static_cast<__int128>(e.below(2));
+  if (r.lo < 0 && e.chance(0.5)) v = -v;
+  return clamp_to(r, v);
+}
+
+}  // namespace
+
+IntRange int_range(ir::DType dt) {
+  if (dt.kind() == ir::DTypeKind::Unsigned && dt.bits() == 64)
+    return {0, (__int128{1} << 64) - 1, 64};
+  return {dt.int_min(), dt.int_max(), dt.bits()};
+}
+
+__int128 edge_int(Entropy& e, const IntEdgeWeights& w, IntRange r, std::optional<__int128> partner,
+                  int64_t magnitude) {
+  switch (e.pick({w.small, w.power_of_two, w.limit, partner ? w.pair : 0.0})) {
+    case 0: {
+      const __int128 v = static_cast<__int128>(e.below(3)) - 1;
+      return v < r.lo ? r.hi : v;  // unsigned -1 is the max
+    }
+    case 1: {
+      __int128 v = (__int128{1} << e.below(static_cast<uint64_t>(r.bits))) +
+                   static_cast<__int128>(e.below(3)) - 1;
+      if (r.lo < 0 && e.chance(0.5)) v = -v;
+      return clamp_to(r, v);
+    }
+    case 2: return limit_neighbour(e, r, magnitude);
+    default:
+      if (auto v = pair_of(e, r, *partner)) return *v;
+      return limit_neighbour(e, r, magnitude);
+  }
+}
+
+double edge_float(Entropy& e, const FloatEdgeWeights& w, ir::DType dt, bool specials) {
+  // significand bits, smallest normal and subnormal exponents, largest finite value
+  const int bits = dt.bits() == 16 ? 11 : dt.bits() == 32 ? 24 : 53;
+  const int min_normal = dt.bits() == 16 ? -14 : dt.bits() == 32 ? -126 : -1022;
+  const double largest = dt.bits() == 16   ? 65504.0
+                         : dt.bits() == 32 ? static_cast<double>(std::numeric_limits<float>::max())
+                                           : std::numeric_limits<double>::max();
+  const double sign = e.chance(0.5) ? -1.0 : 1.0;
+  switch (
+      e.pick({w.signed_zero, w.random_mantissa, w.rounding, w.limit, specials ? w.special : 0.0})) {
+    case 0: return e.chance(0.75) ? -0.0 : 0.0;
+    case 1: {
+      const uint64_t top = uint64_t{1} << (bits - 1);
+      const double m = static_cast<double>(top + e.below(top));  // a normal significand
+      return sign * std::ldexp(m, static_cast<int>(e.between(-10, 10)) - (bits - 1));
+    }
+    case 2: {
+      const double p = std::ldexp(1.0, bits);
+      const double choices[] = {p, p - 1, p + 2, 1 + std::ldexp(1.0, 1 - bits),
+                                1 - std::ldexp(1.0, -bits)};
+      return sign * choices[e.below(std::size(choices))];
+    }
+    case 3: {
+      const double choices[] = {largest, std::ldexp(1.0, min_normal),
+                                std::ldexp(1.0, min_normal - bits + 1)};
+      return sign * choices[e.below(std::size(choices))];
+    }
+    default: {
+      const double choices[] = {std::numeric_limits<double>::infinity(),
+                                -std::numeric_limits<double>::infinity(),
+                                std::numeric_limits<double>::quiet_NaN()};
+      return choices[e.below(std::size(choices))];
+    }
+  }
+}
+
+}  // namespace uopfuzz::gen
