@@ -147,6 +147,10 @@ class Builder {
   int64_t edge_int_of(DType dt);
   /// The CONST operand of an index compound: small, or an edge index value; `edge` says which.
   UOp index_operand(bool& edge);
+  /// (x + c1) + c2 with x = a made one-signed, c1 at an int64 limit and c2 such that c1 + c2
+  /// is one past it while every value of the sum stays in range: folding the two constants
+  /// first overflows.
+  UOp overflowing_pair(UOp a);
   /// Bounds [lo, hi] for a VAR of dt at an edge: at a limit of dt, or strictly one side of 0.
   std::pair<int64_t, int64_t> edge_bounds(DType dt);
 

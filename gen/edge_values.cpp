@@ -68,6 +68,24 @@ __int128 edge_int(Entropy& e, const IntEdgeWeights& w, IntRange r, std::optional
   }
 }
 
+std::optional<int64_t> safe_index_operand(ir::Op op, ir::Interval x, int64_t c) {
+  constexpr __int128 kMin = std::numeric_limits<int64_t>::min();
+  constexpr __int128 kMax = std::numeric_limits<int64_t>::max();
+  __int128 lo = 0, hi = 0;  // the constants that cannot overflow with any x
+  if (op == ir::Op::Add) {
+    lo = kMin - x.lo, hi = kMax - x.hi;
+  } else if (op == ir::Op::Sub) {
+    lo = x.hi - kMax, hi = x.lo - kMin;
+  } else if (op == ir::Op::Mul) {
+    hi = kMax / std::max<__int128>({-__int128{x.lo}, __int128{x.hi}, 1}), lo = -hi;
+  } else {
+    return std::nullopt;
+  }
+  lo = std::max(lo, kMin), hi = std::min(hi, kMax);
+  if (lo > hi) return std::nullopt;
+  return static_cast<int64_t>(std::clamp(__int128{c}, lo, hi));
+}
+
 double edge_float(Entropy& e, const FloatEdgeWeights& w, ir::DType dt, bool specials) {
   // significand bits, smallest normal and subnormal exponents, largest finite value
   const int bits = dt.bits() == 16 ? 11 : dt.bits() == 32 ? 24 : 53;

@@ -11,7 +11,9 @@
 
 #include "gen/entropy.h"
 #include "gen/policy.h"
+#include "ir/analysis.h"
 #include "ir/dtype.h"
+#include "ir/ops.h"
 
 namespace uopfuzz::gen {
 
@@ -33,6 +35,11 @@ __int128 edge_int(Entropy& e, const IntEdgeWeights& w, IntRange r, std::optional
 inline int64_t as_const_bits(__int128 v) {
   return static_cast<int64_t>(static_cast<uint64_t>(static_cast<unsigned __int128>(v)));
 }
+
+/// The constant nearest `c` for which `x op c` (ADD, SUB or MUL of index) cannot overflow for
+/// any x in `x`: c itself when it is safe, else one that puts the result's bound exactly on an
+/// int64 limit, so an edge constant stays an edge; nullopt for another op or when none is.
+std::optional<int64_t> safe_index_operand(ir::Op op, ir::Interval x, int64_t c);
 
 /// An edge float of dt, its class drawn by `w` (infinities and NaN only with `specials`).
 double edge_float(Entropy& e, const FloatEdgeWeights& w, ir::DType dt, bool specials);

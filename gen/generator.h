@@ -24,13 +24,17 @@
  *    x*x is never -1 modulo 2^bits); shift amounts are constants in [0, bits) or
  *    x & (bits - 1);
  *  - index arithmetic is kept to |value| <= max_index_magnitude by the interval analysis
- *    (an operation that could leave it is not built); sized integers may wrap (defined);
+ *    (an operation that could leave it is not built), except around edge constants
+ *    (GenPolicy::p_index_edge_const: near the int64 limits or +-max_index_magnitude), which
+ *    are moved to the nearest constant for which no value overflows; sized integers may
+ *    wrap (defined), and their constants, VAR bounds and input bounds include edge values;
  *  - a float reaches an integer CAST or BITCAST only through a NaN guard (and a clamp to
  *    [-100, 100] for a CAST).
- * Floats are exact by construction unless inexact_floats: constants k/8 in [-8, 8] (and
- * the inputs), +, -, max, min, trunc, casts, and products with 2, 1/2, 1/4, 3, -1, -2 only,
- * so values are dyadic rationals of few bits; float16 sums can still round (11-bit
- * significand), which the simplifier must respect too.
+ * Floats round (inexact_floats, the default): products, transcendentals and edge constants
+ * (random significands, 2^p and 1 + ulp where sums round after a few terms, -0, the dtype's
+ * limits, inf and NaN). With inexact_floats off, only edge constants round: constants k/8 in
+ * [-8, 8] (and the inputs), +, -, max, min, trunc, casts, and products with 2, 1/2, 1/4, 3,
+ * -1, -2 only, so values are dyadic rationals of few bits unless an edge constant enters.
  * Then it is checked (check_and_repair): the oracle runs the kernel for the header's VAR
  * values and input seeds 0..check_seeds-1 (0: no check); a node it reports as undefined is replaced
  * locally (a LOAD or STORE gets a bounds gate, any other node a constant of its dtype) and the
@@ -55,7 +59,7 @@
 namespace uopfuzz::gen {
 
 /// The generator's version, written to each kernel's header (@generator).
-inline constexpr const char* kGeneratorVersion = "uopfuzz-gen-4";
+inline constexpr const char* kGeneratorVersion = "uopfuzz-gen-5";
 
 struct GenStats {
   int oracle_runs = 0;             ///< check runs of the oracle (all rounds)

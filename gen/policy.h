@@ -184,12 +184,13 @@ struct GenPolicy {
 
   // ---- dtypes and values
   DTypeWeights dtypes;              ///< element types of outputs, inputs and expressions
-  bool inexact_floats = false;      ///< allow float ops/constants whose results round (x*y, 1/x, sqrt, sin, 0.1, inf, nan, bitcasts to float)
+  bool inexact_floats = true;       ///< allow float ops/constants whose results round (x*y, 1/x, sqrt, sin, 0.1, inf, nan, bitcasts to float)
   double p_inexact_const = 0.1;     ///< (inexact_floats) a float CONST is 0.1, 1/3, 1e30, 65519, 1e-8 ...
   double p_special_const = 0.3;     ///< ... and of those, inf, -inf or nan
   double p_float_negative_zero = 0.02;  ///< a float CONST is -0 (exact, but a sign edge)
   double p_int_edge_const = 0.15;   ///< a sized-integer CONST is an edge value (IntEdgeWeights; sized ints wrap)
   double p_index_edge_const = 0.15; ///< the CONST operand of an index compound is an edge index value (kept where no value overflows)
+  double p_index_overflowing_pair = 0.3; ///< ... and an edge ADD is (x + c1) + c2 with c1 + c2 one past an int64 limit (x one-signed, the sum in range)
   double p_edge_var_bounds = 0.15;  ///< a VAR's bounds sit at an edge: at its dtype's limits, or strictly one side of 0
   double p_edge_input_bounds = 0.1; ///< an integer input declares vmin/vmax at its dtype's min or max
   double p_float_edge_const = 0.1;  ///< a float CONST is an edge value (FloatEdgeWeights)

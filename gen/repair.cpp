@@ -8,7 +8,9 @@
 #include <string>
 
 #include "gen/builder.h"
+#include "gen/edge_values.h"
 #include "gen/generator.h"
+#include "ir/analysis.h"
 #include "ir/printer.h"
 #include "ir/verify.h"
 #include "oracle/interpreter.h"
@@ -50,12 +52,25 @@ UOp gate_in_bounds(Context& ctx, UOp idx, int64_t size) {
   return ctx.alu(Op::Where, {valid ? ctx.alu(Op::And, {valid, ok}) : ok, inner, ctx.invalid()});
 }
 
+/// An index ADD, SUB or MUL whose CONST operand makes it overflow, with the nearest safe
+/// constant instead (safe_index_operand); null if there is none or the constant is safe.
+UOp safe_edge_operand(Context& ctx, UOp n) {
+  if (!n.dtype().is_index() || n.num_src() != 2 || !n.src(1).is_const()) return UOp();
+  const int64_t c = n.src(1).const_value().i;
+  const auto safe = safe_index_operand(n.op(), Analysis().bounds(n.src(0)), c);
+  if (!safe || *safe == c) return UOp();
+  return ctx.make(n.op(), n.dtype(), {n.src(0), ctx.const_int(dtypes::Index, *safe)}, n.arg());
+}
+
 /// Replaces the node the oracle found undefined by a defined equivalent: a LOAD or STORE
-/// gets a bounds gate, a value node a constant of its dtype. False when that is not
+/// gets a bounds gate, an index operation that overflows with a CONST operand the nearest
+/// safe constant, any other value node a constant of its dtype. False when that is not
 /// possible (a double store) or the result would not verify.
 bool repair(Context& ctx, Kernel& k, const oracle::UbReport& ub, GenStats& stats) {
   UOp n = ub.node, rep;
-  if (n.op() == Op::Load || n.op() == Op::Store) {
+  if (UOp safe = safe_edge_operand(ctx, n)) {
+    rep = safe;
+  } else if (n.op() == Op::Load || n.op() == Op::Store) {
     UOp at = n.src(0);
     if (ub.what.find("twice") != std::string::npos) return false;
     UOp buf = at.src(0);

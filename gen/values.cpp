@@ -56,6 +56,19 @@ UOp Builder::index_operand(bool& edge) {
   return edge ? I(edge_int_of(dtypes::Index)) : I(e_.between(-3, 4));
 }
 
+UOp Builder::overflowing_pair(UOp a) {
+  constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  const int64_t d = e_.between(0, 3);
+  const Interval b = bnd(a);
+  if (b.hi <= -1 || (b.lo < 1 && e_.chance(0.5))) {  // x <= -1: (x + MAX-d) + (1+d)
+    UOp x = b.hi <= -1 ? a : alu(Op::Min, {a, I(-1)});
+    return alu(Op::Add, {alu(Op::Add, {x, I(kMax - d)}), I(1 + d)});
+  }
+  UOp x = b.lo >= 1 ? a : alu(Op::Max, {a, I(1)});  // x >= 1: (x + MIN+d) + (-1-d)
+  return alu(Op::Add, {alu(Op::Add, {x, I(kMin + d)}), I(-1 - d)});
+}
+
 std::pair<int64_t, int64_t> Builder::edge_bounds(DType dt) {
   const int64_t k = e_.between(0, 7);
   switch (e_.below(4)) {
@@ -120,6 +133,10 @@ UOp Builder::index_expr(const Scope& s, int depth) {
             : c <= -2 && c != std::numeric_limits<int64_t>::min() ? I(-c)
                                                                   : I(e_.between(2, 6));
       }
+      if (edge && op == Op::Add && e_.chance(p_.p_index_overflowing_pair))
+        return overflowing_pair(a);
+      if (edge)  // moved to the nearest constant that keeps every value of a op b in range
+        if (auto safe = safe_index_operand(op, bnd(a), b.const_value().i)) b = I(*safe);
       UOp u = alu(op, {a, b});
       // Edge constants (and values already past max_index_magnitude) are kept wherever the
       // interval analysis proves that no value overflows: that is where folding them meets

@@ -55,6 +55,9 @@ Interval Analysis::compute(UOp u) {
     return {static_cast<int64_t>(lo), static_cast<int64_t>(hi)};
   };
   auto b = [&](size_t i) { return cache_.at(u.src(i)); };
+  // A uint64 interval cannot hold values from 2^63 up: one that reaches INT64_MAX means
+  // "no upper bound", which no rule below may narrow.
+  auto unbounded = [&](size_t i) { return u.src(i).dtype() == dtypes::UInt64 && b(i).hi == kMax; };
   switch (u.op()) {
     case Op::Const: {
       Value v = u.const_value();
@@ -86,7 +89,9 @@ Interval Analysis::compute(UOp u) {
       return r;
     }
     case Op::Add: return fit(__int128{b(0).lo} + b(1).lo, __int128{b(0).hi} + b(1).hi);
-    case Op::Sub: return fit(__int128{b(0).lo} - b(1).hi, __int128{b(0).hi} - b(1).lo);
+    case Op::Sub:
+      if (unbounded(0)) return full;
+      return fit(__int128{b(0).lo} - b(1).hi, __int128{b(0).hi} - b(1).lo);
     case Op::Neg: return fit(-__int128{b(0).hi}, -__int128{b(0).lo});
     case Op::Mul: {
       Interval x = b(0), y = b(1);
@@ -98,7 +103,7 @@ Interval Analysis::compute(UOp u) {
     case Op::Cdiv: {
       Interval x = b(0), y = b(1);
       if (y.lo <= 0 || dt.kind() == DTypeKind::Unsigned) {
-        if (y.lo > 0 && x.lo >= 0) return {x.lo / y.hi, x.hi / y.lo};
+        if (y.lo > 0 && x.lo >= 0 && !unbounded(0)) return {x.lo / y.hi, x.hi / y.lo};
         return full;
       }
       if (u.op() == Op::Cdiv && x.lo < 0) {  // |x / y| <= max(|x.lo|, x.hi) for y >= 1
@@ -113,7 +118,7 @@ Interval Analysis::compute(UOp u) {
     case Op::FloorMod:
     case Op::Cmod: {
       Interval x = b(0), y = b(1);
-      if (y.lo <= 0) return full;
+      if (y.lo <= 0 || unbounded(0) || unbounded(1)) return full;
       if (y.is_const() && floordiv(x.lo, y.lo) == floordiv(x.hi, y.lo) &&
           (x.lo >= 0 || u.op() == Op::FloorMod)) {
         int64_t q = floordiv(x.lo, y.lo) * y.lo;  // one period: the modulus is a shift
@@ -129,7 +134,7 @@ Interval Analysis::compute(UOp u) {
       Interval x = b(0), y = b(1);
       if (u.src(0).dtype().is_float()) return {0, 1};
       if (x.hi < y.lo) return {1, 1};
-      if (x.lo >= y.hi) return {0, 0};
+      if (x.lo >= y.hi && !unbounded(1)) return {0, 0};
       return {0, 1};
     }
     case Op::CmpNe:
@@ -156,6 +161,7 @@ Interval Analysis::compute(UOp u) {
         return x.lo > 0 || x.hi < 0 ? Interval{1, 1}
                : x.is_const()       ? Interval{0, 0}
                                     : Interval{0, 1};
+      if (unbounded(0)) return full;  // uint64 from 2^63 up is negative as int64
       return fit(x.lo, x.hi);
     }
     case Op::And:

@@ -5,8 +5,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdlib>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -154,7 +158,7 @@ TEST(GenDeterminism, PinnedTextOfFiftySeeds) {
     for (unsigned char c : print_kernel(generate(ctx, GenPolicy{}, seed).kernel))
       h = (h ^ c) * 0x100000001b3ull;
   }
-  EXPECT_EQ(h, 0x5503dc09cb2a22ddull)
+  EXPECT_EQ(h, 0x9d1917638b6eff34ull)
       << "generator output changed (version " << kGeneratorVersion << ")";
 }
 
@@ -621,6 +625,108 @@ TEST(GenPolicyKnobs, LimitsHold) {
   }
 }
 
+// ---------------------------------------------------------------- edge values
+
+/// The classes of edge value a kernel holds (names as in GenPolicy's edge knobs).
+std::set<std::string> edge_classes(UOp root, const GenPolicy& p) {
+  std::set<std::string> seen;
+  auto int_limit = [](DType dt, int64_t v) {
+    return v == dt.int_min() || v == dt.int_max() || v == dt.int_min() + 1 ||
+           v == dt.int_max() - 1 || (dt == dtypes::UInt64 && v < 0);  // 2^63 and up
+  };
+  for (UOp u : toposort(root)) {
+    const DType dt = u.dtype();
+    if (u.is_const() && dt.is_index()) {
+      const int64_t v = u.const_value().i;
+      if (v > INT64_MAX / 2 || v < INT64_MIN / 2) seen.insert("index near int64 limits");
+      if (v != 0 && std::llabs(std::llabs(v) - p.max_index_magnitude) <= 1)
+        seen.insert("index near max_index_magnitude");
+    }
+    if (u.is_const() && dt.is_int() && !dt.is_index()) {
+      const int64_t v = u.const_value().i;
+      if (int_limit(dt, v)) seen.insert("sized-int limit");
+      const uint64_t m = v < 0 ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
+      for (int d = -1; d <= 1; ++d)
+        if (m >= 256 && std::has_single_bit(m + static_cast<uint64_t>(d)))
+          seen.insert("power of two");
+    }
+    if (u.is_const() && dt.is_float()) {
+      const double f = u.const_value().f;
+      if (f == 0 && std::signbit(f)) seen.insert("float -0");
+      if (std::isnan(f) || std::isinf(f)) seen.insert("float inf/nan");
+      if (std::isfinite(f) && f * 8 != std::trunc(f * 8)) seen.insert("float inexact");
+      if (dt == dtypes::Float16 && std::fabs(f) >= 2048 && std::isfinite(f))
+        seen.insert("float16 past its integers");
+    }
+    // (x + c1) + c2 where c1 + c2 leaves int64 but the sum does not
+    if (u.op() == Op::Add && dt.is_index() && u.src(1).is_const() && u.src(0).op() == Op::Add &&
+        u.src(0).src(1).is_const()) {
+      int64_t sum;
+      if (__builtin_add_overflow(u.src(0).src(1).const_value().i, u.src(1).const_value().i, &sum))
+        seen.insert("index constants whose sum overflows");
+    }
+    if (u.op() == Op::Var) {
+      const auto& a = u.arg<VarArg>();
+      if (a.max == dt.int_max() || (dt.int_min() < 0 && a.min == dt.int_min()))
+        seen.insert("VAR at a dtype limit");
+      if (a.max < 0) seen.insert("VAR below 0");
+    }
+    if (u.op() == Op::Param && u.arg<ParamArg>().vmax == std::optional<int64_t>(dt.int_max()))
+      seen.insert("input at its dtype's max");
+  }
+  return seen;
+}
+
+TEST(GenEdges, EachClassOfEdgeValueAppears) {
+  const GenPolicy policy;
+  std::map<std::string, int> graphs;
+  for (uint64_t seed = 0; seed < 3000; ++seed) {
+    Context ctx;
+    for (const std::string& c : edge_classes(generate(ctx, policy, seed).kernel.root, policy))
+      ++graphs[c];
+  }
+  for (const char* c :
+       {"index near int64 limits", "index near max_index_magnitude", "sized-int limit",
+        "power of two", "float -0", "float inf/nan", "float inexact", "float16 past its integers",
+        "index constants whose sum overflows", "VAR at a dtype limit", "VAR below 0",
+        "input at its dtype's max"})
+    EXPECT_GE(graphs[c], 3) << c << " in " << graphs[c] << " of 3000 graphs";
+  for (const auto& [c, n] : graphs) std::cout << "[ edges    ] " << c << ": " << n << " graphs\n";
+  // and none of it with the edge knobs off
+  GenPolicy off;
+  off.p_int_edge_const = off.p_index_edge_const = off.p_edge_var_bounds = 0;
+  off.p_edge_input_bounds = off.p_float_edge_const = 0;
+  int with_edges = 0;
+  for (uint64_t seed = 0; seed < 300; ++seed) {
+    Context ctx;
+    const auto seen = edge_classes(generate(ctx, off, seed).kernel.root, off);
+    with_edges += seen.count("index near int64 limits") + seen.count("VAR at a dtype limit") +
+                  seen.count("index constants whose sum overflows");
+  }
+  EXPECT_EQ(with_edges, 0);
+}
+
+// Edge values everywhere, and the kernels stay defined for every VAR value by construction
+// (no repair needed): an index operation with an edge constant is kept only where the
+// interval analysis proves that it cannot overflow.
+TEST(GenEdges, KernelsFullOfEdgeValuesStayDefined) {
+  GenPolicy policy = safe_for_any_var();
+  policy.p_int_edge_const = policy.p_index_edge_const = 0.7;
+  policy.p_edge_var_bounds = policy.p_edge_input_bounds = policy.p_float_edge_const = 0.5;
+  int overflowing_pairs = 0;
+  for (uint64_t seed = 0; seed < 500; ++seed) {
+    Context ctx;
+    GenResult r = generate(ctx, policy, seed);
+    EXPECT_FALSE(r.stats.repaired())
+        << "seed " << seed << ": " << ::testing::PrintToString(r.stats.repair_log);
+    ASSERT_EQ(invalid_reason(r.kernel, true), "") << "seed " << seed << "\n"
+                                                  << print_kernel(r.kernel);
+    overflowing_pairs +=
+        edge_classes(r.kernel.root, policy).count("index constants whose sum overflows");
+  }
+  EXPECT_GE(overflowing_pairs, 5);
+}
+
 // ---------------------------------------------------------------- repair
 
 TEST(GenRepair, UndefinedNodesAreReplacedLocally) {
@@ -650,6 +756,35 @@ TEST(GenRepair, UndefinedNodesAreReplacedLocally) {
   EXPECT_EQ(stats.dropped_effects, 0);
   EXPECT_EQ(k.root.num_src(), 1u);
   EXPECT_EQ(invalid_reason(k), "") << print_kernel(k);
+}
+
+// An index operation that an edge constant makes overflow keeps its constant's edge: the
+// constant moves to the nearest one that cannot overflow (here 2^63 - 1 - 5 for v <= 5).
+TEST(GenRepair, AnOverflowingEdgeConstantBecomesTheNearestSafeOne) {
+  Context ctx;
+  auto parsed = parse_kernel(ctx, R"(@name edge
+@var v=3
+%0 = PARAM slot=0 size=1 out : int32
+%1 = CONST 0 : index
+%2 = INDEX %0 %1 : int32
+%3 = VAR name=v min=0 max=5 : index
+%4 = CONST 9223372036854775807 : index
+%5 = ADD %3 %4 : index
+%6 = CAST %5 : int32
+%7 = STORE %2 %6 : void
+%8 = SINK %7 : void
+)");
+  ASSERT_TRUE(parsed.ok()) << parsed.error().message;
+  Kernel k = parsed->kernel;
+  GenStats stats;
+  check_and_repair(ctx, k, GenPolicy{}, stats);
+  EXPECT_EQ(stats.repairs, 1) << ::testing::PrintToString(stats.repair_log);
+  EXPECT_EQ(stats.dropped_effects, 0);
+  int64_t kept = 0;
+  for (UOp u : toposort(k.root))
+    if (u.op() == Op::Add) kept = u.src(1).const_value().i;
+  EXPECT_EQ(kept, INT64_MAX - 5) << print_kernel(k);
+  EXPECT_EQ(invalid_reason(k, true), "") << print_kernel(k);
 }
 
 TEST(GenRepair, DoubleStoreDropsTheEffect) {

@@ -4,6 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
+#include <string>
+#include <vector>
 
 #include "ir/analysis.h"
 #include "ir/scalar_eval.h"
@@ -154,6 +157,43 @@ TEST(Symbolic, DivmodFoldsOnIndexArithmetic) {
   }
 }
 
+// (x+c)+c2 and (x*c)*c2 combine their index constants only where that does not overflow:
+// the x between them keeps the original in range ((v + INT64_MAX) + 1 for v < 0, and
+// (v * 2^62) * 4 for v = 0), so a combined constant that overflows would add UB.
+TEST(Symbolic, IndexConstantsCombineOnlyWithoutOverflow) {
+  struct Case {
+    std::string nodes;
+    Op op;
+    int left;  // nodes of `op` left by the rewrite
+    std::map<std::string, int64_t> vars;
+  };
+  const std::vector<Case> cases = {
+      {"%w = VAR name=v min=-5 max=-1 : index\n%c = CONST 9223372036854775807 : index\n"
+       "%c2 = CONST 1 : index\n%a = ADD %w %c : index\n%x = ADD %a %c2 : index\n",
+       Op::Add,
+       2,
+       {}},
+      {"%w = VAR name=v min=0 max=1 : index\n%c = CONST 4611686018427387904 : index\n"
+       "%c2 = CONST 4 : index\n%a = MUL %w %c : index\n%x = MUL %a %c2 : index\n",
+       Op::Mul,
+       2,
+       {{"v", 0}}},
+      // where the sum fits, the constants still combine
+      {"%w = VAR name=v min=-5 max=-1 : index\n%c = CONST 9223372036854775800 : index\n"
+       "%c2 = CONST 7 : index\n%a = ADD %w %c : index\n%x = ADD %a %c2 : index\n",
+       Op::Add,
+       1,
+       {}},
+  };
+  for (const Case& c : cases) {
+    Context ctx;
+    Kernel k = parse_or_die(ctx, index_kernel(c.nodes));
+    auto r = simplify(ctx, k.root);
+    EXPECT_EQ(count_op(r.root, c.op), c.left) << c.nodes << print_graph(r.root);
+    expect_same_results(k.root, r.root, c.vars);
+  }
+}
+
 TEST(Symbolic, ModOfANegativeRangeIsNotTheIdentity) {
   Context ctx;
   Kernel k = parse_or_die(ctx, index_kernel("%cm = CONST -8 : index\n%a = ADD %r %cm : index\n%c4 "
@@ -210,6 +250,27 @@ TEST(Analysis, BoundsOfIndexArithmetic) {
   UOp x = ctx.make(Op::Cast, dtypes::Int8, {r});
   EXPECT_EQ(an.bounds(ctx.alu(Op::Mul, {x, ctx.const_int(dtypes::Int8, 20)})),
             (Interval{-128, 127}));
+}
+
+// A uint64 interval is capped at INT64_MAX, so one that reaches it has no upper bound:
+// casting it to int64 may give a negative value, dividing or subtracting does not bound it,
+// and nothing is proven below it.
+TEST(Analysis, Uint64FromTwoToTheSixtyThreeUpIsUnbounded) {
+  Context ctx;
+  Analysis an;
+  UOp v = ctx.make(Op::Var, dtypes::UInt64, {}, VarArg{"v", 0, 16});
+  UOp big = ctx.alu(Op::Add, {v, ctx.const_int(dtypes::UInt64, -1)});  // v + 2^64 - 1
+  const UOp as_int64 = ctx.make(Op::Cast, dtypes::Int64, {big});
+  EXPECT_LT(an.vmin(as_int64), 0);
+  auto u64 = [&](int64_t c) { return ctx.const_int(dtypes::UInt64, c); };
+  EXPECT_EQ(an.vmax(ctx.alu(Op::FloorDiv, {big, u64(2)})), INT64_MAX);
+  EXPECT_EQ(an.vmax(ctx.alu(Op::Sub, {ctx.alu(Op::Max, {big, u64(8)}), u64(3)})), INT64_MAX);
+  EXPECT_EQ(an.bounds(ctx.alu(Op::CmpLt, {u64(INT64_MAX), big})), (Interval{0, 1}));
+  // where the value stays below 2^63 the bounds are kept
+  EXPECT_EQ(an.bounds(ctx.make(Op::Cast, dtypes::Int64, {v})), (Interval{0, 16}));
+  // the folded comparison of the finding: CAST<int64>(v + 2^64 - 1) < 0 is true for v = 0
+  UOp sink = store_value(ctx, ctx.alu(Op::CmpLt, {as_int64, ctx.const_int(dtypes::Int64, 0)}));
+  expect_same_results(sink, simplify(ctx, sink).root, {{"v", 0}});
 }
 
 TEST(RewriteEngine, CycleIsReportedNotHung) {
