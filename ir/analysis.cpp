@@ -121,8 +121,9 @@ Interval Analysis::compute(UOp u) {
       if (y.lo <= 0 || unbounded(0) || unbounded(1)) return full;
       if (y.is_const() && floordiv(x.lo, y.lo) == floordiv(x.hi, y.lo) &&
           (x.lo >= 0 || u.op() == Op::FloorMod)) {
-        int64_t q = floordiv(x.lo, y.lo) * y.lo;  // one period: the modulus is a shift
-        return {x.lo - q, x.hi - q};
+        // one period: the modulus is a shift (q may pass INT64_MIN for x near it)
+        const __int128 q = __int128{floordiv(x.lo, y.lo)} * y.lo;
+        return {static_cast<int64_t>(x.lo - q), static_cast<int64_t>(x.hi - q)};
       }
       if (x.lo >= 0) return {0, std::min(x.hi, y.hi - 1)};
       if (u.op() == Op::FloorMod) return {0, y.hi - 1};
