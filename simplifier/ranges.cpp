@@ -166,10 +166,8 @@ UOp merge_adjacent(RewriteCtx& rc, const Bindings& b) {
       RewriteOptions o;
       o.state = &st;
       o.disabled = st.disabled;
-      RewriteResult res = graph_rewrite(ctx, substitute(ctx, u, with), check_rules, o);
-      UOp candidate = res.root;
+      UOp candidate = graph_rewrite(ctx, substitute(ctx, u, with), check_rules, o).root;
       if (count_divmod(candidate) > before && !st.bugs.has(Bug::MergeMoreDivmod)) continue;
-      for (const auto& [name, n] : res.hits) st.nested_hits[name] += n;  // the kept merge's
       u = candidate;
       changed = merged = true;
       break;  // one pair at a time; continue from the merged graph
