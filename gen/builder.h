@@ -222,6 +222,11 @@ class Builder {
   /// (maybe outside [0, N)), e using r (often a load at r).
   UOp gather(DType dt, const Scope& s, int depth);
 
+  /// sum_{r0 < a, r1 < b} x[r0*(b*k) + r1*k + j]: merging the ranges leaves the scaled pair
+  /// (r//b)*(b*k) + (r%b)*k, which must recombine for the merge to be kept; or a sum over r
+  /// of x[(m%c)*k + (m//c)*(c*k)] with m = r + o. Null without an input buffer or budget.
+  UOp strided_sum(DType dt, const Scope& s, int depth);
+
   Context& ctx_;
   const GenPolicy& p_;
   Entropy& e_;

@@ -15,6 +15,8 @@ UOp Builder::family(DType dt, const Scope& s, int depth) {
   if (e_.chance(p_.p_arange)) return arange(dt, s, depth);
   if (e_.chance(p_.p_window_sum)) return window_sum(dt, s, depth);
   if (e_.chance(p_.p_unparented)) return unparented(dt, s, depth);
+  if (e_.chance(p_.p_strided_sum))
+    if (UOp u = strided_sum(dt, s, depth)) return u;
   if (dt.is_int() && end_budget(s) >= 2 &&
       static_cast<int>(s.ranges.size()) + 2 <= p_.max_loop_nest && e_.chance(p_.p_shielded_fault))
     return shielded_fault(dt, s, depth);
@@ -22,7 +24,8 @@ UOp Builder::family(DType dt, const Scope& s, int depth) {
 }
 
 UOp Builder::reduce(DType dt, const Scope& s, int depth) {
-  Op op = pick_reduce_op();
+  const auto& w = p_.reduce_ops;
+  Op op = !dt.is_bool() ? pick_reduce_op() : e_.pick({w.any, w.all}) == 0 ? Op::Max : Op::Min;
   int64_t budget = end_budget(s);
   if (op == Op::Mul) budget = std::min<int64_t>(budget, p_.max_mul_reduce_end);
   UOp r = range(range_end(budget), AxisType::Reduce);
@@ -38,7 +41,7 @@ UOp Builder::reduce(DType dt, const Scope& s, int depth) {
   UOp v;
   if (end_budget(in) >= 1 && e_.chance(p_.p_nested_reduce)) {
     v = reduce(dt, in, depth + 1);
-    if (e_.chance(p_.p_nested_reduce_combined)) {
+    if (!dt.is_bool() && e_.chance(p_.p_nested_reduce_combined)) {
       const Op combine = e_.chance(0.5) ? Op::Add : Op::Sub;
       v = alu(combine, {v, value(dt, in, depth + 1)});
     }
@@ -158,11 +161,24 @@ UOp Builder::shielded_fault(DType dt, const Scope& s, int depth) {
 }
 
 UOp Builder::gather(DType dt, const Scope& s, int depth) {
-  UOp n = range_end(end_budget(s));
+  // tinygrad compares in int32: idx != CAST(r). An int8 compare over an end just past 127
+  // is the lossy side of that gate (int8(128) == -128 matches a second r): drawn where the
+  // policy allows such an end (max_range_end and the iteration budget).
+  const bool cast_range = e_.chance(p_.p_gather_cast_range);
+  constexpr int64_t kNarrowEnd = 132;
+  const bool narrow =
+      cast_range && end_budget(s) >= kNarrowEnd && e_.chance(p_.p_gather_cast_narrow);
+  UOp n = narrow ? I(e_.between(124, kNarrowEnd)) : range_end(end_budget(s));
   const int64_t nmax = std::max<int64_t>(1, bnd(n).hi);
   UOp r = range(n, AxisType::Reduce);
   const bool outside = e_.chance(p_.p_gather_index_outside);
-  UOp idx = loaded_index(s, depth, outside ? -2 : 0, outside ? nmax + 1 : nmax - 1);
+  UOp idx;
+  if (narrow) {
+    const int64_t hi = outside ? 127 : -120;  // -128..-125 are the wrapped r of 128..131
+    const int k = new_input(dtypes::Int8, true, -128, hi);
+    if (k >= 0) idx = load_at(k, index_expr(s, depth + 1), s);
+  }
+  if (!idx) idx = loaded_index(s, depth, outside ? -2 : 0, outside ? nmax + 1 : nmax - 1);
   if (!idx) idx = var(dtypes::Index, outside ? -2 : 0, outside ? nmax + 1 : nmax - 1);
   Scope in = inner(s, r);
   UOp e;
@@ -175,8 +191,37 @@ UOp Builder::gather(DType dt, const Scope& s, int depth) {
   }
   UOp rr = e_.chance(p_.p_gather_offset) ? alu(Op::Add, {r, I(e_.between(1, 2))})
                                          : r;  // (r + k) != idx: lift_add_ne
+  // Compare in the loaded buffer's own dtype: CAST(index(load)) is the load itself.
+  if (cast_range && idx.op() == Op::Cast) idx = idx.src(0);
+  if (!idx.dtype().is_index()) rr = cast(idx.dtype(), rr);
   UOp ne = e_.chance(0.5) ? alu(Op::CmpNe, {idx, rr}) : alu(Op::CmpNe, {rr, idx});
   return mk(Op::Reduce, dt, {where(ne, zero(dt), e), r}, ReduceArg{Op::Add});
+}
+
+UOp Builder::strided_sum(DType dt, const Scope& s, int depth) {
+  if (end_budget(s) < 2) return UOp();
+  const int k_in = data_input(dt);
+  if (k_in < 0) return UOp();
+  const int64_t k = e_.between(2, 4);
+  if (e_.chance(0.5)) {  // the pair itself: sum_r x[(m%c)*k + (m//c)*(c*k)], m = r + o
+    UOp r = range(I(e_.between(2, end_budget(s))), AxisType::Reduce);
+    const int64_t c = e_.between(2, 5);
+    UOp m = alu(Op::Add, {r, I(e_.between(0, 3))});
+    UOp lo = alu(Op::Mul, {alu(Op::FloorMod, {m, I(c)}), I(k)});
+    UOp hi = alu(Op::Mul, {alu(Op::FloorDiv, {m, I(c)}), I(c * k)});
+    UOp at = e_.chance(0.5) ? alu(Op::Add, {lo, hi}) : alu(Op::Add, {hi, lo});
+    return mk(Op::Reduce, dt, {load_at(k_in, at, inner(s, r)), r}, ReduceArg{Op::Add});
+  }
+  UOp r0 = range(I(e_.between(2, std::min<int64_t>(end_budget(s), 4))), AxisType::Reduce);
+  Scope in = inner(s, r0);
+  if (end_budget(in) < 2) return UOp();
+  const int64_t b = e_.between(2, std::min<int64_t>(end_budget(in), 8));
+  UOp r1 = range(I(b), AxisType::Reduce);
+  in = inner(in, r1);
+  UOp j = !s.ranges.empty() && e_.chance(0.5) ? range_leaf(s) : I(e_.between(0, k - 1));
+  UOp at =
+      alu(Op::Add, {alu(Op::Add, {alu(Op::Mul, {r0, I(b * k)}), alu(Op::Mul, {r1, I(k)})}), j});
+  return mk(Op::Reduce, dt, {load_at(k_in, at, in), r0, r1}, ReduceArg{Op::Add});
 }
 
 }  // namespace uopfuzz::gen

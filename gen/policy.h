@@ -166,6 +166,8 @@ struct FloatEdgeWeights {
 /// Relative weight of each REDUCE op.
 struct ReduceOpWeights {
   double add = 6, mul = 1, max = 1.5, min = 1.5;
+  /// bool REDUCEs: MAX (any) and MIN (all); their sum scales the reduce weight at bool positions
+  double any = 0.25, all = 0.25;
 };
 
 struct GenPolicy {
@@ -240,6 +242,9 @@ struct GenPolicy {
   double p_gather_load_term = 0.5;  ///< the gathered term e(r) is a load at r (else any value over r)
   double p_gather_extra_term = 0.3; ///< ... plus another value
   double p_gather_offset = 0.2;     ///< the compare is (r + k) != idx (lift_add_ne)
+  double p_gather_cast_range = 0.4; ///< the compare is idx != CAST(r) in the index buffer's dtype, as tinygrad's int32 compare
+  double p_gather_cast_narrow = 0.25; ///< ... with an int8 buffer and an end of 124..132 where max_range_end and the budget allow: lossy past 128
+  double p_strided_sum = 0.05;      ///< sum_{r0, r1} x[r0*(b*k) + r1*k + j] (mean((0,1)) of a strided tensor), or the pair (m%c)*k + (m//c)*(c*k) itself
   double p_bound_sum = 0.08;        ///< sum_r where(r < cut, v, 0) and its lower and two-sided forms
   double p_bound_const_value = 0.4; ///< the bound sum's v is a CONST (else a value free of r)
   double p_bound_lift = 0.25;       ///< the bound compares r + y or r * y (y of either sign) instead of r (lift_add_lt, lift_mul_lt)

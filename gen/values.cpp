@@ -223,8 +223,11 @@ UOp Builder::value(DType dt, const Scope& s, int depth) {
   if (!dt.is_bool() && end_budget(s) >= 1)
     if (UOp u = family(dt, s, depth)) return u;
   const auto& w = p_.exprs;
-  switch (e_.pick(
-      {w.leaf, w.unary, w.binary, w.where, dt.is_bool() || end_budget(s) < 1 ? 0.0 : w.reduce})) {
+  switch (
+      e_.pick({w.leaf, w.unary, w.binary, w.where,
+               end_budget(s) < 1
+                   ? 0.0
+                   : w.reduce * (dt.is_bool() ? p_.reduce_ops.any + p_.reduce_ops.all : 1.0)})) {
     case 0: return leaf(dt, s, depth);
     case 1: return unary(dt, s, depth);
     case 2: return binary(dt, s, depth);

@@ -422,8 +422,9 @@ class Verifier {
       add(u, VerifyRule::Closer, "REDUCE op must be ADD, MUL, MAX or MIN");
     if (u.dtype() != u.src(0).dtype())
       add(u, VerifyRule::DType, "REDUCE dtype must be its value's dtype");
-    if (u.dtype().is_bool() || u.dtype().is_void())
-      add(u, VerifyRule::DType, fmt::format("REDUCE of {}", u.dtype().name()));
+    // A bool REDUCE is tinygrad's any (MAX) and all (MIN); a bool sum or product is not.
+    if (u.dtype().is_void() || (u.dtype().is_bool() && rop != Op::Max && rop != Op::Min))
+      add(u, VerifyRule::DType, fmt::format("REDUCE {} of {}", op_name(rop), u.dtype().name()));
   }
 
   // Scoping, computed bottom-up so that shared sub-graphs are visited once:

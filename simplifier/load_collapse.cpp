@@ -14,11 +14,16 @@ using namespace ir;
 
 namespace {
 
-// sum_r where(idx != r, 0, e) -> where(0 <= idx < N, e[r := idx], 0), loads gated
+// sum_r where(idx != r, 0, e) -> where(0 <= idx < N, e[r := idx], 0), loads gated. With
+// the range behind a lossless cast, idx has the cast's dtype and is compared as an index.
 UOp gather_ne(RewriteCtx& rc, const Bindings& b) {
   Context& ctx = rc.ctx;
   SimplifyState& st = state(rc);
   UOp red = b["red"], r = b["r"], idx = b["idx"], e = b["e"];
+  if (UOp rcast = b["rcast"]) {
+    if (!lossless_range_cast(rc, rcast)) return UOp();  // CAST(r) == idx for several r
+    idx = ctx.make(Op::Cast, r.dtype(), {idx});
+  }
   UOp n = r.src(0);
   const bool unchecked = st.bugs.has(Bug::GatherNoBoundsCheck);  // planted: no [0, N) check
   // e is evaluated at r := idx only when 0 <= idx < N; otherwise at r := 0, a point the
@@ -77,8 +82,12 @@ RuleSet pm_reduce_load_collapse() {
       if (UOp out = lift_add(rc, Op::CmpNe, n.src(k), n.src(1 - k), no_range, false)) return out;
     return UOp();
   });
-  // sum_r where(idx != r, 0, e) -> where(0 <= idx < N, e[r := idx], 0), loads gated
-  rs.add("gather_ne", sum_r(where(idx != r, Pat::lit(0), e)).when(no_range_in({"idx"})), gather_ne);
+  // sum_r where(idx != r, 0, e) -> where(0 <= idx < N, e[r := idx], 0), loads gated; r may
+  // sit behind a cast that keeps every value it takes (tinygrad compares int32(r))
+  rs.add(
+      "gather_ne",
+      sum_r(where(idx != range_or_cast("r", "rcast"), Pat::lit(0), e)).when(no_range_in({"idx"})),
+      gather_ne);
   return rs + pm_reduce_collapse();
 }
 

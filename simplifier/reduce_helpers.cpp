@@ -127,6 +127,19 @@ Pat where(const Pat& cond, const Pat& a, const Pat& b) {
   return Pat::op(Op::Where, {cond, a, b});
 }
 
+Pat range_or_cast(std::string_view range, std::string_view cast) {
+  Pat r = Pat::op(Op::Range).named(std::string(range));
+  return Pat::any_of({r, Pat::op(Op::Cast, {r}).named(std::string(cast))});
+}
+
+bool lossless_range_cast(RewriteCtx& rc, UOp cast) {
+  const DType dt = cast.dtype();
+  if (!dt.is_int()) return false;  // a float or bool compare is not an integer equality
+  if (!dt.is_signed() && dt.bits() == 64) return false;  // index(i) must be exact: not uint64
+  Interval r = bnd(rc, cast.src(0));
+  return fits(dt, r.lo, r.hi);
+}
+
 Pat negation(const Pat& b) {
   Pat yes = Pat::lit(1).dtype(dtypes::Bool), no = Pat::lit(0).dtype(dtypes::Bool);
   return Pat::any_of({Pat::ops({Op::Xor, Op::CmpNe}, {b, yes}), Pat::op(Op::CmpEq, {b, no})})

@@ -73,6 +73,12 @@ ir::Pat sum_r(const ir::Pat& value);
 /// A REDUCE ADD of `value` over any ranges, bound to "red".
 ir::Pat sum(const ir::Pat& value);
 ir::Pat where(const ir::Pat& cond, const ir::Pat& a, const ir::Pat& b);
+/// A RANGE bound to `range`, bare or as the source of a CAST bound to `cast` (tinygrad's
+/// or_casted). Whoever matches it must check the cast with lossless_range_cast.
+ir::Pat range_or_cast(std::string_view range, std::string_view cast);
+/// Does `cast` (a CAST of a RANGE to an integer dtype) keep every value the range takes,
+/// with that dtype itself within index, so CAST(r) == i exactly when r == index(i)?
+bool lossless_range_cast(ir::RewriteCtx& rc, ir::UOp cast);
 /// !b in each spelling a graph may use: b ^ true, b != true, b == false.
 ir::Pat negation(const ir::Pat& b);
 

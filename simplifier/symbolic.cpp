@@ -30,6 +30,10 @@ bool is_int_or_bool(DType d) {
 int64_t ival(UOp c) {
   return c.const_value().i;
 }
+bool fits_index(__int128 lo, __int128 hi) {
+  Interval d = dtype_interval(dtypes::Index);
+  return lo >= d.lo && hi <= d.hi;
+}
 bool positive_const(const Bindings& b, std::string_view name) {
   UOp c = b[name];
   return c.is_const() && c.dtype().is_int() && ival(c) > 0;
@@ -131,6 +135,66 @@ UOp fold_reduce(RewriteCtx& rc, const Bindings& b) {
     if (k == 0) break;
   }
   return rc.ctx.const_value(red.dtype(), acc);
+}
+
+// ---- divmod_recombine_scaled: (m%c)*k + (m//c)*(c*k) -> m*k among the terms of an index sum
+
+// The terms of an index ADD tree, left to right; at most kMaxSumTerms of them.
+constexpr size_t kMaxSumTerms = 16;
+bool sum_terms(UOp u, std::vector<UOp>& out) {
+  if (u.op() != Op::Add || !u.dtype().is_index()) {
+    out.push_back(u);
+    return out.size() <= kMaxSumTerms;
+  }
+  return sum_terms(u.src(0), out) && sum_terms(u.src(1), out);
+}
+
+// A term as base * k with k a CONST (k = 1 for a bare term).
+struct ScaledTerm {
+  UOp base;
+  __int128 k;
+};
+ScaledTerm scaled(UOp t) {
+  if (t.op() == Op::Mul)
+    for (int s = 0; s < 2; ++s)
+      if (t.src(1 - s).is_const()) return {t.src(s), ival(t.src(1 - s))};
+  return {t, 1};
+}
+
+// Floor division makes m == (m//c)*c + m%c for every m and every c != 0, so the pair is
+// m*k exactly. The other terms are summed after it in a new order: every partial sum
+// must fit index by the bounds, since the original's order may have kept them in range.
+UOp divmod_recombine_scaled(RewriteCtx& rc, const Bindings& b) {
+  std::vector<UOp> terms;
+  if (!sum_terms(b["n"], terms)) return UOp();
+  for (size_t i = 0; i < terms.size(); ++i) {
+    ScaledTerm mod = scaled(terms[i]);
+    if (mod.base.op() != Op::FloorMod || !mod.base.src(1).is_const()) continue;
+    UOp m = mod.base.src(0), c = mod.base.src(1);
+    if (ival(c) == 0) continue;
+    for (size_t j = 0; j < terms.size(); ++j) {
+      ScaledTerm div = scaled(terms[j]);
+      if (j == i || div.base.op() != Op::FloorDiv || div.base.src(0) != m || div.base.src(1) != c ||
+          div.k != mod.k * ival(c))
+        continue;
+      Context& ctx = rc.ctx;
+      UOp out = mod.k == 1 ? m : ctx.alu(Op::Mul, {m, ctx.const_int(dtypes::Index, mod.k)});
+      if (terms.size() == 2) return out;  // the whole sum: its value, which fit
+      Interval mb = state(rc).analysis.bounds(m);
+      __int128 lo = std::min(mb.lo * mod.k, mb.hi * mod.k),
+               hi = std::max(mb.lo * mod.k, mb.hi * mod.k);
+      if (!fits_index(lo, hi)) return UOp();
+      for (size_t t = 0; t < terms.size(); ++t) {
+        if (t == i || t == j) continue;
+        Interval tb = state(rc).analysis.bounds(terms[t]);
+        lo += tb.lo, hi += tb.hi;
+        if (!fits_index(lo, hi)) return UOp();
+        out = ctx.alu(Op::Add, {out, terms[t]});
+      }
+      return out;
+    }
+  }
+  return UOp();
 }
 
 }  // namespace
@@ -289,6 +353,8 @@ RuleSet symbolic() {
         });
   r.add("divmod_recombine", (fdiv(x, c) * c + fmod(x, c)).dtype(dtypes::Index).when(pos_c),
         ret("x"));  // (x//c)*c + x%c -> x
+  r.add("divmod_recombine_scaled", Pat::op(Op::Add).dtype(dtypes::Index).named("n"),
+        divmod_recombine_scaled);  // (m%c)*k + (m//c)*(c*k) + rest -> m*k + rest
   return r;
 }
 

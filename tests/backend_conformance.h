@@ -332,11 +332,16 @@ inline void every_cast_agrees(const Conformance& conf) {
 inline void every_reduce_agrees(const Conformance& conf) {
   for (Op rop : {Op::Add, Op::Mul, Op::Max, Op::Min})
     for (DType dt : value_dtypes()) {
-      if (dt.is_bool() || dt.is_index()) continue;
+      // bool reduces are any (MAX) and all (MIN) only
+      if (dt.is_index() || (dt.is_bool() && rop != Op::Max && rop != Op::Min)) continue;
       Case c;
       c.name = fmt::format("REDUCE {} {}", op_name(rop), dt.name());
       Context& x = c.ctx;
       std::vector<Value> vals = edge_values(dt);
+      if (dt.is_bool()) {  // suffixes giving both results: any ends on false, all on true
+        vals.clear();
+        for (int64_t v : {1, 0, 1, 1, 0, 0}) vals.push_back(Value::of_int(rop == Op::Max ? v : !v));
+      }
       if (rop == Op::Mul && dt.is_float()) vals.resize(8);  // keep products finite and interesting
       const int64_t n = static_cast<int64_t>(vals.size());
       // out[j] = REDUCE over r of a[(r + j) % n] for r < n - j: every suffix, so NaN,

@@ -281,8 +281,11 @@ bool has_gather(const std::vector<UOp>& topo, UOp) {
     if (ne.op() != Op::CmpNe || !w.src(1).is_const()) return false;
     for (int k = 0; k < 2; ++k) {
       UOp side = ne.src(k), other = ne.src(1 - k);
+      if (side.op() == Op::Cast) side = side.src(0);  // tinygrad's compare: idx != CAST(r)
       bool ranged = is_range_of(side, u) || (side.op() == Op::Add && is_range_of(side.src(0), u));
-      if (ranged && (other.op() == Op::Cast && other.src(0).op() == Op::Load)) return true;
+      if (ranged &&
+          (other.op() == Op::Load || (other.op() == Op::Cast && other.src(0).op() == Op::Load)))
+        return true;
     }
     return false;
   });
@@ -849,6 +852,33 @@ TEST(GenRules, GeneratedGraphsReachTheRuleFamiliesWithoutFindings) {
   EXPECT_TRUE(findings.empty()) << findings.size()
                                 << " findings on the faithful simplifier; the first:\n"
                                 << (findings.empty() ? "" : findings[0]);
+}
+
+// Where the policy allows range ends past 127, the gather compares some int8 loads with
+// int8(r) over an end of 124..132: both sides of the cast gate (lossless up to an end of
+// 128, wrapping past it), and the faithful simplifier agrees with the original on both.
+TEST(GenPolicyKnobs, NarrowGatherStraddlesTheInt8Boundary) {
+  GenPolicy p;
+  p.p_gather = 1;
+  p.p_gather_cast_range = 1;
+  p.p_gather_cast_narrow = 1;
+  p.max_range_end = 200;
+  int lossless = 0, lossy = 0;
+  for (uint64_t seed = 0; seed < 60; ++seed) {
+    Context ctx;
+    GenResult r = generate(ctx, p, seed);
+    for (UOp u : toposort(r.kernel.root))
+      if (u.op() == Op::Cast && u.dtype() == dtypes::Int8 && u.src(0).op() == Op::Range) {
+        const int64_t end = Analysis().bounds(u.src(0).src(0)).hi;
+        (end <= 128 ? lossless : lossy) += 1;
+      }
+    check::CheckOptions o;
+    o.vars = header_vars(r.kernel);
+    EXPECT_EQ(check::check_kernel(ctx, r.kernel, o).kind, check::FindingKind::None)
+        << print_kernel(r.kernel);
+  }
+  EXPECT_GE(lossless, 1);
+  EXPECT_GE(lossy, 1);
 }
 
 // The generator's bias reaches every planted bug that changes results: for each, some

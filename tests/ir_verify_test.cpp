@@ -321,6 +321,15 @@ const std::vector<VerifyCase>& cases() {
                  "%n = CONST 4 : index\n%r = RANGE %n axis=0 REDUCE : index\n%c = CAST %r : int32\n"
                  "%bad = REDUCE %c %r %r op=ADD : int32"),
         "REDUCE lists a RANGE twice");
+    // bool reduces are any (MAX) and all (MIN): a bool sum or product is refused
+    text("reduce_add_of_bool", VerifyRule::DType,
+         store_of("bool",
+                  "%n = CONST 4 : index\n%r = RANGE %n axis=0 REDUCE : index\n%z = CONST 0 : "
+                  "index\n%b = CMPLT %z %r : bool\n%bad = REDUCE %b %r op=ADD : bool"),
+         "REDUCE ADD of bool");
+    text("max_of_bool", VerifyRule::DType,
+         store_of("bool", "%b = CONST true : bool\n%bad = MAX %b %b : bool"),
+         "MAX is not defined on bool");
     text("reduce_over_a_const", VerifyRule::Closer,
          store_of("int32",
                   "%n = CONST 4 : index\n%c = CONST 2 : int32\n%bad = REDUCE %c %n op=MUL : int32"),

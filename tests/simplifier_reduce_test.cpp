@@ -2,6 +2,7 @@
 // load_collapse.cpp): for every rule a case where it fires and, for every gate, a case
 // where it must refuse. Results are checked on the oracle (original vs rewrite, several
 // seeds and VAR values) and by structure (which REDUCE/RANGE nodes remain).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -183,6 +184,44 @@ TEST_F(ReduceRules, UnparentedMaxAndMinKeepTheValue) {
   UOp sm = unparented(m);
   EXPECT_EQ(count_op(sm, Op::Reduce), 0);
   expect_same(m, sm);
+}
+
+// any and all (bool MAX and MIN): an unused range goes, the value stays; over a used
+// range of a constant trip count, fold_reduce evaluates them. Each is checked on the
+// oracle, with both results present: row i < 4 reduces i < r + 1 over r < 3, so any is
+// true for i <= 2 and all only for i = 0.
+TEST_F(ReduceRules, BoolAnyAndAllSimplify) {
+  for (const char* op : {"MAX", "MIN"}) {
+    const std::string text = fmt::format(R"(
+%0 = PARAM slot=0 size=4 out : bool
+%1 = CONST 4 : index
+%2 = RANGE %1 axis=0 LOOP : index
+%3 = INDEX %0 %2 : bool
+%4 = CONST 3 : index
+%5 = RANGE %4 axis=1 REDUCE : index
+%6 = CONST 1 : index
+%7 = ADD %5 %6 : index
+%8 = CMPLT %2 %7 : bool
+%9 = CONST 5 : index
+%10 = RANGE %9 axis=2 REDUCE : index
+%11 = REDUCE %8 %5 %10 op={} : bool
+%12 = STORE %3 %11 : void
+%13 = END %12 %2 : void
+%14 = SINK %13 : void
+)",
+                                         op);
+    UOp k = parse(text);
+    auto u = apply(k, pm_reduce_unparented() + symbolic());
+    EXPECT_GE(u.hits["reduce_unparented"], 1u) << op;
+    expect_same(k, u.root);
+    SimplifyResult full = simplify(ctx_, k);
+    expect_same(k, full.root);
+    std::vector<int64_t> rows;
+    for (size_t i = 0; i < 4; ++i) rows.push_back(out0(k, {}, i).i);
+    EXPECT_EQ(rows, (op == std::string("MAX") ? std::vector<int64_t>{1, 1, 1, 0}
+                                              : std::vector<int64_t>{1, 0, 0, 0}))
+        << op;
+  }
 }
 
 // sum over r0 < 3, r1 < 4 of int(r0): r1 goes (times 4), r0 stays.
@@ -1122,6 +1161,67 @@ TEST_F(ReduceRules, GatherRefusesAnEmptyRangeOrARangeDependentIndex) {
   EXPECT_EQ(r.hits.count("load_collapse"), 0u);
   EXPECT_EQ(count_op(r.root, Op::Reduce), 2);
   expect_same(k, r.root, sweep("n", {0, 3, 8}), 2);
+}
+
+// tinygrad compares in int32: WHERE(idx != int32(r), 0, e). The cast keeps every r, so
+// the gather collapses as on a bare range.
+TEST_F(ReduceRules, GatherThroughALosslessCastCollapses) {
+  for (const char* name : {"embedding_lookup", "gather_tensor_index", "arange_mod_index"}) {
+    UOp k = example(name);
+    auto r = apply(k, pm_load_collapse() + symbolic());
+    EXPECT_GE(st_.nested_hits["gather_ne"], 1u) << name;
+    EXPECT_EQ(count_op(r.root, Op::Reduce), 0) << name << print_graph(r.root);
+    expect_same(k, r.root, {{}}, 8);
+  }
+}
+
+// sum over r < end of WHERE(idx != int8(r), 0, float(r)), idx an int8 in [lo, hi].
+std::string int8_gather(int end, int lo, int hi) {
+  return fmt::format(R"(
+%0 = PARAM slot=0 size=1 out : float32
+%1 = CONST 0 : index
+%2 = INDEX %0 %1 : float32
+%3 = PARAM slot=1 size=1 in vmin={} vmax={} : int8
+%4 = INDEX %3 %1 : int8
+%5 = LOAD %4 : int8
+%6 = CONST {} : index
+%7 = RANGE %6 axis=0 REDUCE : index
+%8 = CAST %7 : int8
+%9 = CMPNE %5 %8 : bool
+%10 = CONST 0 : float32
+%11 = CAST %7 : float32
+%12 = WHERE %9 %10 %11 : float32
+%13 = REDUCE %12 %7 op=ADD : float32
+%14 = STORE %2 %13 : void
+%15 = SINK %14 : void
+)",
+                     lo, hi, end);
+}
+
+// Gate: the cast must keep every value of the range. int8(r) for r < 128 does; for
+// r < 200 it wraps (int8(196) == -60), so idx = -60 selects r = 196, and the collapse,
+// which compares index(idx) with r, would select nothing: it must not fire.
+TEST_F(ReduceRules, GatherRefusesALossyCast) {
+  UOp fits = parse(int8_gather(128, -100, 127));
+  auto r = apply(fits, pm_load_collapse() + symbolic());
+  EXPECT_GE(st_.nested_hits["gather_ne"], 1u);
+  EXPECT_EQ(count_op(r.root, Op::Reduce), 0);
+  expect_same(fits, r.root, {{}}, 16);
+
+  UOp wraps = parse(int8_gather(200, -100, -57));
+  r = apply(wraps, pm_load_collapse() + symbolic());
+  EXPECT_EQ(st_.nested_hits.count("gather_ne"), 0u);
+  EXPECT_EQ(count_op(r.root, Op::Reduce), 1);
+  expect_same(wraps, r.root, {{}}, 16);
+  // What firing would compute: the same gather on index(idx) and the bare range.
+  std::string text = int8_gather(200, -100, -57);
+  text.replace(text.find("%8 = CAST %7 : int8"), 19, "%8 = CAST %5 : index");
+  text.replace(text.find("%9 = CMPNE %5 %8"), 16, "%9 = CMPNE %8 %7");
+  UOp bare = parse(text);
+  UOp fired = load_collapse(bare);
+  EXPECT_EQ(count_op(fired, Op::Reduce), 0);
+  EXPECT_TRUE(differs(wraps, fired, {{}}, 16));
+  EXPECT_NE(out0(wraps).f, 0.0);  // the original picks a wrapped r
 }
 
 // (x + y) != c -> x != c - y exposes the gather: sum_r where(r + k != idx, 0, table[r]).

@@ -194,6 +194,60 @@ TEST(Symbolic, IndexConstantsCombineOnlyWithoutOverflow) {
   }
 }
 
+// (m % c) * k + (m // c) * (c*k) -> m * k, also with other terms in the sum, a negative
+// divisor and a negative m (floor division makes m == (m//c)*c + m%c for every c != 0).
+TEST(Symbolic, ScaledDivmodPairsRecombine) {
+  const std::vector<std::string> fires = {
+      // (r%16)*2 + (r//16)*32 -> r*2
+      "%c = CONST 16 : index\n%k = CONST 2 : index\n%ck = CONST 32 : index\n%m = FLOORMOD %r %c : "
+      "index\n%a = MUL %m %k : index\n%d = FLOORDIV %r %c : index\n%b = MUL %d %ck : index\n%x = "
+      "ADD %a %b : index\n",
+      // ((r//16)*32 + 5) + (r%16)*2 -> r*2 + 5: the pair split by another term
+      "%c = CONST 16 : index\n%k = CONST 2 : index\n%ck = CONST 32 : index\n%c5 = CONST 5 : "
+      "index\n%d = FLOORDIV %r %c : index\n%b = MUL %d %ck : index\n%b5 = ADD %b %c5 : index\n%m "
+      "= FLOORMOD %r %c : index\n%a = MUL %m %k : index\n%x = ADD %b5 %a : index\n",
+      // (r % -16)*2 + (r // -16)*-32 -> r*2
+      "%c = CONST -16 : index\n%k = CONST 2 : index\n%ck = CONST -32 : index\n%m = FLOORMOD %r "
+      "%c : index\n%a = MUL %m %k : index\n%d = FLOORDIV %r %c : index\n%b = MUL %d %ck : "
+      "index\n%x = ADD %a %b : index\n",
+      // m = r - 40 in [-40, 23]: (m%16)*3 + (m//16)*48 -> m*3
+      "%c40 = CONST -40 : index\n%mm = ADD %r %c40 : index\n%c = CONST 16 : index\n%k = CONST 3 "
+      ": index\n%ck = CONST 48 : index\n%m = FLOORMOD %mm %c : index\n%a = MUL %m %k : index\n%d "
+      "= FLOORDIV %mm %c : index\n%b = MUL %d %ck : index\n%x = ADD %a %b : index\n",
+  };
+  for (const std::string& nodes : fires) {
+    Context ctx;
+    Kernel k = parse_or_die(ctx, index_kernel(nodes, "64"));
+    auto r = simplify(ctx, k.root);
+    EXPECT_GE(r.hits["divmod_recombine_scaled"], 1u) << nodes << print_graph(r.root);
+    EXPECT_EQ(count_op(r.root, Op::FloorMod) + count_op(r.root, Op::FloorDiv), 0)
+        << nodes << print_graph(r.root);
+    expect_same_results(k.root, r.root);
+  }
+  // Outside the gate: a scale that is not c*k, two different m, and a sum whose new order
+  // could overflow index by the bounds (v up to INT64_MAX - 64 after m*2 up to 132).
+  const std::vector<std::string> declines = {
+      "%c3 = CONST 3 : index\n%mm = ADD %r %c3 : index\n%c = CONST 16 : index\n%k = CONST 2 : "
+      "index\n%ck = CONST 31 : index\n%m = FLOORMOD %mm %c : index\n%a = MUL %m %k : index\n%d = "
+      "FLOORDIV %mm %c : index\n%b = MUL %d %ck : index\n%x = ADD %a %b : index\n",
+      "%c = CONST 16 : index\n%k = CONST 2 : index\n%ck = CONST 32 : index\n%c1 = CONST 1 : "
+      "index\n%r1 = ADD %r %c1 : index\n%m = FLOORMOD %r1 %c : index\n%a = MUL %m %k : index\n%d = "
+      "FLOORDIV %r %c : index\n%b = MUL %d %ck : index\n%x = ADD %a %b : index\n",
+      "%c3 = CONST 3 : index\n%mm = ADD %r %c3 : index\n%c = CONST 16 : index\n%k = CONST 2 : "
+      "index\n%ck = CONST 32 : index\n%w = VAR name=v min=0 max=9223372036854775743 : index\n%d = "
+      "FLOORDIV %mm %c : index\n%b = MUL %d %ck : index\n%bw = ADD %b %w : index\n%m = FLOORMOD "
+      "%mm %c : index\n%a = MUL %m %k : index\n%x = ADD %bw %a : index\n",
+  };
+  for (const std::string& nodes : declines) {
+    Context ctx;
+    Kernel k = parse_or_die(ctx, index_kernel(nodes, "64"));
+    auto r = simplify(ctx, k.root);
+    EXPECT_EQ(r.hits.count("divmod_recombine_scaled"), 0u) << nodes << print_graph(r.root);
+    EXPECT_GE(count_op(r.root, Op::FloorMod), 1) << nodes << print_graph(r.root);
+    expect_same_results(k.root, r.root, {{"v", 7}});
+  }
+}
+
 TEST(Symbolic, ModOfANegativeRangeIsNotTheIdentity) {
   Context ctx;
   Kernel k = parse_or_die(ctx, index_kernel("%cm = CONST -8 : index\n%a = ADD %r %cm : index\n%c4 "

@@ -477,6 +477,9 @@ class Renderer {
     switch (op) {
       case Op::And: return fmt::format("({} && {})", a[0], a[1]);
       case Op::Or: return fmt::format("({} || {})", a[0], a[1]);
+      // A bool REDUCE's step (any, all): false < true, as on the integers.
+      case Op::Max: return fmt::format("({} || {})", a[0], a[1]);
+      case Op::Min: return fmt::format("({} && {})", a[0], a[1]);
       case Op::Xor:
       case Op::CmpNe: return fmt::format("({} != {})", a[0], a[1]);
       case Op::CmpEq: return fmt::format("({} == {})", a[0], a[1]);
@@ -508,8 +511,6 @@ class Renderer {
       case Op::Cmod:
       case Op::FloorDiv:
       case Op::FloorMod:
-      case Op::Max:
-      case Op::Min:
       case Op::Shl:
       case Op::Shr:
       case Op::Where:
