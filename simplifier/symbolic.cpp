@@ -149,7 +149,6 @@ RuleSet symbolic() {
   RuleSet r;
   // ---- folding
   r.add("fold_const", Pat::group(Alu).named("n"), fold_const);                 // op(c1, c2) -> c
-  r.add("fold_bounds", Pat::group(Alu).named("n"), fold_bounds);               // vmin == vmax -> c
   r.add("fold_reduce", Pat::op(Op::Reduce).rest().named("red"), fold_reduce);  // sum_{r<10} r -> 45
   // ---- identities
   r.add("add_zero", (x + lit0).dtype_if(is_int), ret("x"));  // x+0 -> x
@@ -188,6 +187,9 @@ RuleSet symbolic() {
   r.add("and_false", (x & lit0).dtype_if(is_int_or_bool), zero);     // x & 0 -> 0
   r.add("or_false", (x | lit0).dtype_if(is_int_or_bool), ret("x"));  // x | 0 -> x
   r.add("or_true", (x | lit1).dtype(dtypes::Bool), one);             // x | true -> true
+  // After the identities, as in tinygrad (its vmin == vmax fold is in the second phase):
+  // x*0, x%1 and x|true have one value too, and would otherwise never reach their rule.
+  r.add("fold_bounds", Pat::group(Alu).named("n"), fold_bounds);  // vmin == vmax -> c
   // ---- canonical order: constants on the right, constants gathered
   r.add("const_to_right", Pat::group(Commutative).named("n").when([](const Bindings& b) {
     UOp n = b["n"];
