@@ -485,7 +485,12 @@ std::optional<Mutant> mutate_with(Context& ctx, const Kernel& parent, const Kern
   out.kernel = parent;
   out.kernel.root = replace(ctx, parent.root, {ch->from}, {ch->to});
   if (out.kernel.root == parent.root || !verify(out.kernel.root).empty()) return std::nullopt;
-  if (largest_nest(toposort(out.kernel.root)) > 4 * policy.max_iterations) return std::nullopt;
+  // Mutants that grew past twice the generator's size budget, or whose loops did, are dropped:
+  // generations of them would slow the campaign down (every check simplifies and runs them).
+  const std::vector<UOp> after = toposort(out.kernel.root);
+  if (after.size() > 2 * static_cast<size_t>(policy.max_positions) ||
+      largest_nest(after) > 4 * policy.max_iterations)
+    return std::nullopt;
   for (const auto& v : ch->new_vars) out.kernel.header.vars.push_back(v);
   auto& extra = out.kernel.header.extra;
   extra.erase(std::remove_if(extra.begin(), extra.end(),
