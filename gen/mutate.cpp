@@ -351,16 +351,26 @@ std::optional<Change> splice(Context& ctx, const std::vector<UOp>& topo, const K
                              Entropy& e) {
   const std::vector<UOp> dtopo = toposort(donor.root);
   const NodeMap<RangeSet> open = open_ranges(dtopo);
+  // Per node: whether its sub-graph reads an output buffer, and its size counted as a tree
+  // (an upper bound of its node count: shared sources count once per use).
+  NodeMap<bool> reads_output(dtopo.size());
+  NodeMap<size_t> size(dtopo.size());
+  for (UOp u : dtopo) {
+    bool reads = u.op() == Op::Param && u.arg<ParamArg>().output;
+    size_t n = 1;
+    for (UOp s : u.src()) {
+      reads |= reads_output.at(s);
+      n = std::min<size_t>(n + size.at(s), 1000);
+    }
+    reads_output[u] = reads;
+    size[u] = n;
+  }
   std::vector<UOp> pieces;
   for (UOp u : dtopo) {
     if (!(op_in(u.op(), Alu) || u.op() == Op::Reduce) || u.dtype().is_index() ||
         !open.at(u).empty() || is_gated_index(u))
       continue;
-    const std::vector<UOp> sub = toposort(u);
-    const bool reads_output = std::any_of(sub.begin(), sub.end(), [](UOp s) {
-      return s.op() == Op::Param && s.arg<ParamArg>().output;
-    });
-    if (!reads_output && sub.size() <= 40) pieces.push_back(u);
+    if (!reads_output.at(u) && size.at(u) <= 40) pieces.push_back(u);
   }
   std::vector<Use> uses;
   for (const Use& u : value_uses(topo))
@@ -455,8 +465,7 @@ std::optional<Change> change_for(Mutator m, Context& ctx, const std::vector<UOp>
 
 /// The largest trip count of one loop nest: the product of the ends (their maxima) of the
 /// ranges open at, or closed by, an END or REDUCE.
-int64_t largest_nest(const std::vector<UOp>& topo) {
-  const NodeMap<RangeSet> open = open_ranges(topo);
+int64_t largest_nest(const std::vector<UOp>& topo, const NodeMap<RangeSet>& open) {
   Analysis an;
   int64_t most = 1;
   for (UOp u : topo) {
@@ -484,12 +493,14 @@ std::optional<Mutant> mutate_with(Context& ctx, const Kernel& parent, const Kern
   out.what = ch->what;
   out.kernel = parent;
   out.kernel.root = replace(ctx, parent.root, {ch->from}, {ch->to});
-  if (out.kernel.root == parent.root || !verify(out.kernel.root).empty()) return std::nullopt;
+  if (out.kernel.root == parent.root) return std::nullopt;
   // Mutants that grew past twice the generator's size budget, or whose loops did, are dropped:
   // generations of them would slow the campaign down (every check simplifies and runs them).
   const std::vector<UOp> after = toposort(out.kernel.root);
-  if (after.size() > 2 * static_cast<size_t>(policy.max_positions) ||
-      largest_nest(after) > 4 * policy.max_iterations)
+  if (after.size() > 2 * static_cast<size_t>(policy.max_positions)) return std::nullopt;
+  const NodeMap<RangeSet> open = open_ranges(after);
+  if (!verify(out.kernel.root, after, open).empty() ||
+      largest_nest(after, open) > 4 * policy.max_iterations)
     return std::nullopt;
   for (const auto& v : ch->new_vars) out.kernel.header.vars.push_back(v);
   auto& extra = out.kernel.header.extra;

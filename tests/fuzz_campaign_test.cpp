@@ -145,15 +145,15 @@ TEST(Campaign, MutationFindsABugTheGeneratorAloneCannotReach) {
 // Isolated workers keep their own corpus; their mutant counts add up in the parent.
 TEST(Campaign, MutationInIsolatedWorkers) {
   CampaignOptions o;
-  o.max_graphs = 1000;
+  o.max_graphs = 2500;
   o.isolate = true;
   o.jobs = 2;
   o.check.simplify.bugs.enable(simplifier::Bug::UnparentedMaxMultiplies);
+  o.stop_when = [](const NewFinding&) { return true; };
   o.mutation.share = 0.5;
   const CampaignResult r = run_campaign(o, reduce_free_generator());
-  EXPECT_EQ(r.totals.graphs, o.max_graphs);
-  EXPECT_GT(r.totals.mutated, o.max_graphs / 4);
-  EXPECT_LT(r.totals.mutated, o.max_graphs);
+  EXPECT_GT(r.totals.mutated, r.totals.graphs / 4);
+  EXPECT_LT(r.totals.mutated, r.totals.graphs);
   EXPECT_EQ(signatures(r).count("mismatch/reduce_unparented/oracle"), 1u);
 }
 
