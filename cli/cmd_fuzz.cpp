@@ -66,6 +66,8 @@ report::FuzzSummary summary(const FuzzFlags& f, const fuzz::CampaignResult& r, b
     s.rules_below_target.emplace_back(rule, int64_t(n));
   for (const auto& [rule, why] : simplifier::unfireable_rules())
     s.unfireable_rules.emplace_back(rule, why);
+  for (const auto& [rule, why] : simplifier::recording_rules())
+    s.unfireable_rules.emplace_back(rule, "records, never rewrites: " + why);
   for (const auto& nf : r.new_findings) {
     report::FuzzFinding one;
     one.signature = nf.signature.text();

@@ -29,7 +29,8 @@ std::vector<std::pair<std::string, uint64_t>> rules_below(const CampaignProgress
                                                           uint64_t target) {
   std::vector<std::pair<std::string, uint64_t>> out;
   for (const std::string& name : simplifier::all_rule_names()) {
-    if (simplifier::unfireable_rules().count(name)) continue;
+    if (simplifier::unfireable_rules().count(name) || simplifier::recording_rules().count(name))
+      continue;
     const auto it = p.rule_hits.find(name);
     const uint64_t n = it == p.rule_hits.end() ? 0 : it->second;
     if (n < target) out.emplace_back(name, n);

@@ -153,7 +153,7 @@ struct CampaignResult {
 uint64_t graph_seed(uint64_t campaign_seed, uint64_t index);
 
 /// Every rule that fired fewer than `target` times (zero included), by name, except the
-/// rules that cannot fire (simplifier/unfireable.h).
+/// rules that cannot fire or only record (simplifier/unfireable.h).
 std::vector<std::pair<std::string, uint64_t>> rules_below(const CampaignProgress& p,
                                                           uint64_t target);
 

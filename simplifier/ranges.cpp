@@ -74,8 +74,7 @@ UOp mark_range_mod(RewriteCtx& rc, const Bindings& b) {
     proven = st.bugs.has(Bug::SplitDynamicEnd);  // the end must be a CONST node
   if (!proven) return UOp();
   st.split_marks.emplace_back(r, c);
-  ++st.nested_hits["mark_range_mod"];  // a mark is this rule firing, though nothing changes yet
-  return UOp();                        // nothing changes before SINK
+  return UOp();  // nothing changes before SINK
 }
 
 RangeArg sub_axis(const RangeArg& a, int32_t sub) {

@@ -12,4 +12,13 @@ const std::map<std::string, std::string>& unfireable_rules() {
   return m;
 }
 
+const std::map<std::string, std::string>& recording_rules() {
+  static const std::map<std::string, std::string> m = {
+      {"mark_range_mod",
+       "it records RANGE % c for the split at SINK and rewrites nothing: split_range counts the "
+       "splits it makes of the marks"},
+  };
+  return m;
+}
+
 }  // namespace uopfuzz::simplifier

@@ -168,6 +168,7 @@ TEST(Campaign, RulesBelowTheTargetSkipTheUnfireableOnes) {
   EXPECT_TRUE(has("mul_zero"));
   EXPECT_TRUE(has("cast_noop"));              // never fired: zero hits
   EXPECT_FALSE(has("reduce_where_invalid"));  // cannot fire: listed apart
+  EXPECT_FALSE(has("mark_range_mod"));        // records for split_range, never rewrites
 }
 
 TEST(Campaign, TheFaithfulSimplifierFindsNothingOnTheExamples) {
