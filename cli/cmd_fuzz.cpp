@@ -13,6 +13,7 @@
 #include "fuzz/campaign.h"
 #include "gen/generator.h"
 #include "report/results.h"
+#include "simplifier/unfireable.h"
 
 namespace uopfuzz::cli {
 namespace {
@@ -32,7 +33,12 @@ struct FuzzFlags {
   SimplifyFlags simplify;
   LatencyFlags latency;
   uint64_t latency_every = 50;
+  double mutate_share = 0.25;
+  size_t mutate_corpus = 256;
 };
+
+/// The coverage a campaign aims at: every rule that can fire fires this often.
+constexpr uint64_t kRuleHitTarget = 100;
 
 /// The campaign as the results format (docs/results-format.md) summarizes it.
 report::FuzzSummary summary(const FuzzFlags& f, const fuzz::CampaignResult& r, bool latency) {
@@ -53,6 +59,15 @@ report::FuzzSummary summary(const FuzzFlags& f, const fuzz::CampaignResult& r, b
   s.findings = int64_t(t.findings);
   for (const auto& [sig, n] : t.by_signature) s.by_signature.emplace_back(sig, int64_t(n));
   for (const auto& [rule, n] : t.rule_hits) s.rule_hits.emplace_back(rule, int64_t(n));
+  s.mutate_share = f.mutate_share;
+  s.graphs_mutated = int64_t(t.mutated);
+  s.rule_hit_target = int64_t(kRuleHitTarget);
+  for (const auto& [rule, n] : fuzz::rules_below(t, kRuleHitTarget))
+    s.rules_below_target.emplace_back(rule, int64_t(n));
+  for (const auto& [rule, why] : simplifier::unfireable_rules())
+    s.unfireable_rules.emplace_back(rule, why);
+  for (const auto& [rule, why] : simplifier::recording_rules())
+    s.unfireable_rules.emplace_back(rule, "records, never rewrites: " + why);
   for (const auto& nf : r.new_findings) {
     report::FuzzFinding one;
     one.signature = nf.signature.text();
@@ -90,6 +105,10 @@ int run_fuzz(const FuzzFlags& f, const std::string& command_line) {
   if (!valid_backends(f.backends)) return kExitBadInput;
   auto latency = latency_options(f.latency);
   if (!latency) return kExitBadInput;
+  if (!(f.mutate_share >= 0 && f.mutate_share <= 1)) {
+    fmt::print(stderr, "error: --mutate-share must be in [0, 1]\n");
+    return kExitBadInput;
+  }
   if (f.latency_every < 1) {
     fmt::print(stderr, "error: --latency-every must be at least 1\n");
     return kExitBadInput;
@@ -111,6 +130,8 @@ int run_fuzz(const FuzzFlags& f, const std::string& command_line) {
   co.isolate = !f.no_isolation;
   co.jobs = f.jobs;
   co.graph_timeout_s = f.graph_timeout;
+  co.mutation.share = f.mutate_share;
+  co.mutation.corpus_size = f.mutate_corpus;
   const bool tty = ::isatty(STDOUT_FILENO);
   double last_line = -10;
   co.on_progress = [&](const fuzz::CampaignProgress& p) {
@@ -143,6 +164,14 @@ int run_fuzz(const FuzzFlags& f, const std::string& command_line) {
       t.median_iterations, t.median_steps, f.seed, t.rule_hits.size(), t.findings,
       r.new_findings.size(),
       t.workers_lost ? fmt::format(", {} worker(s) lost to crashes or hangs", t.workers_lost) : "");
+  if (f.mutate_share > 0)
+    fmt::print("  mutation: {} of the graphs were mutants ({} mutations rejected), {} generated\n",
+               t.mutated, t.mutants_rejected, t.graphs - t.mutated);
+  if (const auto below = fuzz::rules_below(t, kRuleHitTarget); !below.empty()) {
+    std::string names;
+    for (const auto& [rule, n] : below) names += fmt::format(" {}x{}", rule, n);
+    fmt::print("  rules under {} hits:{}\n", kRuleHitTarget, names);
+  }
   if (latency->has_value())
     fmt::print(
         "  latency: {} graph(s) timed on {} (one in {} sampled; unchanged rewrites are not "
@@ -205,6 +234,13 @@ Action add_fuzz(CLI::App& cmd, Invocation& invocation) {
   add_latency_flags(cmd, f->latency);
   cmd.add_option("--latency-every", f->latency_every,
                  "with --latency: time one graph in N (graph i when i mod N = 0)")
+      ->capture_default_str();
+  cmd.add_option("--mutate-share", f->mutate_share,
+                 "share of graphs that are mutants of the graphs that first fired a rule or a "
+                 "pair of rules (rule-coverage-guided mutation; 0: generated graphs only)")
+      ->capture_default_str();
+  cmd.add_option("--mutate-corpus", f->mutate_corpus,
+                 "graphs each worker keeps to mutate (the least-fired rules' first)")
       ->capture_default_str();
   add_device_flag(cmd, invocation.device);
   const Invocation& inv = invocation;

@@ -3,12 +3,39 @@
 #include "fuzz/corpus.h"
 #include "fuzz/graph_checker.h"
 #include "fuzz/process_pool.h"
+#include "gen/mutate.h"
 #include "ir/hash.h"
+#include "ir/parser.h"
+#include "simplifier/simplifier.h"
+#include "simplifier/unfireable.h"
 
 namespace uopfuzz::fuzz {
 
 uint64_t graph_seed(uint64_t campaign_seed, uint64_t index) {
   return ir::mix64(campaign_seed * 0x9e3779b97f4a7c15ull + index + 1);  // splitmix64 of (seed, i)
+}
+
+std::optional<ir::Kernel> make_mutant(ir::Context& ctx, const MutantRecipe& recipe,
+                                      const gen::GenPolicy& policy) {
+  auto parent = ir::parse_kernel(ctx, recipe.parent_text);
+  auto donor = ir::parse_kernel(ctx, recipe.donor_text);
+  if (!parent.ok() || !donor.ok()) return std::nullopt;
+  auto m = gen::mutate(ctx, parent->kernel, &donor->kernel, recipe.seed, policy);
+  if (!m) return std::nullopt;
+  return std::move(m->kernel);
+}
+
+std::vector<std::pair<std::string, uint64_t>> rules_below(const CampaignProgress& p,
+                                                          uint64_t target) {
+  std::vector<std::pair<std::string, uint64_t>> out;
+  for (const std::string& name : simplifier::all_rule_names()) {
+    if (simplifier::unfireable_rules().count(name) || simplifier::recording_rules().count(name))
+      continue;
+    const auto it = p.rule_hits.find(name);
+    const uint64_t n = it == p.rule_hits.end() ? 0 : it->second;
+    if (n < target) out.emplace_back(name, n);
+  }
+  return out;
 }
 
 Shrinker reducer_shrinker(double max_seconds) {

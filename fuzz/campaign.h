@@ -11,6 +11,15 @@
  * and the graph becomes a finding of kind crash or timeout, signed by the rule that was
  * running (fuzz/isolate.h) and reduced in a separate triage process whose every attempt
  * runs in its own child. Only the parent writes the corpus, so one signature is one file.
+ *
+ * With `mutation.share` > 0 (rule-coverage-guided mutation, Fuzzilli's approach): each
+ * checker (each worker) keeps a small corpus of the clean graphs that first made a rule fire,
+ * or a pair of rules fire together; once it holds one, graph i is, with probability `share`
+ * (drawn from graph i's seed), a mutant (gen/mutate.h) of a corpus graph instead, the parent
+ * drawn with weight toward graphs that fire the rules this checker has seen fire least. A
+ * graph that is not a mutant is the generated graph i, as without mutation; a mutation that
+ * is rejected falls back to it. A mutant is a function of its parent's text, a donor's text
+ * and a seed (MutantRecipe), which is how an isolated worker's crash on one is reproduced.
  */
 #pragma once
 
@@ -22,6 +31,7 @@
 #include <vector>
 
 #include "check/dedup.h"
+#include "gen/policy.h"
 #include "ir/kernel.h"
 #include "reduce/reducer.h"
 
@@ -38,6 +48,23 @@ using Shrinker =
 
 /// The usual shrinker: reduce::reduce with a time budget.
 Shrinker reducer_shrinker(double max_seconds = 10);
+
+/// Rule-coverage-guided mutation (see the file comment).
+struct MutationOptions {
+  double share = 0;          ///< chance that a graph is a mutant once the corpus has one (0: off)
+  size_t corpus_size = 256;  ///< graphs each checker keeps to mutate
+  gen::GenPolicy policy;     ///< its repair settings (check_seeds, max_repairs) serve mutants
+};
+
+/// What makes one mutant again: gen::mutate(parent, donor, seed) on the parsed texts.
+struct MutantRecipe {
+  std::string parent_text, donor_text;
+  uint64_t seed = 0;
+};
+
+/// The mutant a recipe makes, in `ctx` (nullopt: the texts do not parse or it is rejected).
+std::optional<ir::Kernel> make_mutant(ir::Context& ctx, const MutantRecipe& recipe,
+                                      const gen::GenPolicy& policy);
 
 struct CampaignOptions {
   double seconds = 60;        ///< wall-clock budget
@@ -57,6 +84,7 @@ struct CampaignOptions {
   /// With check.latency: graph i is timed only when i % latency_every == 0 (a sample of
   /// the same graphs whatever the number of jobs), so that throughput stays useful.
   uint64_t latency_every = 1;
+  MutationOptions mutation;  ///< off unless mutation.share > 0
   /// Called about twice a second, and once at the end.
   std::function<void(const struct CampaignProgress&)> on_progress;
 };
@@ -110,6 +138,8 @@ struct CampaignProgress {
   uint64_t workers_lost = 0;   ///< isolate: workers that crashed or hung (each one a finding)
   uint64_t latency_timed = 0;  ///< graphs the latency detector timed (check.latency; sampled)
   int jobs = 1;
+  uint64_t mutated = 0;           ///< graphs that were mutants (the rest were generated)
+  uint64_t mutants_rejected = 0;  ///< mutant turns whose mutation was rejected (generated instead)
   std::map<std::string, uint64_t> by_signature;
   std::map<std::string, uint64_t> rule_hits;
   Histogram nodes, iterations, steps;  ///< what the medians above are taken from
@@ -121,6 +151,11 @@ struct CampaignResult {
 };
 
 uint64_t graph_seed(uint64_t campaign_seed, uint64_t index);
+
+/// Every rule that fired fewer than `target` times (zero included), by name, except the
+/// rules that cannot fire or only record (simplifier/unfireable.h).
+std::vector<std::pair<std::string, uint64_t>> rules_below(const CampaignProgress& p,
+                                                          uint64_t target);
 
 CampaignResult run_campaign(const CampaignOptions& options, const GraphSource& source,
                             const Shrinker& shrink = {});

@@ -1,10 +1,13 @@
 #include "fuzz/graph_checker.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <utility>
 
 #include "fuzz/corpus.h"
 #include "fuzz/corpus_header.h"
+#include "gen/mutate.h"
 #include "ir/graph.h"
 #include "ir/hash.h"
 #include "ir/parser.h"
@@ -120,12 +123,45 @@ void finish_case(NewFinding& f, ir::Context& ctx, const ir::Kernel& k,
   f.corpus_text = ir::print_kernel(corpus_entry(small, f, o, co));
 }
 
+namespace {
+
+// Graph i's draw for mutation, independent of the generator's use of its seed.
+constexpr uint64_t kMutationSalt = 0x6d75746174696f6eull;
+
+double unit(uint64_t bits) {
+  return static_cast<double>(bits >> 11) * 0x1.0p-53;
+}
+
+}  // namespace
+
 std::optional<NewFinding> GraphChecker::check(uint64_t i, CampaignProgress& tally) {
   const uint64_t gs = graph_seed(o_.seed, i);
   ir::Context ctx;
-  ir::Kernel k = source_(ctx, gs);
+  ir::Kernel k;
+  std::string mutant_note;
+  const uint64_t draw = ir::mix64(gs ^ kMutationSalt);
+  if (!corpus_.empty() && unit(draw) < o_.mutation.share) {
+    const MutationCorpus::Pick pick = corpus_.draw(draw);
+    const MutantRecipe recipe{pick.parent->text, pick.donor->text, ir::mix64(draw)};
+    if (recipe_sink_) recipe_sink_(&recipe);
+    const ir::Kernel parent{pick.parent->kernel.header,
+                            ir::copy_graph(ctx, pick.parent->kernel.root)};
+    const ir::Kernel donor{pick.donor->kernel.header, ir::copy_graph(ctx, pick.donor->kernel.root)};
+    if (auto m = gen::mutate(ctx, parent, &donor, recipe.seed, o_.mutation.policy)) {
+      k = std::move(m->kernel);
+      mutant_note = fmt::format(" (a mutant, {}: {})", gen::mutator_name(m->mutator), m->what);
+      ++tally.mutated;
+    } else {
+      ++tally.mutants_rejected;
+    }
+  } else if (recipe_sink_) {
+    recipe_sink_(nullptr);
+  }
+  if (!k.root) k = source_(ctx, gs);
   const check::CheckOptions co = options_for(o_, k, i);
   check::CheckResult r = check::check_kernel(ctx, k, co);
+  if (o_.mutation.share > 0)
+    corpus_.observe(k, r.simplified.hits, r.kind == check::FindingKind::None);
   ++tally.graphs;
   tally.nodes.add(ir::toposort(k.root).size());
   if (r.original_ran) {
@@ -144,7 +180,7 @@ std::optional<NewFinding> GraphChecker::check(uint64_t i, CampaignProgress& tall
   f.graph_seed = gs;
   f.graph_index = i;
   f.seconds = seconds_since(start_);
-  f.details = r.details;
+  f.details = r.details + mutant_note;
   finish_case(f, ctx, k, reduce::keeps_signature(co, sig), o_, co, shrink_);
   return f;
 }

@@ -3,11 +3,13 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <set>
 #include <string>
 
 #include "fuzz/campaign.h"
+#include "fuzz/mutation_corpus.h"
 
 namespace uopfuzz::fuzz {
 
@@ -36,11 +38,15 @@ class GraphChecker {
  public:
   GraphChecker(const CampaignOptions& o, const GraphSource& source, const Shrinker& shrink,
                Clock::time_point start)
-      : o_(o), source_(source), shrink_(shrink), start_(start) {}
+      : o_(o), source_(source), shrink_(shrink), start_(start), corpus_(o.mutation.corpus_size) {}
 
-  /// Checks graph i and counts it in `tally`. Returns a finding (signed, shrunk) when its
-  /// signature is new to this checker.
+  /// Checks graph i (generated, or a mutant of the corpus: campaign.h) and counts it in
+  /// `tally`. Returns a finding (signed, shrunk) when its signature is new to this checker.
   std::optional<NewFinding> check(uint64_t i, CampaignProgress& tally);
+
+  /// Told, before graph i is made, what makes it: a mutant's recipe, or nullptr for the
+  /// generated graph (an isolated worker leaves it where a crash's triage can read it).
+  void on_graph(std::function<void(const MutantRecipe*)> sink) { recipe_sink_ = std::move(sink); }
 
  private:
   const CampaignOptions& o_;
@@ -48,6 +54,8 @@ class GraphChecker {
   const Shrinker& shrink_;
   Clock::time_point start_;
   std::set<std::string> seen_;
+  MutationCorpus corpus_;
+  std::function<void(const MutantRecipe*)> recipe_sink_;
 };
 
 }  // namespace uopfuzz::fuzz

@@ -3,10 +3,12 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <poll.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
@@ -94,6 +96,8 @@ json tally_message(const CampaignProgress& t) {
           {"graphs", t.graphs},
           {"findings", t.findings},
           {"latency_timed", t.latency_timed},
+          {"mutated", t.mutated},
+          {"mutants_rejected", t.mutants_rejected},
           {"by_signature", t.by_signature},
           {"rule_hits", t.rule_hits},
           {"nodes", t.nodes.counts},
@@ -109,12 +113,66 @@ void add_histogram(Histogram& h, const json& j) {
 void add_tally(CampaignProgress& p, const json& j) {
   p.findings += j.value("findings", uint64_t{0});
   p.latency_timed += j.value("latency_timed", uint64_t{0});
+  p.mutated += j.value("mutated", uint64_t{0});
+  p.mutants_rejected += j.value("mutants_rejected", uint64_t{0});
   for (const auto& [k, v] : j.at("by_signature").items()) p.by_signature[k] += v.get<uint64_t>();
   for (const auto& [k, v] : j.at("rule_hits").items()) p.rule_hits[k] += v.get<uint64_t>();
   add_histogram(p.nodes, j.at("nodes"));
   add_histogram(p.iterations, j.at("iterations"));
   add_histogram(p.steps, j.at("steps"));
 }
+
+// Where each worker lane leaves the recipe of the mutant it is on (length 0: a generated
+// graph), in memory shared with the parent, so that a crash's triage makes the same graph.
+class RecipeSlots {
+ public:
+  static constexpr size_t kBytes = size_t{1} << 18;  // per lane; a longer recipe is not kept
+
+  explicit RecipeSlots(size_t lanes) : lanes_(lanes) {
+    void* m =
+        ::mmap(nullptr, lanes * kBytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    base_ = m == MAP_FAILED ? nullptr : static_cast<char*>(m);
+  }
+  ~RecipeSlots() {
+    if (base_) ::munmap(base_, lanes_ * kBytes);
+  }
+  RecipeSlots(const RecipeSlots&) = delete;
+  RecipeSlots& operator=(const RecipeSlots&) = delete;
+
+  // Layout of a lane: total length (0: none), seed, parent length, parent text, donor text.
+  void put(size_t lane, const MutantRecipe* r) {
+    if (!base_) return;
+    char* at = base_ + lane * kBytes;
+    std::atomic_ref<uint64_t>(*reinterpret_cast<uint64_t*>(at)).store(0);
+    const size_t body = r ? 16 + r->parent_text.size() + r->donor_text.size() : 0;
+    if (!r || 8 + body > kBytes) return;
+    const uint64_t parent_len = r->parent_text.size();
+    std::memcpy(at + 8, &r->seed, 8);
+    std::memcpy(at + 16, &parent_len, 8);
+    std::memcpy(at + 24, r->parent_text.data(), r->parent_text.size());
+    std::memcpy(at + 24 + parent_len, r->donor_text.data(), r->donor_text.size());
+    std::atomic_ref<uint64_t>(*reinterpret_cast<uint64_t*>(at)).store(body);
+  }
+  // Read by the parent once the lane's worker is dead.
+  std::optional<MutantRecipe> get(size_t lane) const {
+    if (!base_) return std::nullopt;
+    const char* at = base_ + lane * kBytes;
+    uint64_t body = 0, parent_len = 0;
+    std::memcpy(&body, at, 8);
+    if (body < 16 || 8 + body > kBytes) return std::nullopt;
+    MutantRecipe r;
+    std::memcpy(&r.seed, at + 8, 8);
+    std::memcpy(&parent_len, at + 16, 8);
+    if (parent_len > body - 16) return std::nullopt;
+    r.parent_text.assign(at + 24, parent_len);
+    r.donor_text.assign(at + 24 + parent_len, body - 16 - parent_len);
+    return r;
+  }
+
+ private:
+  size_t lanes_;
+  char* base_ = nullptr;
+};
 
 // A crash or hang is signed by the rule that was running, the analogue of the top stack
 // frame; outside every rule (the oracle, the generator) it is "outside-rules".
@@ -128,14 +186,17 @@ check::Signature failure_signature(check::FindingKind kind, const std::string& r
 // In a triage process: regenerate graph i, make sure the crash or hang reproduces, and
 // shrink it with a predicate that re-runs each candidate in its own child.
 NewFinding triage(const CampaignOptions& o, const GraphSource& source, const Shrinker& shrink,
-                  check::FindingKind kind, const std::string& rule, uint64_t i, double seconds) {
+                  check::FindingKind kind, const std::string& rule, uint64_t i, double seconds,
+                  const std::optional<MutantRecipe>& recipe) {
   NewFinding f;
   f.signature = failure_signature(kind, rule);
   f.graph_seed = graph_seed(o.seed, i);
   f.graph_index = i;
   f.seconds = seconds;
   ir::Context ctx;
-  ir::Kernel k = source(ctx, f.graph_seed);
+  std::optional<ir::Kernel> mutant;
+  if (recipe) mutant = make_mutant(ctx, *recipe, o.mutation.policy);
+  ir::Kernel k = mutant ? std::move(*mutant) : source(ctx, f.graph_seed);
   const check::CheckOptions co = options_for(o, k, i);
   // A re-run that takes longer than this counts as a hang: candidates are small, and a
   // legitimate check of one takes milliseconds.
@@ -225,7 +286,12 @@ std::string describe_status(int status) {
 class ProcessPool {
  public:
   ProcessPool(const CampaignOptions& o, const GraphSource& source, const Shrinker& shrink)
-      : o_(o), source_(source), shrink_(shrink), jobs_(std::max(1, o.jobs)), slots_(jobs_) {}
+      : o_(o),
+        source_(source),
+        shrink_(shrink),
+        jobs_(std::max(1, o.jobs)),
+        slots_(jobs_),
+        recipes_(static_cast<size_t>(jobs_)) {}
 
   CampaignResult run() {
     p().jobs = jobs_;
@@ -284,6 +350,7 @@ class ProcessPool {
     slot.graphs_done.store(0);
     slot.crumb_written.store(0);
     slot.rule[0] = '\0';
+    recipes_.put(lane, nullptr);
     Child c = spawn([&](int fd) {
       install_breadcrumb_handlers(slot);
       // The hang timer covers one check at a time: a finding's signing and shrinking run
@@ -294,6 +361,7 @@ class ProcessPool {
       });
       CampaignProgress tally;
       GraphChecker checker(o_, source_, shrink_, start_);
+      checker.on_graph([&](const MutantRecipe* r) { recipes_.put(lane, r); });
       auto last_sent = Clock::now();
       for (uint64_t i = first; o_.max_graphs == 0 || i < o_.max_graphs; i += jobs_) {
         if (seconds_since(start_) >= o_.seconds) break;
@@ -324,10 +392,11 @@ class ProcessPool {
     workers_.push_back(std::move(c));
   }
 
-  void start_triage(check::FindingKind kind, const std::string& rule, uint64_t index) {
+  void start_triage(check::FindingKind kind, const std::string& rule, uint64_t index,
+                    const std::optional<MutantRecipe>& recipe) {
     const double seconds = seconds_since(start_);
     Child c = spawn([&](int fd) {
-      NewFinding f = triage(o_, source_, shrink_, kind, rule, index, seconds);
+      NewFinding f = triage(o_, source_, shrink_, kind, rule, index, seconds, recipe);
       send(fd, to_json(f));
     });
     c.signature = failure_signature(kind, rule);
@@ -376,7 +445,7 @@ class ProcessPool {
     ++ended_graphs_;  // the graph it died on
     ++p().findings;
     const check::Signature sig = failure_signature(kind, rule);
-    if (p().by_signature[sig.text()]++ == 0) start_triage(kind, rule, index);
+    if (p().by_signature[sig.text()]++ == 0) start_triage(kind, rule, index, recipes_.get(w.lane));
     start_worker(w.lane, index + jobs_);
   }
 
@@ -458,6 +527,7 @@ class ProcessPool {
   const Shrinker& shrink_;
   const int jobs_;
   SharedSlots slots_;
+  RecipeSlots recipes_;
   const Clock::time_point start_ = Clock::now();
   CampaignResult res_;
   std::vector<Child> workers_, triages_;

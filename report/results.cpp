@@ -232,6 +232,18 @@ FuzzSummary read_fuzz(const Obj& top) {
   s.median_steps = top.opt_integer("median_steps").value_or(0);
   s.by_signature = counts(top, "by_signature");
   s.rule_hits = counts(top, "rule_hits");
+  s.mutate_share = top.opt_num("mutate_share").value_or(0);
+  s.graphs_mutated = top.opt_integer("graphs_mutated").value_or(0);
+  s.rule_hit_target = top.opt_integer("rule_hit_target").value_or(0);
+  s.rules_below_target = counts(top, "rules_below_target");
+  if (top.has("unfireable_rules")) {
+    const json& m = top.get("unfireable_rules");
+    if (!m.is_object()) bad_type(top.at("unfireable_rules"), "an object", m);
+    for (auto it = m.begin(); it != m.end(); ++it) {
+      if (!it->is_string()) bad_type(top.at("unfireable_rules") + "." + it.key(), "a string", *it);
+      s.unfireable_rules.emplace_back(it.key(), it->get<std::string>());
+    }
+  }
   return s;
 }
 
@@ -322,6 +334,14 @@ std::string fuzz_summary_json(const FuzzSummary& s, std::string_view context) {
   j["findings"] = s.findings;
   j["by_signature"] = object(s.by_signature);
   j["rule_hits"] = object(s.rule_hits);
+  j["mutate_share"] = s.mutate_share;
+  j["graphs_mutated"] = s.graphs_mutated;
+  j["graphs_generated"] = s.graphs - s.graphs_mutated;
+  j["rule_hit_target"] = s.rule_hit_target;
+  j["rules_below_target"] = object(s.rules_below_target);
+  json why = json::object();
+  for (const auto& [name, reason] : s.unfireable_rules) why[name] = reason;
+  j["unfireable_rules"] = why;
   json findings = json::array();
   for (const FuzzFinding& f : s.new_findings) {
     json one = {{"signature", f.signature}, {"kind", f.kind}, {"backend", f.backend}};

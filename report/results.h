@@ -110,6 +110,14 @@ struct FuzzSummary {
   std::vector<std::pair<std::string, int64_t>> by_signature;  // in file order
   std::vector<std::pair<std::string, int64_t>> rule_hits;     // in file order
   std::vector<FuzzFinding> new_findings;
+  // Rule-coverage-guided mutation: the share asked for, the graphs that were mutants (the
+  // rest were generated), and the coverage target: every rule that fired fewer than
+  // rule_hit_target times, and the rules that cannot fire, each with the reason.
+  double mutate_share = 0;
+  int64_t graphs_mutated = 0;
+  int64_t rule_hit_target = 0;
+  std::vector<std::pair<std::string, int64_t>> rules_below_target;  // in file order
+  std::vector<std::pair<std::string, std::string>> unfireable_rules;
 };
 
 enum class ResultsKind { Bench, Fuzz };

@@ -213,7 +213,6 @@ RuleSet symbolic() {
   RuleSet r;
   // ---- folding
   r.add("fold_const", Pat::group(Alu).named("n"), fold_const);                 // op(c1, c2) -> c
-  r.add("fold_bounds", Pat::group(Alu).named("n"), fold_bounds);               // vmin == vmax -> c
   r.add("fold_reduce", Pat::op(Op::Reduce).rest().named("red"), fold_reduce);  // sum_{r<10} r -> 45
   // ---- identities
   r.add("add_zero", (x + lit0).dtype_if(is_int), ret("x"));  // x+0 -> x
@@ -230,6 +229,10 @@ RuleSet symbolic() {
   r.add("cdiv_one", Pat::op(Op::Cdiv, {x, lit1}), ret("x"));              // x/1 -> x
   r.add("mod_one", Pat::ops({Op::FloorMod, Op::Cmod}, {x, lit1}), zero);  // x%1 -> 0
   r.add("max_self", Pat::ops({Op::Max, Op::Min}, {x, x}), ret("x"));      // max(x,x) -> x
+  r.add("or_true", (x | lit1).dtype(dtypes::Bool), one);                  // x | true -> true
+  // After the arithmetic identities, as in tinygrad (its vmin == vmax fold comes after them):
+  // x*0, x%1 and x|true have one value too, and would otherwise never reach their rule.
+  r.add("fold_bounds", Pat::group(Alu).named("n"), fold_bounds);          // vmin == vmax -> c
   r.add("where_same", Pat::op(Op::Where, {Pat::var(), x, x}), ret("x"));  // c ? x : x -> x
   r.add("where_true", Pat::op(Op::Where, {c, x, y}), [](RewriteCtx&, const Bindings& b) {
     UOp picked = ival(b["c"]) ? b["x"] : b["y"];         // true ? x : y -> x
@@ -251,7 +254,6 @@ RuleSet symbolic() {
   r.add("and_true", (x & lit1).dtype(dtypes::Bool), ret("x"));       // x & true -> x
   r.add("and_false", (x & lit0).dtype_if(is_int_or_bool), zero);     // x & 0 -> 0
   r.add("or_false", (x | lit0).dtype_if(is_int_or_bool), ret("x"));  // x | 0 -> x
-  r.add("or_true", (x | lit1).dtype(dtypes::Bool), one);             // x | true -> true
   // ---- canonical order: constants on the right, constants gathered
   r.add("const_to_right", Pat::group(Commutative).named("n").when([](const Bindings& b) {
     UOp n = b["n"];

@@ -9,6 +9,7 @@
 
 #include "fuzz/campaign.h"
 #include "fuzz/corpus.h"
+#include "gen/generator.h"
 #include "ir/graph.h"
 #include "ir/parser.h"
 #include "oracle/interpreter.h"
@@ -103,6 +104,71 @@ TEST(Campaign, FindsSignsAndKeepsOneCasePerBug) {
     files += e.path().extension() == ".uop";
   EXPECT_EQ(files, 2u);
   std::filesystem::remove_all(dir);
+}
+
+// The generator with every shape that builds a REDUCE switched off: alone, it never makes
+// the reduce rules fire, so a planted bug in one of them is out of its reach.
+GraphSource reduce_free_generator() {
+  gen::GenPolicy p;
+  p.exprs.reduce = 0;
+  p.p_unparented = p.p_gather = p.p_bound_sum = p.p_arange = p.p_window_sum = 0;
+  p.p_shielded_fault = 0;
+  return [p](ir::Context& ctx, uint64_t gs) { return gen::generate(ctx, p, gs).kernel; };
+}
+
+std::set<std::string> signatures(const CampaignResult& r) {
+  std::set<std::string> out;
+  for (const NewFinding& f : r.new_findings) out.insert(f.signature.text());
+  return out;
+}
+
+// Rule-coverage-guided mutation wraps values in REDUCEs (among its mutators), and the corpus
+// keeps the graphs that first fire reduce_unparented: within the same budget, the mutating
+// campaign finds the planted bug in that rule and the generator alone does not.
+TEST(Campaign, MutationFindsABugTheGeneratorAloneCannotReach) {
+  CampaignOptions o;
+  o.max_graphs = 2500;
+  o.check.simplify.bugs.enable(simplifier::Bug::UnparentedMaxMultiplies);
+  o.stop_when = [](const NewFinding&) { return true; };
+  const CampaignResult alone = run_campaign(o, reduce_free_generator());
+  EXPECT_EQ(alone.totals.rule_hits.count("reduce_unparented"), 0u);
+  EXPECT_EQ(alone.totals.mutated, 0u);
+  EXPECT_TRUE(alone.new_findings.empty());
+  o.mutation.share = 0.5;
+  const CampaignResult guided = run_campaign(o, reduce_free_generator());
+  EXPECT_GT(guided.totals.mutated, guided.totals.graphs / 4);
+  EXPECT_GT(guided.totals.rule_hits.count("reduce_unparented"), 0u);
+  EXPECT_EQ(signatures(guided).count("mismatch/reduce_unparented/oracle"), 1u)
+      << ::testing::PrintToString(signatures(guided));
+}
+
+// Isolated workers keep their own corpus; their mutant counts add up in the parent.
+TEST(Campaign, MutationInIsolatedWorkers) {
+  CampaignOptions o;
+  o.max_graphs = 2500;
+  o.isolate = true;
+  o.jobs = 2;
+  o.check.simplify.bugs.enable(simplifier::Bug::UnparentedMaxMultiplies);
+  o.stop_when = [](const NewFinding&) { return true; };
+  o.mutation.share = 0.5;
+  const CampaignResult r = run_campaign(o, reduce_free_generator());
+  EXPECT_GT(r.totals.mutated, r.totals.graphs / 4);
+  EXPECT_LT(r.totals.mutated, r.totals.graphs);
+  EXPECT_EQ(signatures(r).count("mismatch/reduce_unparented/oracle"), 1u);
+}
+
+TEST(Campaign, RulesBelowTheTargetSkipTheUnfireableOnes) {
+  CampaignProgress p;
+  p.rule_hits = {{"fold_const", 500}, {"mul_zero", 3}};
+  const auto below = rules_below(p, 100);
+  auto has = [&](const std::string& name) {
+    return std::any_of(below.begin(), below.end(), [&](const auto& e) { return e.first == name; });
+  };
+  EXPECT_FALSE(has("fold_const"));
+  EXPECT_TRUE(has("mul_zero"));
+  EXPECT_TRUE(has("cast_noop"));              // never fired: zero hits
+  EXPECT_FALSE(has("reduce_where_invalid"));  // cannot fire: listed apart
+  EXPECT_FALSE(has("mark_range_mod"));        // records for split_range, never rewrites
 }
 
 TEST(Campaign, TheFaithfulSimplifierFindsNothingOnTheExamples) {

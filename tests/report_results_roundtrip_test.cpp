@@ -36,6 +36,11 @@ FuzzSummary full_summary() {
   // Not in sorted order: the file keeps the order written.
   s.by_signature = {{"mismatch/split_mod/oracle", 5}, {"latency/merge/cpu", 2}};
   s.rule_hits = {{"fold_add_zero", 1200}, {"bound_upper", 3}};
+  s.mutate_share = 0.375;
+  s.graphs_mutated = 1234;
+  s.rule_hit_target = 100;
+  s.rules_below_target = {{"mod_mod", 42}, {"cast_noop", 0}};
+  s.unfireable_rules = {{"reduce_where_invalid", "its left-hand side fails the verifier"}};
   FuzzFinding mismatch;
   mismatch.signature = "mismatch/split_mod/oracle";
   mismatch.kind = "mismatch";
@@ -105,6 +110,11 @@ TEST(ReportResultsRoundtrip, FuzzSummaryReadsBackEveryField) {
   EXPECT_EQ(got.findings, want.findings);
   EXPECT_EQ(got.by_signature, want.by_signature);
   EXPECT_EQ(got.rule_hits, want.rule_hits);
+  EXPECT_EQ(got.mutate_share, want.mutate_share);
+  EXPECT_EQ(got.graphs_mutated, want.graphs_mutated);
+  EXPECT_EQ(got.rule_hit_target, want.rule_hit_target);
+  EXPECT_EQ(got.rules_below_target, want.rules_below_target);
+  EXPECT_EQ(got.unfireable_rules, want.unfireable_rules);
   ASSERT_EQ(got.new_findings.size(), want.new_findings.size());
   for (size_t i = 0; i < want.new_findings.size(); ++i)
     expect_same_finding(got.new_findings[i], want.new_findings[i]);

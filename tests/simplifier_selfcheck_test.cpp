@@ -23,6 +23,7 @@
 #include "ir/verify.h"
 #include "rule_check.h"
 #include "simplifier/simplifier.h"
+#include "simplifier/unfireable.h"
 
 namespace uopfuzz::selfcheck {
 namespace {
@@ -138,15 +139,8 @@ const Campaign& faithful() {
   return c;
 }
 
-// Rules that cannot fire on verified input, with the reason. Keep it short and proven.
 const std::map<std::string, std::string>& unfireable() {
-  static const std::map<std::string, std::string> m = {
-      {"reduce_where_invalid",
-       "its left-hand side, a REDUCE over WHERE(g, x, INVALID), fails the verifier's gate rule "
-       "(a gated index may only be an INDEX's index), and no rule builds one: tinygrad's "
-       "index-typed sums of gated indexes are gated INDEXes in this IR"},
-  };
-  return m;
+  return simplifier::unfireable_rules();
 }
 
 TEST(SelfCheck, FaithfulSimplifierAgreesOnEveryInstance) {
