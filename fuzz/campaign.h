@@ -112,6 +112,7 @@ struct CampaignProgress {
   int jobs = 1;
   std::map<std::string, uint64_t> by_signature;
   std::map<std::string, uint64_t> rule_hits;
+  ir::GateCounts gate_counts;          ///< each rule's gates: how often they accepted and declined
   Histogram nodes, iterations, steps;  ///< what the medians above are taken from
 };
 

@@ -36,6 +36,9 @@ FuzzSummary full_summary() {
   // Not in sorted order: the file keeps the order written.
   s.by_signature = {{"mismatch/split_mod/oracle", 5}, {"latency/merge/cpu", 2}};
   s.rule_hits = {{"fold_add_zero", 1200}, {"bound_upper", 3}};
+  s.gate_counts = {{"bound_upper", {{4, 0}}}, {"reduce_and_gate", {{0, 9}, {2, 5}}}};
+  s.gates_never_declined = {"bound_upper#0"};
+  s.gates_never_accepted = {"reduce_and_gate#0", "cast_noop#0"};
   FuzzFinding mismatch;
   mismatch.signature = "mismatch/split_mod/oracle";
   mismatch.kind = "mismatch";
@@ -105,6 +108,9 @@ TEST(ReportResultsRoundtrip, FuzzSummaryReadsBackEveryField) {
   EXPECT_EQ(got.findings, want.findings);
   EXPECT_EQ(got.by_signature, want.by_signature);
   EXPECT_EQ(got.rule_hits, want.rule_hits);
+  EXPECT_EQ(got.gate_counts, want.gate_counts);
+  EXPECT_EQ(got.gates_never_declined, want.gates_never_declined);
+  EXPECT_EQ(got.gates_never_accepted, want.gates_never_accepted);
   ASSERT_EQ(got.new_findings.size(), want.new_findings.size());
   for (size_t i = 0; i < want.new_findings.size(); ++i)
     expect_same_finding(got.new_findings[i], want.new_findings[i]);
