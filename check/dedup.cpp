@@ -10,15 +10,12 @@ std::string Signature::text() const {
   return fmt::format("{}/{}/{}", finding_kind_name(kind), culprit, backend);
 }
 
-Signature signature_of(ir::Context& ctx, const ir::Kernel& kernel, const CheckOptions& options,
-                       const CheckResult& found, std::string_view backend) {
-  Signature sig;
-  sig.kind = found.kind;
-  sig.backend = std::string(backend);
-  sig.culprit = "unknown";
-  // The seeds' range/reduce rules are tried before the symbolic layer: a symbolic fold
-  // often merely enables a faulty range rule (or cleans up after it), and disabling it
-  // would hide the finding without naming the rule at fault.
+namespace {
+
+// The seeds' range/reduce rules before the symbolic layer: a symbolic fold often merely
+// enables a faulty range rule (or cleans up after it), and disabling it would hide the
+// finding without naming the rule at fault.
+const std::vector<std::string>& bisection_order() {
   static const std::vector<std::string> order = [] {
     std::vector<std::string> names = simplifier::rule_names_in_pipeline_order();
     auto symbolic = simplifier::symbolic().names();
@@ -27,19 +24,123 @@ Signature signature_of(ir::Context& ctx, const ir::Kernel& kernel, const CheckOp
     });
     return names;
   }();
-  for (const std::string& rule : order) {
-    if (!found.simplified.hits.count(rule) || options.simplify.disabled.count(rule)) continue;
-    CheckOptions without = options;
-    without.simplify.disabled.insert(rule);
+  return order;
+}
+
+bool is_symbolic_or_flatten(const std::string& rule) {
+  static const std::vector<std::string> layers = [] {
+    auto names = simplifier::symbolic().names();
+    for (const auto& n : simplifier::pm_flatten_range().names()) names.push_back(n);
+    return names;
+  }();
+  return std::find(layers.begin(), layers.end(), rule) != layers.end();
+}
+
+// The finding disappears when the check comes back clean; another kind of finding instead
+// (e.g. a verifier failure once flatten_range is off) is not an absence.
+bool hidden_without(ir::Context& ctx, const ir::Kernel& kernel, const CheckOptions& options,
+                    const std::string& rule, Signature& sig) {
+  CheckOptions without = options;
+  without.simplify.disabled.insert(rule);
+  ++sig.checks_run;
+  return check_kernel(ctx, kernel, without).kind == FindingKind::None;
+}
+
+// Replays the trace: the smallest k whose graph after k steps checks unclean (0: none).
+// The oracle alone judges, the reference as in check_kernel; a step count that does not
+// reproduce the finding at its end (non-determinism) gives 0.
+uint64_t first_bad_step(ir::Context& ctx, const ir::Kernel& kernel, const CheckOptions& options,
+                        uint64_t steps, Signature& sig) {
+  CheckOptions replay = options;
+  replay.backends = {"oracle"};
+  replay.latency.reset();
+  auto bad = [&](uint64_t k) {
+    replay.simplify.stop_after = k;
     ++sig.checks_run;
-    // The finding disappears when the check comes back clean; another kind of finding
-    // instead (e.g. a verifier failure once flatten_range is off) is not an absence.
-    if (check_kernel(ctx, kernel, without).kind == FindingKind::None) {
+    FindingKind kind = check_kernel(ctx, kernel, replay).kind;
+    return kind != FindingKind::None && kind != FindingKind::NonConvergence;
+  };
+  if (steps == 0 || !bad(steps) || bad(0)) return 0;
+  uint64_t good = 0, worse = steps;  // invariant: !bad(good), bad(worse)
+  while (worse - good > 1) {
+    uint64_t mid = good + (worse - good) / 2;
+    (bad(mid) ? worse : good) = mid;
+  }
+  return worse;
+}
+
+// The kinds a replay on the oracle can show: the rewrite's own graph is wrong.
+bool replayable(FindingKind k) {
+  switch (k) {
+    case FindingKind::Mismatch:
+    case FindingKind::UbIntroduced:
+    case FindingKind::VerifierFailure:
+    case FindingKind::RewriteError:
+    case FindingKind::RewriteStepLimit: return true;
+    case FindingKind::None:
+    case FindingKind::NonConvergence:
+    case FindingKind::Crash:
+    case FindingKind::Timeout:
+    case FindingKind::BackendError:
+    case FindingKind::Latency: return false;
+  }
+  return false;
+}
+
+}  // namespace
+
+Signature bisect_rules(ir::Context& ctx, const ir::Kernel& kernel, const CheckOptions& options,
+                       const CheckResult& found, std::string_view backend) {
+  Signature sig;
+  sig.kind = found.kind;
+  sig.backend = std::string(backend);
+  sig.culprit = "unknown";
+  for (const std::string& rule : bisection_order()) {
+    if (!found.simplified.hits.count(rule) || options.simplify.disabled.count(rule)) continue;
+    if (hidden_without(ctx, kernel, options, rule, sig)) {
       sig.culprit = rule;
       break;
     }
   }
   return sig;
+}
+
+Signature signature_of(ir::Context& ctx, const ir::Kernel& kernel, const CheckOptions& options,
+                       const CheckResult& found, std::string_view backend) {
+  Signature sig;
+  sig.kind = found.kind;
+  sig.backend = std::string(backend);
+  if (backend == "oracle" && replayable(found.kind)) {
+    CheckOptions traced = options;
+    traced.simplify.trace = true;
+    simplifier::SimplifyResult run = simplifier::simplify(ctx, kernel.root, traced.simplify);
+    const uint64_t k = first_bad_step(ctx, kernel, options, run.trace.size(), sig);
+    if (k > 0 && run.steps == run.trace.size()) {
+      sig.by_trace = true;
+      sig.step = k;
+      sig.culprit = run.trace[k - 1].rule;
+      // A step whose rule ran rewrites of its own (a collapse and its inner rules): the
+      // inner rules that fired in it, other than the cleanup layers, are suspects first.
+      simplifier::SimplifyOptions before = options.simplify, after = options.simplify;
+      before.stop_after = k - 1;
+      after.stop_after = k;
+      auto hits_before = simplifier::simplify(ctx, kernel.root, before).hits;
+      auto hits_after = simplifier::simplify(ctx, kernel.root, after).hits;
+      for (const std::string& rule : bisection_order()) {
+        if (rule == sig.culprit || is_symbolic_or_flatten(rule)) continue;
+        auto a = hits_after.find(rule);
+        if (a == hits_after.end() || a->second <= hits_before[rule]) continue;
+        if (hidden_without(ctx, kernel, options, rule, sig)) {
+          sig.culprit = rule;
+          break;
+        }
+      }
+      return sig;
+    }
+  }
+  Signature fallback = bisect_rules(ctx, kernel, options, found, backend);
+  fallback.checks_run += sig.checks_run;
+  return fallback;
 }
 
 }  // namespace uopfuzz::check

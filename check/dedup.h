@@ -1,11 +1,17 @@
 /** \file De-duplication: a finding's signature names the bug, not the case.
  *
- * Signature = kind / culprit rule / backend, where the culprit is the first rule whose
- * disabling alone makes the check come back clean (rule bisection, as YARPGen's
- * opt-bisect), trying the seeds' range/reduce rules in pipeline order before the
- * symbolic layer. Findings with one signature are one bug. Like any bisection by
- * disabling, it may name a rule that enables the faulty one when no other path leads
- * there (a flatten fault after a split is signed by split_range, with its own kind).
+ * Signature = kind / culprit rule / backend. The culprit is found by trace replay: the
+ * rewrite trace is replayed on the failing inputs (the graph after step k is the pipeline
+ * stopped after k rule applications, SimplifyOptions::stop_after), and the first step
+ * whose graph checks unclean against the original (a stored value changed, UB, a graph
+ * that no longer verifies) is blamed, found by bisecting the step count. A step whose
+ * rule ran rewrites of its own (reduce_collapse's inner rules) is then narrowed to the
+ * inner non-symbolic rule whose disabling alone hides the finding, if one does.
+ *
+ * Rule bisection is the fallback (YARPGen's opt-bisect): when the replay cannot show the
+ * finding (another backend's, non-determinism), the culprit is the first rule whose
+ * disabling alone makes the check come back clean, trying the seeds' range/reduce rules
+ * in pipeline order before the symbolic layer. Findings with one signature are one bug.
  */
 #pragma once
 
@@ -20,13 +26,19 @@ struct Signature {
   FindingKind kind = FindingKind::None;
   std::string culprit;  ///< a rule name, or "unknown" when no single rule's absence hides it
   std::string backend = "oracle";
-  int checks_run = 0;  ///< how many re-checks the bisection took
+  int checks_run = 0;     ///< how many re-checks the blame took
+  bool by_trace = false;  ///< the culprit is a replayed step's rule (else: rule bisection)
+  uint64_t step = 0;      ///< by_trace: the blamed step, 1-based in the pipeline's trace
 
   std::string text() const;  ///< "mismatch/split_range/oracle"
 };
 
-/// Bisects the rules that fired in `found` (a finding of `kernel` under `options`).
+/// Signs `found` (a finding of `kernel` under `options`): trace replay, else bisection.
 Signature signature_of(ir::Context& ctx, const ir::Kernel& kernel, const CheckOptions& options,
+                       const CheckResult& found, std::string_view backend = "oracle");
+
+/// The rule bisection alone (the fallback), over the rules that fired in `found`.
+Signature bisect_rules(ir::Context& ctx, const ir::Kernel& kernel, const CheckOptions& options,
                        const CheckResult& found, std::string_view backend = "oracle");
 
 }  // namespace uopfuzz::check

@@ -1,6 +1,7 @@
 // uopfuzz fuzz: a campaign of generated kernels, findings minimized into the corpus.
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -68,6 +69,13 @@ report::FuzzSummary summary(const FuzzFlags& f, const fuzz::CampaignResult& r, b
     s.unfireable_rules.emplace_back(rule, why);
   for (const auto& [rule, why] : simplifier::recording_rules())
     s.unfireable_rules.emplace_back(rule, "records, never rewrites: " + why);
+  for (const auto& [rule, gates] : t.gate_counts) {
+    auto& row = s.gate_counts.emplace_back(rule, std::vector<std::pair<int64_t, int64_t>>{});
+    for (const auto& g : gates) row.second.emplace_back(int64_t(g.accepted), int64_t(g.declined));
+  }
+  const simplifier::GateGaps gaps = simplifier::gate_gaps(t.gate_counts);
+  s.gates_never_declined = gaps.never_declined;
+  s.gates_never_accepted = gaps.never_accepted;
   for (const auto& nf : r.new_findings) {
     report::FuzzFinding one;
     one.signature = nf.signature.text();
@@ -177,6 +185,10 @@ int run_fuzz(const FuzzFlags& f, const std::string& command_line) {
         "  latency: {} graph(s) timed on {} (one in {} sampled; unchanged rewrites are not "
         "timed)\n",
         t.latency_timed, (*latency)->backend, f.latency_every);
+  const simplifier::GateGaps gaps = simplifier::gate_gaps(t.gate_counts);
+  fmt::print("  gates: {} in all; never declining {}: {}\n  gates never accepting {}: {}\n",
+             gaps.gates, gaps.never_declined.size(), fmt::join(gaps.never_declined, " "),
+             gaps.never_accepted.size(), fmt::join(gaps.never_accepted, " "));
   for (const auto& nf : r.new_findings)
     fmt::print("  NEW {}: graph {} (seed {:#x}) after {:.2f}s, {} -> {} nodes{}\n    {}\n",
                nf.signature.text(), nf.graph_index, nf.graph_seed, nf.seconds, nf.nodes_found,

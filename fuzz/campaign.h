@@ -1,9 +1,9 @@
 /** \file A fuzz campaign: generate, check, sign, shrink, keep.
  *
  * For each graph seed: a fresh Context, a generated kernel, the differential check; a
- * finding is signed by rule bisection, and the first case of each signature is reduced
- * and written to the corpus (atomically) before the campaign goes on. The same seed
- * gives the same sequence of graphs on any machine.
+ * finding is signed by trace replay (check/dedup.h), and the first case of each
+ * signature is reduced and written to the corpus (atomically) before the campaign goes
+ * on. The same seed gives the same sequence of graphs on any machine.
  *
  * With `isolate`, graphs are checked in forked worker processes (fuzz/process_pool.h,
  * `jobs` of them; worker w takes graphs w, w+jobs, w+2*jobs, ...). A worker that dies or runs past
@@ -142,6 +142,7 @@ struct CampaignProgress {
   uint64_t mutants_rejected = 0;  ///< mutant turns whose mutation was rejected (generated instead)
   std::map<std::string, uint64_t> by_signature;
   std::map<std::string, uint64_t> rule_hits;
+  ir::GateCounts gate_counts;          ///< each rule's gates: how often they accepted and declined
   Histogram nodes, iterations, steps;  ///< what the medians above are taken from
 };
 

@@ -169,6 +169,7 @@ std::optional<NewFinding> GraphChecker::check(uint64_t i, CampaignProgress& tall
     tally.steps.add(r.original_steps);
   }
   for (const auto& [name, n] : r.simplified.hits) tally.rule_hits[name] += n;
+  ir::add_gate_counts(tally.gate_counts, r.simplified.gates);
   if (r.latency) ++tally.latency_timed;
   if (r.kind == check::FindingKind::None) return std::nullopt;
   ++tally.findings;

@@ -91,6 +91,25 @@ NewFinding finding_from_json(const json& j) {
   return f;
 }
 
+// rule -> [[accepted, declined], ...], gate by gate.
+json gate_counts_json(const ir::GateCounts& counts) {
+  json j = json::object();
+  for (const auto& [rule, gates] : counts) {
+    json g = json::array();
+    for (const ir::GateCount& c : gates) g.push_back({c.accepted, c.declined});
+    j[rule] = std::move(g);
+  }
+  return j;
+}
+
+void add_gate_counts_json(ir::GateCounts& into, const json& j) {
+  ir::GateCounts got;
+  for (const auto& [rule, gates] : j.items())
+    for (const auto& g : gates)
+      got[rule].push_back({g.at(0).get<uint64_t>(), g.at(1).get<uint64_t>()});
+  ir::add_gate_counts(into, got);
+}
+
 json tally_message(const CampaignProgress& t) {
   return {{"type", "tally"},
           {"graphs", t.graphs},
@@ -100,6 +119,7 @@ json tally_message(const CampaignProgress& t) {
           {"mutants_rejected", t.mutants_rejected},
           {"by_signature", t.by_signature},
           {"rule_hits", t.rule_hits},
+          {"gate_counts", gate_counts_json(t.gate_counts)},
           {"nodes", t.nodes.counts},
           {"iterations", t.iterations.counts},
           {"steps", t.steps.counts}};
@@ -117,6 +137,7 @@ void add_tally(CampaignProgress& p, const json& j) {
   p.mutants_rejected += j.value("mutants_rejected", uint64_t{0});
   for (const auto& [k, v] : j.at("by_signature").items()) p.by_signature[k] += v.get<uint64_t>();
   for (const auto& [k, v] : j.at("rule_hits").items()) p.rule_hits[k] += v.get<uint64_t>();
+  add_gate_counts_json(p.gate_counts, j.at("gate_counts"));
   add_histogram(p.nodes, j.at("nodes"));
   add_histogram(p.iterations, j.at("iterations"));
   add_histogram(p.steps, j.at("steps"));

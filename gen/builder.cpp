@@ -261,7 +261,13 @@ UOp Builder::guard(const std::vector<UOp>& rs) {
   const size_t n = ok.size() >= 2 && e_.chance(p_.p_two_guards) ? 2 : 1;
   for (size_t i = 0; i < n; ++i) {
     UOp r = ok[e_.below(ok.size())];
-    const int64_t g = e_.between(1, bnd(r.src(0)).lo - 1);
+    const Interval end = bnd(r.src(0));
+    int64_t g = e_.between(1, end.lo - 1);
+    if (e_.chance(p_.p_guard_at_bound)) {
+      const int64_t at_gate[] = {end.lo - 1, end.lo, end.lo + 1,
+                                 e_.between(end.lo, std::max(end.lo, end.hi))};
+      g = at_gate[e_.below(4)];
+    }
     valid = band(valid, lt(r, I(g)));
   }
   return valid;

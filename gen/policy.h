@@ -266,6 +266,8 @@ struct GenPolicy {
   double p_gate_store = 0.25;       ///< a store index is WHERE(r < g, idx, INVALID) with g below r's end (shrink_range)
   double p_gate_load = 0.15;        ///< a load index is gated the same way
   double p_two_guards = 0.25;       ///< a gate has two RANGE < CONST clauses
+  double p_guard_at_bound = 0.3;    ///< a guard sits at shrink_range's gate instead: the end's minimum or one
+                                    ///< off it, or between a VAR end's minimum and maximum
   double p_second_use = 0.6;        ///< after a gated store, another output stores over the same ranges...
   double p_second_use_ungated = 0.5;///< ... ungated (else under a different guard)
   double p_dynamic_index = 0.1;     ///< an index position is a loaded index (index buffer with vmin/vmax)

@@ -86,6 +86,42 @@ Pat Pat::when(Pred pred) const {
   return with([&](Node& n) { n.preds.push_back(std::move(pred)); });
 }
 
+namespace {
+
+// The installed gate sink: null (the usual case) costs one load per gate asked.
+thread_local Pat::GateSink t_gate_sink = nullptr;
+thread_local void* t_gate_ctx = nullptr;
+
+}  // namespace
+
+Pat::GateWatch::GateWatch(GateSink sink, void* ctx)
+    : outer_sink_(t_gate_sink), outer_ctx_(t_gate_ctx) {
+  t_gate_sink = sink;
+  t_gate_ctx = ctx;
+}
+
+Pat::GateWatch::~GateWatch() {
+  t_gate_sink = outer_sink_;
+  t_gate_ctx = outer_ctx_;
+}
+
+std::vector<Pat::GateKey> Pat::gates() const {
+  std::vector<GateKey> out;
+  collect_gates(out);
+  return out;
+}
+
+void Pat::collect_gates(std::vector<GateKey>& out) const {
+  for (const Pat& a : n_->alternatives) a.collect_gates(out);
+  if (n_->src)
+    for (const Pat& s : *n_->src) s.collect_gates(out);
+  for (uint32_t k = 0; k < n_->preds.size(); ++k) {
+    GateKey key{n_.get(), k};
+    // A sub-pattern used twice in one rule carries its gates once.
+    if (std::find(out.begin(), out.end(), key) == out.end()) out.push_back(key);
+  }
+}
+
 bool Pat::match(UOp u, Bindings& b) const {
   return match_each(u, b, [](Bindings&) { return true; });
 }
@@ -106,8 +142,11 @@ bool Pat::match_each(UOp u, Bindings& b, Accept accept) const {
   if (!n.name.empty() && !b.bind(n.name, u)) return false;
   // Predicates see this node's whole sub-match; then the caller continues.
   auto after_src = [&](Bindings& bb) {
-    for (const auto& p : n.preds)
-      if (!p(bb)) return false;
+    for (uint32_t k = 0; k < n.preds.size(); ++k) {
+      const bool ok = n.preds[k](bb);
+      if (t_gate_sink) t_gate_sink(t_gate_ctx, GateKey{&n, k}, ok);
+      if (!ok) return false;
+    }
     return accept(bb);
   };
   bool ok = false;

@@ -84,6 +84,30 @@ class Pat {
   /// (on the root: after the whole pattern). A failed gate tries the next way to match.
   Pat when(Pred pred) const;
 
+  /// One gate of a pattern: the node that carries it and its place among that node's.
+  struct GateKey {
+    const void* node;
+    uint32_t pred;
+    bool operator==(const GateKey&) const = default;
+  };
+  /// The gates of this pattern in the order a match asks them (a node's sources before
+  /// the node, its own gates in the order written): a rule's gate i is gates()[i].
+  std::vector<GateKey> gates() const;
+  /// Where gate verdicts go while a GateWatch is installed on this thread.
+  using GateSink = void (*)(void* ctx, GateKey gate, bool accepted);
+  /// Installs `sink` for this thread's matches for its lifetime (the outer one again after).
+  class GateWatch {
+   public:
+    GateWatch(GateSink sink, void* ctx);
+    ~GateWatch();
+    GateWatch(const GateWatch&) = delete;
+    GateWatch& operator=(const GateWatch&) = delete;
+
+   private:
+    GateSink outer_sink_;
+    void* outer_ctx_;
+  };
+
   /// Matches `u`, adding to `b`; on failure `b` is left as it was.
   bool match(UOp u, Bindings& b) const;
   /// What match_each calls with each match: a reference to a callable, borrowed for the
@@ -127,6 +151,7 @@ class Pat {
   };
   explicit Pat(std::shared_ptr<Node> n) : n_(std::move(n)) {}
   Pat with(const std::function<void(Node&)>& edit) const;
+  void collect_gates(std::vector<GateKey>& out) const;
   bool match_src(UOp u, Bindings& b, bool swapped, size_t i, Accept accept) const;
   std::shared_ptr<const Node> n_;
 };

@@ -12,7 +12,7 @@ RuleSet::RuleSet(std::vector<Rule> rules) : rules_(std::move(rules)) {
 }
 
 RuleSet& RuleSet::add(std::string name, Pat pattern, RewriteFn rewrite) {
-  rules_.push_back({std::move(name), std::move(pattern), std::move(rewrite)});
+  rules_.push_back({std::move(name), std::move(pattern), std::move(rewrite), {}});
   index();
   return *this;
 }
@@ -26,6 +26,7 @@ RuleSet RuleSet::operator+(const RuleSet& other) const {
 void RuleSet::index() {
   by_op_.assign(kOpCount, {});
   for (uint32_t i = 0; i < rules_.size(); ++i) {
+    rules_[i].gates = rules_[i].pattern.gates();
     const auto& ops = rules_[i].pattern.root_ops();
     for (int op = 0; op < kOpCount; ++op)
       if (ops.empty() || std::find(ops.begin(), ops.end(), static_cast<Op>(op)) != ops.end())
@@ -44,9 +45,21 @@ std::vector<std::string> RuleSet::names() const {
   return out;
 }
 
+void add_gate_counts(GateCounts& into, const GateCounts& from) {
+  for (const auto& [rule, gates] : from) {
+    auto& to = into[rule];
+    if (to.size() < gates.size()) to.resize(gates.size());
+    for (size_t g = 0; g < gates.size(); ++g) {
+      to[g].accepted += gates[g].accepted;
+      to[g].declined += gates[g].declined;
+    }
+  }
+}
+
 namespace {
 
 thread_local const char* t_current_rule = nullptr;
+thread_local GateCounts* t_gate_scope = nullptr;
 
 // Sets the breadcrumb for one rule attempt and restores the outer one afterwards, except
 // while an exception thrown in the rule unwinds the stack: then it keeps naming the rule
@@ -71,7 +84,11 @@ class RuleBreadcrumb {
 class Rewriter {
  public:
   Rewriter(Context& ctx, const RuleSet& rules, const RewriteOptions& o)
-      : ctx_(ctx), rules_(rules), opts_(o), hits_(rules.rules().size(), 0) {}
+      : ctx_(ctx),
+        rules_(rules),
+        opts_(o),
+        hits_(rules.rules().size(), 0),
+        gate_counts_(rules.rules().size()) {}
 
   RewriteResult run(UOp root) {
     // Visit the original graph in topological order so recursion depth stays small:
@@ -85,6 +102,16 @@ class Rewriter {
     r.rewrites = count_;
     for (size_t i = 0; i < hits_.size(); ++i)
       if (hits_[i]) r.hits[rules_.rules()[i].name] += hits_[i];
+    for (size_t i = 0; i < gate_counts_.size(); ++i)
+      if (!gate_counts_[i].empty()) {
+        auto& to = r.gates[rules_.rules()[i].name];
+        to.resize(gate_counts_[i].size());
+        for (size_t g = 0; g < to.size(); ++g) {
+          to[g].accepted += gate_counts_[i][g].accepted;
+          to[g].declined += gate_counts_[i][g].declined;
+        }
+      }
+    if (t_gate_scope) add_gate_counts(*t_gate_scope, r.gates);
     return r;
   }
 
@@ -106,11 +133,26 @@ class Rewriter {
     return changed ? ctx_.make(u.op(), u.dtype(), std::move(src), u.arg()) : u;
   }
 
+  // Counts one gate verdict of the rule being tried (a rule has a gate or two: a scan).
+  static void count_gate(void* self, Pat::GateKey key, bool accepted) {
+    auto* rw = static_cast<Rewriter*>(self);
+    const Rule& rule = rw->rules_.rules()[rw->trying_];
+    for (size_t g = 0; g < rule.gates.size(); ++g) {
+      if (!(rule.gates[g] == key)) continue;
+      auto& counts = rw->gate_counts_[rw->trying_];
+      if (counts.empty()) counts.resize(rule.gates.size());
+      ++(accepted ? counts[g].accepted : counts[g].declined);
+      return;
+    }
+  }
+
   UOp try_rules(UOp n) {
     Bindings b;  // shared by the rules (keeps its capacity): a failed match leaves it empty
+    Pat::GateWatch watch(count_gate, this);
     for (uint32_t i : rules_.candidates(n.op())) {
       const Rule& rule = rules_.rules()[i];
       if (opts_.disabled && opts_.disabled->count(rule.name)) continue;
+      trying_ = i;
       RuleBreadcrumb crumb(rule.name);
       RewriteCtx rc{ctx_, n, opts_.state};
       UOp out;
@@ -120,6 +162,10 @@ class Rewriter {
       });
       if (out && out != n) {
         ++hits_[i];
+        if (opts_.trace) {
+          ++opts_.trace->taken;
+          if (opts_.trace->record) opts_.trace->steps.push_back({rule.name, n, out});
+        }
         return out;
       }
     }
@@ -129,7 +175,7 @@ class Rewriter {
   UOp rewrite(UOp u) {
     if (const UOp* done = memo_.find(u)) return *done;
     UOp n = rebuild(u);
-    while (!capped_) {
+    while (!capped_ && !(opts_.trace && opts_.trace->taken >= opts_.trace->stop_after)) {
       UOp next = try_rules(n);
       if (!next) break;
       if (++count_ >= opts_.max_rewrites) capped_ = true;
@@ -144,12 +190,22 @@ class Rewriter {
   const RuleSet& rules_;
   const RewriteOptions& opts_;
   std::vector<uint64_t> hits_;
+  std::vector<std::vector<GateCount>> gate_counts_;  // by rule index, sized on first count
+  uint32_t trying_ = 0;                              // the rule count_gate counts for
   NodeMap<UOp> memo_;
   uint64_t count_ = 0;
   bool capped_ = false;
 };
 
 }  // namespace
+
+GateCountScope::GateCountScope(GateCounts& into) : outer_(t_gate_scope) {
+  t_gate_scope = &into;
+}
+
+GateCountScope::~GateCountScope() {
+  t_gate_scope = outer_;
+}
 
 const char* current_rule() {
   return t_current_rule;

@@ -40,6 +40,33 @@ struct Rule {
   std::string name;
   Pat pattern;
   RewriteFn rewrite;
+  std::vector<Pat::GateKey> gates;  ///< pattern.gates(), filled in by RuleSet
+};
+
+/// How often one gate was asked, where the sub-pattern it guards had matched, and its
+/// answers. A rule's gates are named by their index: "sub_const#0" (Pat::gates order).
+struct GateCount {
+  uint64_t accepted = 0, declined = 0;
+};
+/// Rule name -> its gates' counts (rules whose gates were never asked are absent).
+using GateCounts = std::map<std::string, std::vector<GateCount>>;
+void add_gate_counts(GateCounts& into, const GateCounts& from);
+
+/// One rule application: the node it matched and what it became (local nodes: the whole
+/// graph after a step is what a replay stopped after that step returns).
+struct RewriteStep {
+  std::string rule;
+  UOp before, after;
+};
+
+/// The rule applications of a run across graph_rewrite calls (a pipeline's stages share
+/// one): recorded when `record`, and none applied past `stop_after` (replaying a prefix).
+/// Rewrites nested in a rule's own rewrite function run without it: part of that step.
+struct RewriteTrace {
+  bool record = false;
+  uint64_t stop_after = UINT64_MAX;
+  uint64_t taken = 0;  ///< steps applied so far
+  std::vector<RewriteStep> steps;
 };
 
 class RuleSet {
@@ -64,6 +91,7 @@ struct RewriteOptions {
   uint64_t max_rewrites = 100'000;
   const std::unordered_set<std::string>* disabled = nullptr;  ///< rule names switched off
   void* state = nullptr;                                      ///< RewriteCtx::state
+  RewriteTrace* trace = nullptr;  ///< opt-in: record or cut short the rule applications
 };
 
 struct RewriteResult {
@@ -71,10 +99,25 @@ struct RewriteResult {
   bool converged = true;  ///< false: the rewrite cap was hit (likely a rule cycle)
   uint64_t rewrites = 0;
   std::map<std::string, uint64_t> hits;  ///< rule name -> times it fired
+  GateCounts gates;                      ///< the gates' verdicts, by rule
 };
 
 RewriteResult graph_rewrite(Context& ctx, UOp root, const RuleSet& rules,
                             const RewriteOptions& options = {});
+
+/// While it lives, every graph_rewrite on this thread also adds its gate counts into
+/// `into`, those nested in a rule's own rewrite function included (whose results the
+/// rule keeps to itself). Scopes nest: the innermost one counts.
+class GateCountScope {
+ public:
+  explicit GateCountScope(GateCounts& into);
+  ~GateCountScope();
+  GateCountScope(const GateCountScope&) = delete;
+  GateCountScope& operator=(const GateCountScope&) = delete;
+
+ private:
+  GateCounts* outer_;
+};
 
 /// The name of the rule this thread is trying right now (matching or rewriting), or
 /// nullptr outside every rule. A breadcrumb, as LLVM's pretty stack trace names the pass

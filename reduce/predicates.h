@@ -26,8 +26,8 @@ Interesting keeps_finding(const check::CheckOptions& opts, check::FindingKind ki
                           uint64_t max_steps = kPredicateMaxSteps);
 
 /// keeps_finding, and also the finding's whole signature (kind, culprit rule, backend): the
-/// candidate's check is signed by the same rule bisection (check::signature_of) and must name
-/// `signature`. The bisection runs only on candidates whose kind already matches (the few the
+/// candidate's check is signed the same way (check::signature_of) and must name
+/// `signature`. Signing runs only on candidates whose kind already matches (the few the
 /// reducer keeps), so it costs little. With it a minimized case is the same bug, not
 /// merely the same kind of finding.
 Interesting keeps_signature(const check::CheckOptions& opts, const check::Signature& signature,

@@ -208,6 +208,33 @@ std::vector<std::pair<std::string, int64_t>> counts(const Obj& top, const char* 
   return out;
 }
 
+/// "gate_counts": {rule: [[accepted, declined], ...]}, in file order; absent: none.
+std::vector<std::pair<std::string, std::vector<std::pair<int64_t, int64_t>>>> gate_counts(
+    const Obj& top) {
+  std::vector<std::pair<std::string, std::vector<std::pair<int64_t, int64_t>>>> out;
+  if (!top.has("gate_counts")) return out;
+  const Obj rules = top.obj("gate_counts");
+  const json& m = top.get("gate_counts");
+  for (auto it = m.begin(); it != m.end(); ++it) {
+    auto& gates = out.emplace_back(it.key(), std::vector<std::pair<int64_t, int64_t>>{}).second;
+    rules.each(it.key().c_str(), true, [&](const json& g, const std::string& where) {
+      if (!g.is_array() || g.size() != 2 || !g[0].is_number_integer() || !g[1].is_number_integer())
+        bad_type(where, "[accepted, declined]", g);
+      gates.emplace_back(g[0].get<int64_t>(), g[1].get<int64_t>());
+    });
+  }
+  return out;
+}
+
+std::vector<std::string> strings(const Obj& top, const char* key) {
+  std::vector<std::string> out;
+  top.each(key, false, [&](const json& s, const std::string& where) {
+    if (!s.is_string()) bad_type(where, "a string", s);
+    out.push_back(s.get<std::string>());
+  });
+  return out;
+}
+
 FuzzSummary read_fuzz(const Obj& top) {
   FuzzSummary s;
   s.seed = top.opt_unsigned("seed");
@@ -244,6 +271,9 @@ FuzzSummary read_fuzz(const Obj& top) {
       s.unfireable_rules.emplace_back(it.key(), it->get<std::string>());
     }
   }
+  s.gate_counts = gate_counts(top);
+  s.gates_never_declined = strings(top, "gates_never_declined");
+  s.gates_never_accepted = strings(top, "gates_never_accepted");
   return s;
 }
 
@@ -342,6 +372,15 @@ std::string fuzz_summary_json(const FuzzSummary& s, std::string_view context) {
   json why = json::object();
   for (const auto& [name, reason] : s.unfireable_rules) why[name] = reason;
   j["unfireable_rules"] = why;
+  json gates = json::object();
+  for (const auto& [rule, counts] : s.gate_counts) {
+    json g = json::array();
+    for (const auto& [accepted, declined] : counts) g.push_back({accepted, declined});
+    gates[rule] = std::move(g);
+  }
+  j["gate_counts"] = std::move(gates);
+  j["gates_never_declined"] = s.gates_never_declined;
+  j["gates_never_accepted"] = s.gates_never_accepted;
   json findings = json::array();
   for (const FuzzFinding& f : s.new_findings) {
     json one = {{"signature", f.signature}, {"kind", f.kind}, {"backend", f.backend}};

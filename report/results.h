@@ -109,6 +109,10 @@ struct FuzzSummary {
   int64_t findings = 0;
   std::vector<std::pair<std::string, int64_t>> by_signature;  // in file order
   std::vector<std::pair<std::string, int64_t>> rule_hits;     // in file order
+  // Gate coverage: each gated rule's gates, in its gate order, as {accepted, declined};
+  // and the gates ("rule#i") never seen declining, never seen accepting.
+  std::vector<std::pair<std::string, std::vector<std::pair<int64_t, int64_t>>>> gate_counts;
+  std::vector<std::string> gates_never_declined, gates_never_accepted;
   std::vector<FuzzFinding> new_findings;
   // Rule-coverage-guided mutation: the share asked for, the graphs that were mutants (the
   // rest were generated), and the coverage target: every rule that fired fewer than

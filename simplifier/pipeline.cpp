@@ -47,11 +47,19 @@ SimplifyResult simplify(Context& ctx, UOp root, const SimplifyOptions& options) 
   ro.max_rewrites = options.max_rewrites;
   ro.disabled = &options.disabled;
   ro.state = &st;
+  RewriteTrace trace;
+  trace.record = options.trace;
+  trace.stop_after = options.stop_after.value_or(UINT64_MAX);
+  ro.trace = &trace;
   SimplifyResult out;
   out.root = root;
+  GateCountScope gates(out.gates);
   for (const Stage& s : stages()) {
     if (s.only_when_optimizing && !options.optimize) continue;
     RewriteResult r = graph_rewrite(ctx, out.root, s.rules, ro);
+    for (RewriteStep& step : trace.steps)
+      out.trace.push_back({s.name, std::move(step.rule), step.before, step.after});
+    trace.steps.clear();
     out.root = r.root;
     out.converged &= r.converged;
     for (const auto& [name, n] : r.hits) out.hits[name] += n;
@@ -60,6 +68,17 @@ SimplifyResult simplify(Context& ctx, UOp root, const SimplifyOptions& options) 
       out.hits[name] += n;  // rules run inside reduce_collapse
     st.nested_hits.clear();
     st.split_marks.clear();  // per-rewrite context (the SINK rules clear it when they fire)
+  }
+  out.steps = trace.taken;
+  if (options.stop_after && trace.taken >= *options.stop_after) {
+    // The faithful flatten, whatever is switched on or off: a normal form, not a step.
+    static const RuleSet flatten = pm_flatten_range();
+    SimplifyState faithful;
+    RewriteOptions fo;
+    fo.state = &faithful;
+    GateCounts uncounted;
+    GateCountScope not_counted(uncounted);
+    out.root = graph_rewrite(ctx, out.root, flatten, fo).root;
   }
   return out;
 }
@@ -76,6 +95,32 @@ std::vector<std::string> rule_names_in_pipeline_order() {
     if (std::string_view(s.name) == "kernel_graph") add(pm_reduce_load_collapse());
   }
   return out;
+}
+
+std::map<std::string, size_t> rule_gate_counts() {
+  std::map<std::string, size_t> out;
+  auto add = [&](const RuleSet& rules) {
+    for (const Rule& r : rules.rules())
+      if (!r.gates.empty()) out[r.name] = r.gates.size();
+  };
+  for (const Stage& s : stages()) add(s.rules);
+  add(pm_reduce_load_collapse());
+  return out;
+}
+
+GateGaps gate_gaps(const GateCounts& counts) {
+  GateGaps gaps;
+  for (const auto& [rule, n] : rule_gate_counts()) {
+    gaps.gates += n;
+    auto it = counts.find(rule);
+    for (size_t g = 0; g < n; ++g) {
+      GateCount c = it != counts.end() && g < it->second.size() ? it->second[g] : GateCount{};
+      std::string name = rule + "#" + std::to_string(g);
+      if (!c.declined) gaps.never_declined.push_back(name);
+      if (!c.accepted) gaps.never_accepted.push_back(name);
+    }
+  }
+  return gaps;
 }
 
 std::vector<std::string> all_rule_names() {

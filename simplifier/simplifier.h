@@ -10,6 +10,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -24,6 +25,13 @@ struct SimplifyOptions {
   BugSet bugs;                               ///< planted bugs switched on
   std::unordered_set<std::string> disabled;  ///< rule names switched off
   uint64_t max_rewrites = 100'000;           ///< per stage
+  /// Record each rule application (SimplifyResult::trace); off, it costs nothing.
+  bool trace = false;
+  /// Replay: apply no rule after this many applications over the whole pipeline, and
+  /// return the graph as it then stands, its END/REDUCE range lists flattened (the form
+  /// every stage ends in: a stage cut short may leave a split's outer*c+inner listed).
+  /// The graph after step k of a trace is the result with stop_after = k.
+  std::optional<uint64_t> stop_after;
 };
 
 struct StageReport {
@@ -32,11 +40,20 @@ struct StageReport {
   uint64_t rewrites = 0;
 };
 
+/// One rule application of the pipeline (rewrites nested in a rule are part of its step).
+struct TraceStep {
+  std::string stage, rule;
+  ir::UOp before, after;  ///< the node matched and its replacement
+};
+
 struct SimplifyResult {
   ir::UOp root;
   bool converged = true;                 ///< every stage reached a fixed point
   std::map<std::string, uint64_t> hits;  ///< rule name -> times fired, all stages
+  ir::GateCounts gates;  ///< rule name -> its gates' verdicts, nested rewrites included
   std::vector<StageReport> stages;
+  uint64_t steps = 0;            ///< rule applications over the pipeline (nested excluded)
+  std::vector<TraceStep> trace;  ///< with SimplifyOptions::trace
 };
 
 SimplifyResult simplify(ir::Context& ctx, ir::UOp root, const SimplifyOptions& options = {});
@@ -51,6 +68,17 @@ ir::RuleSet pm_reduce_collapse();       ///< the inner rules of reduce_collapse
 ir::RuleSet pm_reduce_load_collapse();  ///< pm_reduce_collapse plus the load rules
 ir::RuleSet pm_reduce_simplify();       ///< kernel-graph stage: unparented + reduce_collapse
 ir::RuleSet pm_load_collapse();         ///< REDUCE ADD over one range, with the load rules
+
+/// Every rule with gates (Pat::when), by name: how many it has (a gate's name is
+/// "rule#i", i its index in the rule's Pat::gates order).
+std::map<std::string, size_t> rule_gate_counts();
+/// The gates of `counts` never seen declining and never seen accepting, as "rule#i"; a
+/// gate of rule_gate_counts() absent from `counts` (never asked) is in both.
+struct GateGaps {
+  std::vector<std::string> never_declined, never_accepted;
+  size_t gates = 0;  ///< all gates of the pipeline's rules
+};
+GateGaps gate_gaps(const ir::GateCounts& counts);
 
 /// Every rule name any stage can fire, sorted, each once.
 std::vector<std::string> all_rule_names();

@@ -34,12 +34,12 @@ check::Signature signature_for(const std::string& example, const std::string& bu
   return check::signature_of(ctx, k, o, found);
 }
 
-// Each planted bug is signed by the rule that carries it (or, for a fault that only a
-// split exposes, by the split with its own finding kind).
+// Each planted bug is signed by the rule that carries it (trace replay: a flatten fault
+// after a split is the flatten's, no longer the split's that enables it).
 TEST(Dedup, SignatureNamesTheRuleAtFault) {
   const std::vector<std::tuple<std::string, std::string, std::string>> cases = {
       {"range_mod_nondivisible", "split-no-divisibility", "mismatch/split_range/oracle"},
-      {"range_mod_split", "flatten-first-range-only", "verifier-failure/split_range/oracle"},
+      {"range_mod_split", "flatten-first-range-only", "verifier-failure/flatten_range/oracle"},
       {"adjacent_merge", "merge-wrong-end", "ub-introduced/merge_adjacent/oracle"},
       {"gated_shrink_ungated", "shrink-despite-ungated", "mismatch/shrink_range/oracle"},
       {"mod_negative", "mod-ignores-negative", "mismatch/mod_one_period/oracle"},

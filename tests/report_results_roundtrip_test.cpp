@@ -41,6 +41,9 @@ FuzzSummary full_summary() {
   s.rule_hit_target = 100;
   s.rules_below_target = {{"mod_mod", 42}, {"cast_noop", 0}};
   s.unfireable_rules = {{"reduce_where_invalid", "its left-hand side fails the verifier"}};
+  s.gate_counts = {{"bound_upper", {{4, 0}}}, {"reduce_and_gate", {{0, 9}, {2, 5}}}};
+  s.gates_never_declined = {"bound_upper#0"};
+  s.gates_never_accepted = {"reduce_and_gate#0", "cast_noop#0"};
   FuzzFinding mismatch;
   mismatch.signature = "mismatch/split_mod/oracle";
   mismatch.kind = "mismatch";
@@ -115,6 +118,9 @@ TEST(ReportResultsRoundtrip, FuzzSummaryReadsBackEveryField) {
   EXPECT_EQ(got.rule_hit_target, want.rule_hit_target);
   EXPECT_EQ(got.rules_below_target, want.rules_below_target);
   EXPECT_EQ(got.unfireable_rules, want.unfireable_rules);
+  EXPECT_EQ(got.gate_counts, want.gate_counts);
+  EXPECT_EQ(got.gates_never_declined, want.gates_never_declined);
+  EXPECT_EQ(got.gates_never_accepted, want.gates_never_accepted);
   ASSERT_EQ(got.new_findings.size(), want.new_findings.size());
   for (size_t i = 0; i < want.new_findings.size(); ++i)
     expect_same_finding(got.new_findings[i], want.new_findings[i]);
