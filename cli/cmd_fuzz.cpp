@@ -50,6 +50,10 @@ report::FuzzSummary summary(const FuzzFlags& f, const fuzz::CampaignResult& r, b
   s.median_nodes = int64_t(t.median_nodes);
   s.median_iterations = int64_t(t.median_iterations);
   s.median_steps = int64_t(t.median_steps);
+  s.small_graphs = int64_t(t.small_graphs);
+  s.large_graphs = int64_t(t.large_graphs);
+  s.small_graphs_per_second = fuzz::graphs_per_second(t.small_graphs, t.small_seconds);
+  s.large_graphs_per_second = fuzz::graphs_per_second(t.large_graphs, t.large_seconds);
   s.findings = int64_t(t.findings);
   for (const auto& [sig, n] : t.by_signature) s.by_signature.emplace_back(sig, int64_t(n));
   for (const auto& [rule, n] : t.rule_hits) s.rule_hits.emplace_back(rule, int64_t(n));
@@ -100,7 +104,7 @@ int run_fuzz(const FuzzFlags& f, const std::string& command_line) {
   co.max_graphs = f.max_graphs;
   co.check.simplify = *opts;
   co.check.seeds = f.check_seeds;
-  co.check.max_steps = 10'000'000;
+  co.check.max_steps = gen::GenPolicy{}.large_check_max_steps;  // large graphs run 10^6 iterations
   co.check.backends = f.backends;
   co.check.latency = *latency;
   co.latency_every = f.latency_every;
@@ -116,9 +120,13 @@ int run_fuzz(const FuzzFlags& f, const std::string& command_line) {
   co.on_progress = [&](const fuzz::CampaignProgress& p) {
     std::string sigs;
     for (const auto& [s, n] : p.by_signature) sigs += fmt::format(" {}x{}", s, n);
-    std::string line = fmt::format("[{:6.1f}s] {} graphs ({:.0f}/s), {} rules hit, findings: {}{}",
-                                   p.seconds, p.graphs, p.graphs / std::max(p.seconds, 1e-9),
-                                   p.rule_hits.size(), p.findings, sigs);
+    std::string line = fmt::format(
+        "[{:6.1f}s] {} graphs ({:.0f}/s; small {} at {:.0f}/s, large {} at {:.1f}/s per job), {} "
+        "rules hit, findings: {}{}",
+        p.seconds, p.graphs, p.graphs / std::max(p.seconds, 1e-9), p.small_graphs,
+        fuzz::graphs_per_second(p.small_graphs, p.small_seconds), p.large_graphs,
+        fuzz::graphs_per_second(p.large_graphs, p.large_seconds), p.rule_hits.size(), p.findings,
+        sigs);
     if (tty) {
       fmt::print("\r{:<120}", line.substr(0, 120));
       std::fflush(stdout);
@@ -143,6 +151,11 @@ int run_fuzz(const FuzzFlags& f, const std::string& command_line) {
       t.median_iterations, t.median_steps, f.seed, t.rule_hits.size(), t.findings,
       r.new_findings.size(),
       t.workers_lost ? fmt::format(", {} worker(s) lost to crashes or hangs", t.workers_lost) : "");
+  fmt::print(
+      "  by size: {} small graphs at {:.0f}/s, {} large at {:.1f}/s (per job; large: {} or more "
+      "loop iterations)\n",
+      t.small_graphs, fuzz::graphs_per_second(t.small_graphs, t.small_seconds), t.large_graphs,
+      fuzz::graphs_per_second(t.large_graphs, t.large_seconds), fuzz::kLargeIterations);
   if (latency->has_value())
     fmt::print(
         "  latency: {} graph(s) timed on {} (one in {} sampled; unchanged rewrites are not "

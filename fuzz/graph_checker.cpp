@@ -122,11 +122,19 @@ void finish_case(NewFinding& f, ir::Context& ctx, const ir::Kernel& k,
 
 std::optional<NewFinding> GraphChecker::check(uint64_t i, CampaignProgress& tally) {
   const uint64_t gs = graph_seed(o_.seed, i);
+  const auto started = Clock::now();
   ir::Context ctx;
   ir::Kernel k = source_(ctx, gs);
   const check::CheckOptions co = options_for(o_, k, i);
   check::CheckResult r = check::check_kernel(ctx, k, co);
   ++tally.graphs;
+  if (r.original_ran && r.original_iterations >= kLargeIterations) {
+    ++tally.large_graphs;
+    tally.large_seconds += seconds_since(started);
+  } else {
+    ++tally.small_graphs;
+    tally.small_seconds += seconds_since(started);
+  }
   tally.nodes.add(ir::toposort(k.root).size());
   if (r.original_ran) {
     tally.iterations.add(r.original_iterations);
