@@ -32,6 +32,7 @@ struct FuzzFlags {
   SimplifyFlags simplify;
   LatencyFlags latency;
   uint64_t latency_every = 50;
+  double large_share = gen::GenPolicy{}.p_large;
 };
 
 /// The campaign as the results format (docs/results-format.md) summarizes it.
@@ -136,6 +137,7 @@ int run_fuzz(const FuzzFlags& f, const std::string& command_line) {
     }
   };
   gen::GenPolicy policy;
+  policy.p_large = f.large_share;
   fuzz::GraphSource source = [&](ir::Context& ctx, uint64_t gs) {
     return gen::generate(ctx, policy, gs).kernel;
   };
@@ -203,6 +205,10 @@ Action add_fuzz(CLI::App& cmd, Invocation& invocation) {
                  "directory for new findings (default: corpus/findings; none with --inject-bug)");
   cmd.add_option("--json", f->json_path, "write a JSON summary to this file");
   cmd.add_flag("--no-reduce", f->no_reduce, "keep findings as found (no minimization)");
+  cmd.add_option("--large-share", f->large_share,
+                 "share of graphs with real sizes (loops of 10^4..10^6 iterations)")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
   cmd.add_option("--jobs,-j", f->jobs, "worker processes (graph i goes to worker i mod N)")
       ->capture_default_str();
   cmd.add_option("--timeout", f->graph_timeout,

@@ -109,6 +109,14 @@ class Builder {
   UOp range(UOp end, AxisType t) { return n_.range(end, t); }
   int64_t trips(UOp r) { return std::max<int64_t>(1, bnd(r.src(0)).hi); }
 
+  /// `s` for a value that does not use `r` but runs inside r's loop: r's trips count
+  /// toward the loop budget of what it opens (a backend need not hoist it).
+  Scope under(const Scope& s, UOp r) {
+    Scope in = s;
+    in.iters *= trips(r);
+    return in;
+  }
+
   /// A scope with one more (reduce) range.
   Scope inner(const Scope& s, UOp r);
 
