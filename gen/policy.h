@@ -168,7 +168,7 @@ struct GenPolicy {
 
   // ---- real sizes: a share of graphs has one or two big loops and few nodes (the oracle
   // runs ~10^7-10^8 steps/s, so a large graph stays near 0.1 s); its caps replace those above
-  double p_large = 0.003;           ///< a graph is large (~1/3 of a campaign's oracle time)
+  double p_large = 0.0015;          ///< a graph is large (~1/6 of a campaign's oracle time)
   int large_max_positions = 10;     ///< ... its size budget (few nodes per iteration)
   int large_max_outputs = 1;        ///< ... its outputs
   int64_t large_min_end = 10'000;   ///< ... a big range's end is drawn log-uniformly from here
