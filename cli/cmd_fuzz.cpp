@@ -36,6 +36,7 @@ struct FuzzFlags {
   uint64_t latency_every = 50;
   double mutate_share = 0.25;
   size_t mutate_corpus = 256;
+  double large_share = gen::GenPolicy{}.p_large;
 };
 
 /// The coverage a campaign aims at: every rule that can fire fires this often.
@@ -57,6 +58,10 @@ report::FuzzSummary summary(const FuzzFlags& f, const fuzz::CampaignResult& r, b
   s.median_nodes = int64_t(t.median_nodes);
   s.median_iterations = int64_t(t.median_iterations);
   s.median_steps = int64_t(t.median_steps);
+  s.small_graphs = int64_t(t.small_graphs);
+  s.large_graphs = int64_t(t.large_graphs);
+  s.small_graphs_per_second = fuzz::graphs_per_second(t.small_graphs, t.small_seconds);
+  s.large_graphs_per_second = fuzz::graphs_per_second(t.large_graphs, t.large_seconds);
   s.findings = int64_t(t.findings);
   for (const auto& [sig, n] : t.by_signature) s.by_signature.emplace_back(sig, int64_t(n));
   for (const auto& [rule, n] : t.rule_hits) s.rule_hits.emplace_back(rule, int64_t(n));
@@ -127,7 +132,7 @@ int run_fuzz(const FuzzFlags& f, const std::string& command_line) {
   co.max_graphs = f.max_graphs;
   co.check.simplify = *opts;
   co.check.seeds = f.check_seeds;
-  co.check.max_steps = 10'000'000;
+  co.check.max_steps = gen::GenPolicy{}.large_check_max_steps;  // large graphs run 10^6 iterations
   co.check.backends = f.backends;
   co.check.latency = *latency;
   co.latency_every = f.latency_every;
@@ -145,9 +150,13 @@ int run_fuzz(const FuzzFlags& f, const std::string& command_line) {
   co.on_progress = [&](const fuzz::CampaignProgress& p) {
     std::string sigs;
     for (const auto& [s, n] : p.by_signature) sigs += fmt::format(" {}x{}", s, n);
-    std::string line = fmt::format("[{:6.1f}s] {} graphs ({:.0f}/s), {} rules hit, findings: {}{}",
-                                   p.seconds, p.graphs, p.graphs / std::max(p.seconds, 1e-9),
-                                   p.rule_hits.size(), p.findings, sigs);
+    std::string line = fmt::format(
+        "[{:6.1f}s] {} graphs ({:.0f}/s; small {} at {:.0f}/s, large {} at {:.1f}/s per job), {} "
+        "rules hit, findings: {}{}",
+        p.seconds, p.graphs, p.graphs / std::max(p.seconds, 1e-9), p.small_graphs,
+        fuzz::graphs_per_second(p.small_graphs, p.small_seconds), p.large_graphs,
+        fuzz::graphs_per_second(p.large_graphs, p.large_seconds), p.rule_hits.size(), p.findings,
+        sigs);
     if (tty) {
       fmt::print("\r{:<120}", line.substr(0, 120));
       std::fflush(stdout);
@@ -157,6 +166,7 @@ int run_fuzz(const FuzzFlags& f, const std::string& command_line) {
     }
   };
   gen::GenPolicy policy;
+  policy.p_large = f.large_share;
   fuzz::GraphSource source = [&](ir::Context& ctx, uint64_t gs) {
     return gen::generate(ctx, policy, gs).kernel;
   };
@@ -180,6 +190,11 @@ int run_fuzz(const FuzzFlags& f, const std::string& command_line) {
     for (const auto& [rule, n] : below) names += fmt::format(" {}x{}", rule, n);
     fmt::print("  rules under {} hits:{}\n", kRuleHitTarget, names);
   }
+  fmt::print(
+      "  by size: {} small graphs at {:.0f}/s, {} large at {:.1f}/s (per job; large: {} or more "
+      "loop iterations)\n",
+      t.small_graphs, fuzz::graphs_per_second(t.small_graphs, t.small_seconds), t.large_graphs,
+      fuzz::graphs_per_second(t.large_graphs, t.large_seconds), fuzz::kLargeIterations);
   if (latency->has_value())
     fmt::print(
         "  latency: {} graph(s) timed on {} (one in {} sampled; unchanged rewrites are not "
@@ -231,6 +246,10 @@ Action add_fuzz(CLI::App& cmd, Invocation& invocation) {
                  "directory for new findings (default: corpus/findings; none with --inject-bug)");
   cmd.add_option("--json", f->json_path, "write a JSON summary to this file");
   cmd.add_flag("--no-reduce", f->no_reduce, "keep findings as found (no minimization)");
+  cmd.add_option("--large-share", f->large_share,
+                 "share of graphs with real sizes (loops of 10^4..10^6 iterations)")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
   cmd.add_option("--jobs,-j", f->jobs, "worker processes (graph i goes to worker i mod N)")
       ->capture_default_str();
   cmd.add_option("--timeout", f->graph_timeout,

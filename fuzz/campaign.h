@@ -144,7 +144,20 @@ struct CampaignProgress {
   std::map<std::string, uint64_t> rule_hits;
   ir::GateCounts gate_counts;          ///< each rule's gates: how often they accepted and declined
   Histogram nodes, iterations, steps;  ///< what the medians above are taken from
+  /// Graphs by size, with the seconds workers spent generating and checking them (their
+  /// rates differ by orders of magnitude): large when the original ran kLargeIterations or
+  /// more loop iterations on the first input seed, else small.
+  uint64_t small_graphs = 0, large_graphs = 0;
+  double small_seconds = 0, large_seconds = 0;
 };
+
+/// Loop iterations from which a graph counts as large (CampaignProgress::large_graphs).
+inline constexpr uint64_t kLargeIterations = 10'000;
+
+/// Graphs per second of worker time (0 when none took any time).
+inline double graphs_per_second(uint64_t graphs, double seconds) {
+  return seconds > 0 ? double(graphs) / seconds : 0;
+}
 
 struct CampaignResult {
   CampaignProgress totals;

@@ -136,6 +136,7 @@ double unit(uint64_t bits) {
 
 std::optional<NewFinding> GraphChecker::check(uint64_t i, CampaignProgress& tally) {
   const uint64_t gs = graph_seed(o_.seed, i);
+  const auto started = Clock::now();
   ir::Context ctx;
   ir::Kernel k;
   std::string mutant_note;
@@ -163,6 +164,13 @@ std::optional<NewFinding> GraphChecker::check(uint64_t i, CampaignProgress& tall
   if (o_.mutation.share > 0)
     corpus_.observe(k, r.simplified.hits, r.kind == check::FindingKind::None);
   ++tally.graphs;
+  if (r.original_ran && r.original_iterations >= kLargeIterations) {
+    ++tally.large_graphs;
+    tally.large_seconds += seconds_since(started);
+  } else {
+    ++tally.small_graphs;
+    tally.small_seconds += seconds_since(started);
+  }
   tally.nodes.add(ir::toposort(k.root).size());
   if (r.original_ran) {
     tally.iterations.add(r.original_iterations);

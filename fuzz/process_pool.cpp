@@ -122,7 +122,11 @@ json tally_message(const CampaignProgress& t) {
           {"gate_counts", gate_counts_json(t.gate_counts)},
           {"nodes", t.nodes.counts},
           {"iterations", t.iterations.counts},
-          {"steps", t.steps.counts}};
+          {"steps", t.steps.counts},
+          {"small_graphs", t.small_graphs},
+          {"large_graphs", t.large_graphs},
+          {"small_seconds", t.small_seconds},
+          {"large_seconds", t.large_seconds}};
 }
 
 void add_histogram(Histogram& h, const json& j) {
@@ -141,6 +145,10 @@ void add_tally(CampaignProgress& p, const json& j) {
   add_histogram(p.nodes, j.at("nodes"));
   add_histogram(p.iterations, j.at("iterations"));
   add_histogram(p.steps, j.at("steps"));
+  p.small_graphs += j.value("small_graphs", uint64_t{0});
+  p.large_graphs += j.value("large_graphs", uint64_t{0});
+  p.small_seconds += j.value("small_seconds", 0.0);
+  p.large_seconds += j.value("large_seconds", 0.0);
 }
 
 // Where each worker lane leaves the recipe of the mutant it is on (length 0: a generated

@@ -7,6 +7,7 @@
 #include "gen/builder.h"
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <limits>
 #include <map>
@@ -154,8 +155,17 @@ int64_t Builder::end_budget(const Scope& s) const {
   return std::min(p_.max_range_end, p_.max_iterations / std::max<int64_t>(1, s.iters));
 }
 
+int64_t Builder::log_between(int64_t lo, int64_t hi) {
+  const int64_t a = std::bit_width(static_cast<uint64_t>(lo)) - 1;
+  const int64_t b = std::bit_width(static_cast<uint64_t>(hi)) - 1;
+  const int64_t k = e_.between(a, b);
+  return std::clamp(e_.between(int64_t{1} << k, (int64_t{2} << k) - 1), lo, hi);
+}
+
 UOp Builder::range_end(int64_t max_end) {
   max_end = std::max<int64_t>(1, max_end);
+  if (max_end >= p_.large_min_end && e_.chance(p_.p_large_end))  // only large graphs have room
+    return I(log_between(p_.large_min_end, max_end));
   if (e_.chance(p_.p_var_end)) {
     int64_t lo = e_.chance(p_.p_var_end_negative_min) ? -e_.between(1, 3)
                  : e_.chance(p_.p_var_end_zero_min)   ? 0

@@ -101,10 +101,22 @@ class Builder {
   /// The largest end a new range may have inside `s`; below 1 when no loop fits.
   int64_t end_budget(const Scope& s) const;
 
-  /// A range end of at most `max_end` (>= 1): a CONST, or an index VAR.
+  /// Log-uniform in [lo, hi] (1 <= lo <= hi): a power-of-two octave, then a value in it.
+  int64_t log_between(int64_t lo, int64_t hi);
+
+  /// A range end of at most `max_end` (>= 1): a CONST, or an index VAR; in a large graph
+  /// (room for GenPolicy::large_min_end) usually a big CONST.
   UOp range_end(int64_t max_end);
   UOp range(UOp end, AxisType t) { return n_.range(end, t); }
   int64_t trips(UOp r) { return std::max<int64_t>(1, bnd(r.src(0)).hi); }
+
+  /// `s` for a value that does not use `r` but runs inside r's loop: r's trips count
+  /// toward the loop budget of what it opens (a backend need not hoist it).
+  Scope under(const Scope& s, UOp r) {
+    Scope in = s;
+    in.iters *= trips(r);
+    return in;
+  }
 
   /// A scope with one more (reduce) range.
   Scope inner(const Scope& s, UOp r);

@@ -54,14 +54,17 @@ UOp Builder::reduce(DType dt, const Scope& s, int depth) {
 }
 
 UOp Builder::unparented(DType dt, const Scope& s, int depth) {
-  UOp x = value(dt, s, depth + 1);
   Op op = pick_reduce_op();
   int64_t budget = end_budget(s);
   if (op == Op::Mul) budget = std::min<int64_t>(budget, p_.max_mul_reduce_end);
-  std::vector<UOp> src{x, range(range_end(budget), AxisType::Reduce)};
+  std::vector<UOp> src{UOp(), range(range_end(budget), AxisType::Reduce)};
   Scope in = inner(s, src[1]);
-  if (end_budget(in) >= 2 && e_.chance(p_.p_reduce_two_ranges))
+  Scope around = under(s, src[1]);
+  if (end_budget(in) >= 2 && e_.chance(p_.p_reduce_two_ranges)) {
     src.push_back(range(range_end(op == Op::Mul ? 2 : end_budget(in)), AxisType::Reduce));
+    around = under(around, src[2]);
+  }
+  src[0] = value(dt, around, depth + 1);
   return mk(Op::Reduce, dt, std::move(src), ReduceArg{op});
 }
 
@@ -81,7 +84,7 @@ UOp Builder::bound_sum(DType dt, const Scope& s, int depth) {
   UOp n = range_end(end_budget(s));
   const int64_t nmax = bnd(n).hi;
   UOp r = range(n, AxisType::Reduce);
-  UOp v = e_.chance(p_.p_bound_const_value) ? constant(dt) : value(dt, s, depth + 1);
+  UOp v = e_.chance(p_.p_bound_const_value) ? constant(dt) : value(dt, under(s, r), depth + 1);
   auto cut = [&]() -> UOp {
     const auto& w = p_.cuts;
     switch (e_.pick({w.var, s.ranges.empty() ? 0.0 : w.outer_range, w.loaded, w.constant})) {
@@ -148,14 +151,14 @@ UOp Builder::shielded_fault(DType dt, const Scope& s, int depth) {
     // Each draw in its own statement: argument evaluation order differs between compilers.
     UOp d = var(dt, 0, 3, std::nullopt, 0);
     UOp k = I(e_.between(1, 4));
-    UOp x = value(dt, s, depth + 1);
+    UOp x = value(dt, under(s, r), depth + 1);
     UOp g = where(alu(Op::CmpLt, {r, k}), alu(Op::Cdiv, {x, d}), zero(dt));
     return mk(Op::Reduce, dt, {g, r}, ReduceArg{Op::Add});
   }
   UOp r2 = range(I(e_.between(2, std::max<int64_t>(2, std::min<int64_t>(end_budget(in), 6)))),
                  AxisType::Reduce);
   UOp f = e_.chance(0.5) ? alu(Op::Mul, {cast(dt, r), cast(dt, r)}) : value(dt, in, depth + 1);
-  UOp x = value(dt, s, depth + 1);
+  UOp x = value(dt, under(under(s, r), r2), depth + 1);
   UOp g = alu(Op::Cdiv, {x, alu(Op::Sub, {cast(dt, r2), cint(dt, e_.between(0, 1))})});
   return mk(Op::Reduce, dt, {alu(Op::Add, {f, g}), r, r2}, ReduceArg{Op::Add});
 }

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <optional>
 #include <string>
 
 #include "gen/builder.h"
@@ -12,7 +13,28 @@ namespace uopfuzz::gen {
 
 using namespace ir;
 
-GenResult generate(Context& ctx, const GenPolicy& policy, Entropy& entropy) {
+namespace {
+
+/// `p` with the caps of its real-sizes section in place of the small ones.
+GenPolicy large_sizes(const GenPolicy& p, Entropy& entropy) {
+  GenPolicy l = p;
+  l.max_store_iterations = entropy.chance(p.p_large_store) ? p.large_max_store_iterations
+                                                           : p.large_small_store_iterations;
+  l.max_positions = p.large_max_positions;
+  l.max_outputs = p.large_max_outputs;
+  l.max_range_end = p.large_max_iterations;
+  l.max_iterations = p.large_max_iterations;
+  l.exprs.reduce = p.large_reduce_weight;
+  l.check_max_steps = p.large_check_max_steps;
+  return l;
+}
+
+}  // namespace
+
+GenResult generate(Context& ctx, const GenPolicy& given, Entropy& entropy) {
+  std::optional<GenPolicy> large;
+  if (entropy.chance(given.p_large)) large = large_sizes(given, entropy);
+  const GenPolicy& policy = large ? *large : given;
   GenResult res;
   Kernel& k = res.kernel;
   k = Builder(ctx, policy, entropy).build();

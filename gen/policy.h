@@ -6,7 +6,8 @@
  * sum to 1, and a weight of 0 switches the option off. Choices among equivalent
  * spellings (operand order, which of !b's three spellings) are uniform and not knobs.
  * The defaults aim at small kernels (median ~35 nodes, at most a few thousand loop
- * iterations) biased to what the simplifier's rules rewrite.
+ * iterations) biased to what the simplifier's rules rewrite; a share p_large of graphs
+ * has real sizes (10^4..10^6 iterations per output element or per invocation).
  */
 #pragma once
 
@@ -183,6 +184,20 @@ struct GenPolicy {
   int64_t max_store_iterations = 256;  ///< ... of a store nest (the rest is for REDUCEs inside it)
   int64_t max_buffer_size = 1024;   ///< largest buffer; wider addresses are gated, wrapped or clamped
   int64_t max_index_magnitude = int64_t{1} << 40;  ///< index values stay far from int64 overflow
+
+  // ---- real sizes: a share of graphs has one or two big loops and few nodes (the oracle
+  // runs ~10^7-10^8 steps/s, so a large graph stays near 0.1 s); its caps replace those above
+  double p_large = 0.0015;          ///< a graph is large (~1/6 of a campaign's oracle time)
+  int large_max_positions = 10;     ///< ... its size budget (few nodes per iteration)
+  int large_max_outputs = 1;        ///< ... its outputs
+  int64_t large_min_end = 10'000;   ///< ... a big range's end is drawn log-uniformly from here
+  int64_t large_max_iterations = 1'000'000;  ///< ... up to here; also the cap of one loop nest's product
+  double p_large_store = 0.3;       ///< ... the big loop is the store nest's (one invocation per element) ...
+  int64_t large_max_store_iterations = 100'000;  ///< ... of up to this many iterations
+  int64_t large_small_store_iterations = 16; ///< ... else the store nest stays this small and REDUCEs take the big loops
+  double p_large_end = 0.8;         ///< ... a range end with room for it is big (else as small graphs draw it)
+  double large_reduce_weight = 6;   ///< ... ExprWeights::reduce (real kernels reduce)
+  uint64_t large_check_max_steps = 100'000'000; ///< ... the oracle step cap of its check runs
 
   // ---- dtypes and values
   DTypeWeights dtypes;              ///< element types of outputs, inputs and expressions

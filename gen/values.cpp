@@ -181,7 +181,7 @@ UOp Builder::loaded_index(const Scope& s, int depth, int64_t lo, int64_t hi) {
                              dtypes::UInt32};
   const auto& w = p_.index_buffers;
   DType dt = types[e_.pick({w.int32, w.int64, w.int16, w.uint8, w.uint32})];
-  if (dt.kind() == DTypeKind::Unsigned && lo < 0) dt = dtypes::Int32;
+  if (lo < dt.int_min() || hi > dt.int_max()) dt = dtypes::Int32;  // large graphs' indexes
   const int k = new_input(dt, true, lo, hi);
   if (k < 0) return UOp();
   UOp at = index_expr(s, depth + 1);

@@ -257,6 +257,10 @@ FuzzSummary read_fuzz(const Obj& top) {
   s.median_nodes = top.opt_integer("median_nodes").value_or(0);
   s.median_iterations = top.opt_integer("median_iterations").value_or(0);
   s.median_steps = top.opt_integer("median_steps").value_or(0);
+  s.small_graphs = top.opt_integer("small_graphs").value_or(0);
+  s.large_graphs = top.opt_integer("large_graphs").value_or(0);
+  s.small_graphs_per_second = top.opt_num("small_graphs_per_second").value_or(0);
+  s.large_graphs_per_second = top.opt_num("large_graphs_per_second").value_or(0);
   s.by_signature = counts(top, "by_signature");
   s.rule_hits = counts(top, "rule_hits");
   s.mutate_share = top.opt_num("mutate_share").value_or(0);
@@ -361,6 +365,10 @@ std::string fuzz_summary_json(const FuzzSummary& s, std::string_view context) {
   j["median_nodes"] = s.median_nodes;
   j["median_iterations"] = s.median_iterations;
   j["median_steps"] = s.median_steps;
+  j["small_graphs"] = s.small_graphs;
+  j["large_graphs"] = s.large_graphs;
+  j["small_graphs_per_second"] = s.small_graphs_per_second;
+  j["large_graphs_per_second"] = s.large_graphs_per_second;
   j["findings"] = s.findings;
   j["by_signature"] = object(s.by_signature);
   j["rule_hits"] = object(s.rule_hits);

@@ -106,6 +106,10 @@ struct FuzzSummary {
   int64_t latency_timed = 0;  // graphs the latency detector timed
   // The typical graph: medians of node count, loop iterations and oracle steps.
   int64_t median_nodes = 0, median_iterations = 0, median_steps = 0;
+  // Graphs by size (large: 10^4 or more loop iterations of the original on the first
+  // seed) and each class's rate in graphs per second of worker time.
+  int64_t small_graphs = 0, large_graphs = 0;
+  double small_graphs_per_second = 0, large_graphs_per_second = 0;
   int64_t findings = 0;
   std::vector<std::pair<std::string, int64_t>> by_signature;  // in file order
   std::vector<std::pair<std::string, int64_t>> rule_hits;     // in file order

@@ -401,6 +401,69 @@ inline void every_example_agrees(const Conformance& conf) {
   EXPECT_GT(n, 40);
 }
 
+// Kernels of real sizes: 10^4..10^6 loop iterations per element or per invocation,
+// REDUCEs over them, long store loops. Each agrees with the oracle, or the backend
+// refuses it as unsupported, naming the device limit (lavapipe's loop limit once gave
+// truncated sums here). Returns how many the backend ran.
+inline int large_kernels_agree(const Conformance& conf) {
+  const char* kernels[] = {
+      // int32 sum over 70000 loads, one invocation
+      "%0 = PARAM slot=0 size=1 out : int32\n%1 = CONST 0 : index\n%2 = INDEX %0 %1 : int32\n"
+      "%3 = PARAM slot=1 size=1000 in : int32\n%4 = CONST 70000 : index\n"
+      "%5 = RANGE %4 axis=0 REDUCE : index\n%6 = CONST 1000 : index\n"
+      "%7 = FLOORMOD %5 %6 : index\n%8 = INDEX %3 %7 : int32\n%9 = LOAD %8 : int32\n"
+      "%10 = REDUCE %9 %5 op=ADD : int32\n%11 = STORE %2 %10 : void\n%12 = SINK %11 : void\n",
+      // out[i] = sum_{r < 10^5} int64(r + i) for i < 8
+      "%0 = PARAM slot=0 size=8 out : int64\n%1 = CONST 8 : index\n"
+      "%2 = RANGE %1 axis=0 LOOP : index\n%3 = INDEX %0 %2 : int64\n"
+      "%4 = CONST 100000 : index\n%5 = RANGE %4 axis=1 REDUCE : index\n"
+      "%6 = ADD %5 %2 : index\n%7 = CAST %6 : int64\n%8 = REDUCE %7 %5 op=ADD : int64\n"
+      "%9 = STORE %3 %8 : void\n%10 = END %9 %2 : void\n%11 = SINK %10 : void\n",
+      // float32 MAX over a 400 x 400 nest of loads
+      "%0 = PARAM slot=0 size=1 out : float32\n%1 = CONST 0 : index\n"
+      "%2 = INDEX %0 %1 : float32\n%3 = PARAM slot=1 size=1000 in : float32\n"
+      "%4 = CONST 400 : index\n%5 = RANGE %4 axis=0 REDUCE : index\n"
+      "%6 = RANGE %4 axis=1 REDUCE : index\n%7 = MUL %5 %4 : index\n%8 = ADD %7 %6 : index\n"
+      "%9 = CONST 1000 : index\n%10 = FLOORMOD %8 %9 : index\n%11 = INDEX %3 %10 : float32\n"
+      "%12 = LOAD %11 : float32\n%13 = REDUCE %12 %5 %6 op=MAX : float32\n"
+      "%14 = STORE %2 %13 : void\n%15 = SINK %14 : void\n",
+      // a store loop of 3 * 10^5 elements
+      "%0 = PARAM slot=0 size=300000 out : int32\n%1 = PARAM slot=1 size=1000 in : int32\n"
+      "%2 = CONST 300000 : index\n%3 = RANGE %2 axis=0 LOOP : index\n"
+      "%4 = CONST 1000 : index\n%5 = FLOORMOD %3 %4 : index\n%6 = INDEX %1 %5 : int32\n"
+      "%7 = LOAD %6 : int32\n%8 = CAST %3 : int32\n%9 = ADD %7 %8 : int32\n"
+      "%10 = INDEX %0 %3 : int32\n%11 = STORE %10 %9 : void\n%12 = END %11 %3 : void\n"
+      "%13 = SINK %12 : void\n",
+      // uint32 MIN over 10^6 values of a hash of the range
+      "%0 = PARAM slot=0 size=1 out : uint32\n%1 = CONST 0 : index\n"
+      "%2 = INDEX %0 %1 : uint32\n%3 = CONST 1000000 : index\n"
+      "%4 = RANGE %3 axis=0 REDUCE : index\n%5 = CAST %4 : uint32\n"
+      "%6 = CONST 2654435761 : uint32\n%7 = MUL %5 %6 : uint32\n"
+      "%8 = REDUCE %7 %4 op=MIN : uint32\n%9 = STORE %2 %8 : void\n%10 = SINK %9 : void\n",
+  };
+  backends::Backend* be = backends::find_backend(conf.backend);
+  int ran = 0, index = 0;
+  for (const char* text : kernels) {
+    Case c;
+    c.name = fmt::format("large kernel {}", index++);
+    auto k = parse_kernel(c.ctx, text);
+    EXPECT_TRUE(k.ok()) << (k.ok() ? "" : k.error().message) << "\n" << text;
+    if (!k.ok()) continue;
+    c.root = k->kernel.root;
+    c.inputs = oracle::make_inputs(c.root, 0, {});
+    auto compiled = be->compile(c.root);
+    if (!compiled.ok()) {
+      EXPECT_TRUE(backends::is_unsupported(compiled.error())) << compiled.error().message;
+      EXPECT_NE(compiled.error().message.find("limit"), std::string::npos)
+          << "a refusal names the device limit: " << compiled.error().message;
+      continue;
+    }
+    expect_agree(c, conf);
+    ++ran;
+  }
+  return ran;
+}
+
 // One graph built in two Contexts compiles once: the second compile is a cache hit that
 // returns the same kernel, which still runs.
 inline void caches_kernels_by_graph(const Conformance& conf) {

@@ -48,6 +48,11 @@ TEST_P(BackendConformance, EveryExampleAgreesWithTheOracleOnThreeSeeds) {
   test_support::every_example_agrees(conf_);
 }
 
+TEST_P(BackendConformance, LargeLoopNestsAgreeOrAreRefusedWithADeviceLimit) {
+  const int ran = test_support::large_kernels_agree(conf_);
+  EXPECT_GE(ran, 1) << GetParam() << " refused every large kernel";
+}
+
 TEST_P(BackendConformance, CachesKernelsByGraph) {
   if (!backend_->kernel_cache()) GTEST_SKIP() << GetParam() << " keeps no compiled-kernel cache";
   test_support::caches_kernels_by_graph(conf_);

@@ -904,5 +904,68 @@ TEST(GenRules, EveryResultChangingPlantedBugIsReachable) {
   std::cout << "[ bugs     ] first seed catching each planted bug:" << report << "\n";
 }
 
+// ---------------------------------------------------------------- real sizes
+
+// The original's loop iterations on input seed 0 (the campaign classifies graphs by it).
+uint64_t iterations_of(const Kernel& k, uint64_t* steps = nullptr) {
+  auto out = oracle::run(k.root, oracle::make_inputs(k.root, 0, header_vars(k)));
+  EXPECT_TRUE(out.ok());
+  if (!out.ok()) return 0;
+  EXPECT_EQ(out->status, oracle::RunStatus::Ok) << print_kernel(k);
+  if (steps) *steps = out->steps;
+  return out->iterations;
+}
+
+TEST(GenLargeSizes, LargeGraphsComeAtTheKnobsRate) {
+  constexpr uint64_t kLargeIterations = 10'000;
+  GenPolicy none;
+  none.p_large = 0;
+  for (uint64_t seed = 0; seed < 150; ++seed) {
+    Context ctx;
+    EXPECT_LT(iterations_of(generate(ctx, none, seed).kernel), kLargeIterations) << "seed " << seed;
+  }
+  GenPolicy some;
+  some.p_large = 0.1;
+  int large = 0;
+  for (uint64_t seed = 0; seed < 300; ++seed) {
+    Context ctx;
+    large += iterations_of(generate(ctx, some, seed).kernel) >= kLargeIterations;
+  }
+  // 30 expected; a few large graphs draw small VAR ends or zero-trip loops.
+  EXPECT_GE(large, 12);
+  EXPECT_LE(large, 50);
+}
+
+TEST(GenLargeSizes, LargeGraphsReduceOverBigLoopsAndStayDefinedAndFast) {
+  GenPolicy p;
+  p.p_large = 1;
+  int reduce_big = 0, loop_big = 0, over_a_million = 0;
+  uint64_t max_steps = 0;
+  for (uint64_t seed = 0; seed < 40; ++seed) {
+    Context ctx;
+    GenResult r = generate(ctx, p, seed);
+    EXPECT_TRUE(r.stats.oracle_error.empty()) << "seed " << seed << ": " << r.stats.oracle_error;
+    EXPECT_EQ(invalid_reason(r.kernel), "") << "seed " << seed;
+    bool big_reduce = false, big_loop = false;
+    for (UOp u : toposort(r.kernel.root)) {
+      if (u.op() == Op::Range) big_loop = big_loop || Analysis().vmax(u.src(0)) >= p.large_min_end;
+      if (u.op() == Op::Reduce)
+        for (size_t i = 1; i < u.num_src(); ++i)
+          big_reduce = big_reduce || Analysis().vmax(u.src(i).src(0)) >= p.large_min_end;
+    }
+    reduce_big += big_reduce;
+    loop_big += big_loop;
+    uint64_t steps = 0;
+    over_a_million += iterations_of(r.kernel, &steps) > uint64_t(p.large_max_iterations) * 4;
+    max_steps = std::max(max_steps, steps);
+  }
+  EXPECT_GE(loop_big, 24) << "loops of 10^4 or more iterations in 40 large graphs";
+  EXPECT_GE(reduce_big, 10) << "REDUCEs over 10^4 or more elements in 40 large graphs";
+  EXPECT_EQ(over_a_million, 0);
+  EXPECT_LE(max_steps, p.large_check_max_steps);
+  std::cout << "[ large    ] " << loop_big << " of 40 have a big loop, " << reduce_big
+            << " reduce over one; at most " << max_steps << " oracle steps\n";
+}
+
 }  // namespace
 }  // namespace uopfuzz::gen

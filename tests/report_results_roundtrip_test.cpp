@@ -32,6 +32,10 @@ FuzzSummary full_summary() {
   s.median_nodes = 41;
   s.median_iterations = 960;
   s.median_steps = 15873;
+  s.small_graphs = 4300;
+  s.large_graphs = 21;
+  s.small_graphs_per_second = 5012.5;
+  s.large_graphs_per_second = 6.75;
   s.findings = 7;
   // Not in sorted order: the file keeps the order written.
   s.by_signature = {{"mismatch/split_mod/oracle", 5}, {"latency/merge/cpu", 2}};
@@ -110,6 +114,10 @@ TEST(ReportResultsRoundtrip, FuzzSummaryReadsBackEveryField) {
   EXPECT_EQ(got.median_nodes, want.median_nodes);
   EXPECT_EQ(got.median_iterations, want.median_iterations);
   EXPECT_EQ(got.median_steps, want.median_steps);
+  EXPECT_EQ(got.small_graphs, want.small_graphs);
+  EXPECT_EQ(got.large_graphs, want.large_graphs);
+  EXPECT_EQ(got.small_graphs_per_second, want.small_graphs_per_second);
+  EXPECT_EQ(got.large_graphs_per_second, want.large_graphs_per_second);
   EXPECT_EQ(got.findings, want.findings);
   EXPECT_EQ(got.by_signature, want.by_signature);
   EXPECT_EQ(got.rule_hits, want.rule_hits);

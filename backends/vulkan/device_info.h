@@ -20,6 +20,10 @@ struct DeviceInfo {
   bool timestamps = false;     ///< the compute queue has timestamps
   uint32_t max_workgroup_invocations = 0, max_workgroup_count_x = 0, max_push_constants = 0;
   uint64_t max_storage_buffer_range = 0;
+  /// Loop iterations one invocation may run, all loops together; 0: no limit. llvmpipe
+  /// (lavapipe) counts every loop's back edges in one per-invocation counter and leaves
+  /// all loops once it reaches LP_MAX_TGSI_LOOP_ITERATIONS (65535), silently.
+  uint64_t max_loop_iterations = 0;
   // Features the renderer can use (each enabled on the logical device when present).
   bool int64 = false, int16 = false, int8 = false, float64 = false, float16 = false;
   bool storage8 = false, storage16 = false;

@@ -104,6 +104,7 @@ DeviceInfo describe(VkPhysicalDevice pd, uint32_t index) {
   d.max_workgroup_count_x = p.limits.maxComputeWorkGroupCount[0];
   d.max_push_constants = p.limits.maxPushConstantsSize;
   d.max_storage_buffer_range = p.limits.maxStorageBufferRange;
+  if (v12 && drv.driverID == VK_DRIVER_ID_MESA_LLVMPIPE) d.max_loop_iterations = 65535;
   d.denorm_preserve32 = v12 && fc.shaderDenormPreserveFloat32;
   d.denorm_preserve64 = v12 && fc.shaderDenormPreserveFloat64;
   compute_family(pd, &d.timestamps);

@@ -14,6 +14,7 @@
 
 #include "backends/kernel_cache.h"
 #include "backends/vulkan/glsl_compile.h"
+#include "backends/vulkan/loop_budget.h"
 #include "backends/vulkan/render.h"
 #include "backends/vulkan/runtime.h"
 #include "ir/graph.h"
@@ -190,6 +191,14 @@ class VulkanBackend final : public Backend {
     if (!rendered) return rendered.error();
     if (std::string why = missing_feature(rendered->needs, d); !why.empty())
       return Error{"unsupported: " + why};
+    if (d.max_loop_iterations > 0) {
+      const uint64_t passes = loop_passes_per_invocation(root, rendered->threads);
+      if (passes >= d.max_loop_iterations)
+        return Error{fmt::format(
+            "unsupported: up to {} loop passes per invocation reach the device's limit of {} "
+            "(llvmpipe leaves every loop there, silently)",
+            passes, d.max_loop_iterations)};
+    }
     const uint32_t push_bytes =
         static_cast<uint32_t>(rendered->signature.vars.size() * sizeof(int64_t));
     if (push_bytes > d.max_push_constants)
