@@ -1,0 +1,24 @@
+#include "check/idempotence.h"
+
+#include <fmt/format.h>
+
+#include "ir/graph.h"
+
+namespace uopfuzz::check {
+
+std::optional<std::string> not_idempotent(ir::Context& ctx, const simplifier::SimplifyResult& first,
+                                          const simplifier::SimplifyOptions& options) {
+  const simplifier::SimplifyResult again = simplifier::simplify(ctx, first.root, options);
+  if (again.converged && again.root == first.root) return std::nullopt;
+  std::string rules;
+  for (const auto& [name, n] : again.hits)
+    rules += fmt::format("{}{} ({})", rules.empty() ? "" : ", ", name, n);
+  if (!again.converged)
+    return fmt::format("simplifying the rewrite again does not converge (rules: {})", rules);
+  return fmt::format(
+      "simplifying the rewrite again changes it ({} nodes -> {}; rules that fired again: {})",
+      ir::toposort(first.root).size(), ir::toposort(again.root).size(),
+      rules.empty() ? "none" : rules);
+}
+
+}  // namespace uopfuzz::check
