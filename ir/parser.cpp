@@ -249,11 +249,12 @@ class Parser {
       int slot;
       if (!parse_int(toks[1].text, slot) || slot < 0)
         return fail(ln, vcol,
-                    fmt::format("expected {} slot number, got {}", output ? "an output" : "an input",
-                                quoted(toks[1].text)));
+                    fmt::format("expected {} slot number, got {}",
+                                output ? "an output" : "an input", quoted(toks[1].text)));
       if (toks.size() < 4 || toks[2].text != "[" || toks.back().text != "]")
-        return fail(ln, toks.size() > 2 ? toks[2].col : vcol,
-                    fmt::format("expected a list of values in brackets: @{} SLOT [v, v, ...]", key));
+        return fail(
+            ln, toks.size() > 2 ? toks[2].col : vcol,
+            fmt::format("expected a list of values in brackets: @{} SLOT [v, v, ...]", key));
       PendingValues out{slot, {}, ln, vcol};
       for (size_t i = 3; i + 1 < toks.size(); ++i) {
         bool expect_value = (i - 3) % 2 == 0;

@@ -31,8 +31,8 @@ Value small_value(DType dt, int x) {
 std::vector<Value> smaller_values(DType dt, Value v) {
   std::vector<Value> out;
   auto add = [&](Value x) {
-    if (!same_bits(x, v) && std::none_of(out.begin(), out.end(),
-                                         [&](Value y) { return same_bits(x, y); }))
+    if (!same_bits(x, v) &&
+        std::none_of(out.begin(), out.end(), [&](Value y) { return same_bits(x, y); }))
       out.push_back(x);
   };
   add(small_value(dt, 0));
