@@ -10,9 +10,10 @@
 namespace uopfuzz::check {
 
 /// Why `first`, the converged result of simplifying a graph with `options`, is not a fixed
-/// point of the simplifier: the rules a second simplify fires on it, and what they make of
-/// it (a second run that does not converge says so); nullopt when the second run gives back
-/// the very same node.
+/// point of the stages that always run (kernel_graph, postopt_symbolic: the one-shot
+/// optimization stages are not run again): the rules a second simplify fires on it, and
+/// what they make of it (a second run that does not converge says so); nullopt when the
+/// second run gives back the very same node.
 std::optional<std::string> not_idempotent(ir::Context& ctx, const simplifier::SimplifyResult& first,
                                           const simplifier::SimplifyOptions& options);
 

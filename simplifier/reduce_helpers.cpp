@@ -33,10 +33,6 @@ bool may_fault(RewriteCtx& rc, UOp u) {
       case Op::Cmod:
       case Op::FloorDiv:
       case Op::FloorMod:
-        // An integer divisor proven positive is never 0 (nor -1 under the minimum). Calling
-        // r % 2 faulting kept reduce_unparented from firing until a later stage had split
-        // r, leaving a result that a second simplify changed (a not-idempotent finding).
-        return !n.dtype().is_int() || state(rc).analysis.bounds(n.src(1)).lo <= 0;
       case Op::Shl:
       case Op::Shr:
       case Op::Bitcast: return true;
