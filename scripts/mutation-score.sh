@@ -207,7 +207,8 @@ if [[ $list -eq 1 ]]; then
 fi
 
 # The scratch tree: this checkout's files as they are (committed or not, ignored ones left
-# out), built in one build directory that every mutant reuses.
+# out), built in one build directory that every mutant reuses. Files are extracted with
+# the current time (tar -m), so a reused build sees every change.
 keep_scratch=1
 if [[ -z $scratch ]]; then
   scratch=$(mktemp -d "${TMPDIR:-/tmp}/uopfuzz-mutants.XXXXXX") || die "cannot create a scratch directory"
@@ -216,7 +217,7 @@ fi
 mkdir -p "$scratch" || die "cannot create $scratch"
 cleanup() { [[ $keep_scratch -eq 1 ]] || rm -rf "$scratch"; }
 trap cleanup EXIT
-git ls-files --cached --others --exclude-standard -z | tar --null -T - -cf - | tar -xf - -C "$scratch" ||
+git ls-files --cached --others --exclude-standard -z | tar --null -T - -cf - | tar -xmf - -C "$scratch" ||
   die "cannot copy the tree to $scratch"
 build="$scratch/build"
 export CCACHE_BASEDIR=/ CCACHE_NOHASHDIR=1
