@@ -229,7 +229,7 @@ log="$scratch/mutants.log"
 rebuild() { cmake --build "$build" -j "$jobs" --target uopfuzz >>"$log" 2>&1; }
 campaign() {
   timeout $((seconds * 4 + 120)) "$build/uopfuzz" fuzz --time "$seconds" --seed "$seed" --jobs "$jobs" \
-    --no-reduce --json "$scratch/campaign.json" >>"$log" 2>&1
+    --no-reduce --json "$scratch/campaign.json" --corpus "$scratch/findings" >>"$log" 2>&1
 }
 rebuild || die "the unmutated tree does not build (see $log)"
 campaign

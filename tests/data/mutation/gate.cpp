@@ -8,4 +8,6 @@ bool divides(int64_t c, int64_t end, int64_t lo) {
   return c > 0 && end % c == 0 && lo >= 100'000;
 }
 
-int64_t span(int64_t hi, int64_t lo) { return hi - lo / 2; }
+int64_t span(int64_t hi, int64_t lo) {
+  return hi - lo / 2;
+}
