@@ -278,7 +278,7 @@ echo "mutation score: $killed killed of $ran built mutants = $score% ($survived 
 if [[ $survived -gt 0 ]]; then
   echo "survivors:"
   printf '%s\n' "${results[@]}" | grep '"verdict": "survived"' |
-    sed 's/.*"file": "\([^"]*\)", "line": \([0-9]*\), "operator": "\([^"]*\)", "mutation": "\(.*\)", "verdict".*/  \1:\2 \3 \4/'
+    sed 's/.*"file": "\([^"]*\)", "line": \([0-9]*\), "operator": "\([^"]*\)", "mutation": "\(.*\)", "verdict".*/  \1:\2 \3 \4/; s/\\"/"/g'
 fi
 if [[ -n $json ]]; then
   {
