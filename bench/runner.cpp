@@ -51,7 +51,7 @@ Result<std::unique_ptr<PreparedCase>> prepare_case(const BenchCase& c) {
     return Error{"does not verify: " + errors[0].message};
   p->original = k.root;
   std::map<std::string, int64_t> vars(k.header.vars.begin(), k.header.vars.end());
-  p->inputs = oracle::make_inputs(k.root, k.header.seed.value_or(0), vars);
+  p->inputs = oracle::make_inputs(k, k.header.seed.value_or(0), vars);
   auto simplified = simplifier::simplify(p->ctx, k.root);
   if (!simplified.converged || !ir::verify(simplified.root).empty())
     return Error{

@@ -7,6 +7,7 @@
 
 #include "backends/float_sums.h"
 #include "backends/registry.h"
+#include "check/idempotence.h"
 #include "ir/printer.h"
 #include "ir/verify.h"
 #include "oracle/interpreter.h"
@@ -28,6 +29,7 @@ std::string_view finding_kind_name(FindingKind k) {
     case FindingKind::BackendError: return "backend-error";
     case FindingKind::Latency: return "latency";
     case FindingKind::RewriteStepLimit: return "rewrite-step-limit";
+    case FindingKind::NotIdempotent: return "not-idempotent";
   }
   return "?";
 }
@@ -171,7 +173,7 @@ void check_latency(CheckResult& res, const Kernel& kernel, UOp rewritten, uint64
     }
     compiled[i] = k.value();
   }
-  oracle::Inputs in = oracle::make_inputs(kernel.root, seed, options.vars);
+  oracle::Inputs in = oracle::make_inputs(kernel, seed, options.vars);
   auto verdict = detect_regression(*compiled[0], *compiled[1], in, lo);
   if (!verdict) {
     res.kind = FindingKind::BackendError;
@@ -269,7 +271,7 @@ CheckResult check_kernel(Context& ctx, const Kernel& kernel, const CheckOptions&
   bro.threads = options.threads;
   for (int k = 0; k < options.seeds; ++k) {
     const uint64_t seed = options.base_seed + static_cast<uint64_t>(k);
-    oracle::Inputs in = oracle::make_inputs(kernel.root, seed, options.vars);
+    oracle::Inputs in = oracle::make_inputs(kernel, seed, options.vars);
     auto a = original->run(in, ro);
     if (!a) {
       res.kind = FindingKind::RewriteError;
@@ -337,7 +339,13 @@ CheckResult check_kernel(Context& ctx, const Kernel& kernel, const CheckOptions&
       }
     }
   }
-  // Results agree: is the rewrite slower? A graph the simplifier left alone cannot be.
+  // Results agree: is the rewrite a fixed point (a second simplify changes nothing)?
+  if (auto why = not_idempotent(ctx, res.simplified, options.simplify)) {
+    res.kind = FindingKind::NotIdempotent;
+    res.details = *why;
+    return res;
+  }
+  // Is the rewrite slower? A graph the simplifier left alone cannot be.
   if (options.latency && clean_seed && rewritten != kernel.root)
     check_latency(res, kernel, rewritten, *clean_seed, options);
   return res;

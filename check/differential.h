@@ -41,6 +41,8 @@ enum class FindingKind : uint8_t {
   /// The rewrite ran past the oracle's step limit on a seed where the original finished:
   /// a loop the rewrite made endless, or far longer (never a clean pass).
   RewriteStepLimit,
+  /// Simplifying the converged rewrite again changes it (check/idempotence.h).
+  NotIdempotent,
 };
 std::string_view finding_kind_name(FindingKind k);
 

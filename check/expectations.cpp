@@ -29,7 +29,7 @@ ExpectationVerdict check_expectations(const ir::KernelHeader& h, const oracle::R
 std::variant<CaseRun, CaseError> run_case(ir::Context& ctx, const ir::Kernel& kernel,
                                           const CaseRunOptions& o) {
   CaseRun c;
-  c.inputs = oracle::make_inputs(kernel.root, o.seed, o.vars);
+  c.inputs = oracle::make_inputs(kernel, o.seed, o.vars);
   oracle::RunOptions opts;
   opts.max_steps = o.max_steps;
   // The oracle runs first on every backend: others only run graphs it found free of UB.

@@ -6,6 +6,7 @@
 #include "cli/kernel_file.h"
 #include "cli/shared_flags.h"
 #include "ir/printer.h"
+#include "ir/run_io.h"
 #include "ir/verify.h"
 
 namespace uopfuzz::cli {
@@ -45,6 +46,7 @@ int run_simplify(const SimplifyCommandFlags& f) {
   ir::Kernel out = k->parsed.kernel;
   auto r = simplifier::simplify(*k->ctx, out.root, *opts);
   out.root = r.root;
+  ir::fit_given_inputs(out);  // an input the rewrite no longer reads loses its @input line
   auto errors = ir::verify(out.root);
   if (errors.empty()) {
     fmt::print("{}", ir::print_kernel(out));

@@ -40,7 +40,7 @@ ir::Kernel corpus_entry(const ir::Kernel& k, const NewFinding& f, const Campaign
   out.header.expect_given = true;
   out.header.outputs.clear();
   // VARs the check derived from the seed are pinned, so the replay runs what was found.
-  oracle::Inputs in = oracle::make_inputs(k.root, co.base_seed, co.vars);
+  oracle::Inputs in = oracle::make_inputs(k, co.base_seed, co.vars);
   out.header.vars.assign(in.vars.begin(), in.vars.end());
   if (auto run = oracle::run(k.root, in); run.ok() && run->status == oracle::RunStatus::Ok)
     for (const auto& [slot, buf] : run->outputs) {

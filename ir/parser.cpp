@@ -8,6 +8,8 @@
 #include <limits>
 #include <map>
 
+#include "ir/run_io.h"
+
 namespace uopfuzz::ir {
 namespace {
 
@@ -242,15 +244,18 @@ class Parser {
       for (const auto& [n, _] : h.vars)
         if (n == t.substr(0, eq)) return fail(ln, vcol, fmt::format("duplicate @var {}", n));
       h.vars.emplace_back(std::string(t.substr(0, eq)), v);
-    } else if (key == "output") {
+    } else if (key == "output" || key == "input") {
+      const bool output = key == "output";
       int slot;
       if (!parse_int(toks[1].text, slot) || slot < 0)
         return fail(ln, vcol,
-                    fmt::format("expected an output slot number, got {}", quoted(toks[1].text)));
+                    fmt::format("expected {} slot number, got {}",
+                                output ? "an output" : "an input", quoted(toks[1].text)));
       if (toks.size() < 4 || toks[2].text != "[" || toks.back().text != "]")
-        return fail(ln, toks.size() > 2 ? toks[2].col : vcol,
-                    "expected a list of values in brackets: @output SLOT [v, v, ...]");
-      PendingOutput out{slot, {}, ln, vcol};
+        return fail(
+            ln, toks.size() > 2 ? toks[2].col : vcol,
+            fmt::format("expected a list of values in brackets: @{} SLOT [v, v, ...]", key));
+      PendingValues out{slot, {}, ln, vcol};
       for (size_t i = 3; i + 1 < toks.size(); ++i) {
         bool expect_value = (i - 3) % 2 == 0;
         if (expect_value == (toks[i].text == ","))
@@ -259,10 +264,11 @@ class Parser {
       }
       if (toks.size() > 4 && toks[toks.size() - 2].text == ",")
         return fail(ln, toks.back().col, "expected a value before ']'");
-      for (const auto& o : outputs_)
+      std::vector<PendingValues>& lines = output ? outputs_ : inputs_;
+      for (const auto& o : lines)
         if (o.slot == slot)
-          return fail(ln, vcol, fmt::format("duplicate @output for slot {}", slot));
-      outputs_.push_back(std::move(out));
+          return fail(ln, vcol, fmt::format("duplicate @{} for slot {}", key, slot));
+      lines.push_back(std::move(out));
     } else {
       h.extra.emplace_back(std::string(key), std::string(value));
     }
@@ -523,7 +529,7 @@ class Parser {
     std::map<int, UOp> params;
     for (UOp u : nodes_)
       if (u.op() == Op::Param) params.emplace(u.arg<ParamArg>().slot, u);
-    for (const PendingOutput& o : outputs_) {
+    for (const PendingValues& o : outputs_) {
       auto it = params.find(o.slot);
       if (it == params.end() || !it->second.arg<ParamArg>().output)
         return fail(o.line, o.col,
@@ -541,11 +547,31 @@ class Parser {
       }
       pk.kernel.header.outputs.push_back(std::move(eo));
     }
+    for (const PendingValues& in : inputs_) {
+      auto it = params.find(in.slot);
+      if (it == params.end() || it->second.arg<ParamArg>().output)
+        return fail(in.line, in.col,
+                    fmt::format("@input names slot {}, which is not an input PARAM", in.slot));
+      const ParamArg& p = it->second.arg<ParamArg>();
+      if (static_cast<int64_t>(in.values.size()) != p.size)
+        return fail(in.line, in.col,
+                    fmt::format("@input {} lists {} values; the PARAM has size {}", in.slot,
+                                in.values.size(), p.size));
+      GivenInput given{in.slot, it->second.dtype(), {}};
+      for (const Token& t : in.values) {
+        Value v;
+        if (auto e = parse_literal(it->second.dtype(), t.text, v)) return fail(in.line, t.col, *e);
+        if (auto e = input_value_problem(it->second, v))
+          return fail(in.line, t.col, fmt::format("@input {}: {}", in.slot, *e));
+        given.values.push_back(v);
+      }
+      pk.kernel.header.inputs.push_back(std::move(given));
+    }
     pk.where = std::move(where_);
     return pk;
   }
 
-  struct PendingOutput {
+  struct PendingValues {
     int slot;
     std::vector<Token> values;
     int line, col;
@@ -555,7 +581,7 @@ class Parser {
   std::string_view text_;
   KernelHeader header_;
   bool seen_name_ = false, seen_seed_ = false;
-  std::vector<PendingOutput> outputs_;
+  std::vector<PendingValues> outputs_, inputs_;
   std::unordered_map<std::string, UOp> names_;
   std::unordered_map<std::string, int> lines_;
   std::unordered_map<UOp, SourceLoc, UOpHash> where_;

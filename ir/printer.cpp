@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "ir/graph.h"
+#include "ir/run_io.h"
 
 namespace uopfuzz::ir {
 namespace {
@@ -106,17 +107,18 @@ std::string print_kernel(const Kernel& k) {
   if (h.expect_given || h.expect != Expect::Ok)
     out += fmt::format("@expect {}\n", h.expect == Expect::Ub ? "ub" : "ok");
   for (const auto& [name, v] : h.vars) out += fmt::format("@var {}={}\n", name, v);
-  // Expected outputs are printed in their PARAM's dtype.
+  // Given inputs and expected outputs are printed in their PARAM's dtype.
   std::unordered_map<int, DType> slot_dtype;
   for (UOp u : toposort(k.root))
     if (u.op() == Op::Param) slot_dtype[u.arg<ParamArg>().slot] = u.dtype();
-  for (const auto& o : h.outputs) {
-    DType dt = slot_dtype.count(o.slot) ? slot_dtype[o.slot] : dtypes::Int64;
-    out += fmt::format("@output {} [", o.slot);
-    for (size_t i = 0; i < o.values.size(); ++i)
-      out += (i ? ", " : "") + format_value(dt, o.values[i]);
+  auto values_line = [&](std::string_view key, int slot, const std::vector<Value>& values) {
+    DType dt = slot_dtype.count(slot) ? slot_dtype[slot] : dtypes::Int64;
+    out += fmt::format("@{} {} [", key, slot);
+    for (size_t i = 0; i < values.size(); ++i) out += (i ? ", " : "") + format_value(dt, values[i]);
     out += "]\n";
-  }
+  };
+  for (const auto& in : h.inputs) values_line("input", in.slot, in.values);
+  for (const auto& o : h.outputs) values_line("output", o.slot, o.values);
   for (const auto& [key, value] : h.extra) out += fmt::format("@{} {}\n", key, value);
   return out + print_graph(k.root);
 }
@@ -140,16 +142,34 @@ std::optional<std::string> check_header(const Kernel& k) {
     if (!identifier(name)) return fmt::format("@var name '{}' is not an identifier", name);
   for (const auto& [key, value] : h.extra) {
     if (!identifier(key)) return fmt::format("header key '{}' is not an identifier", key);
-    if (key == "name" || key == "seed" || key == "expect" || key == "var" || key == "output")
+    if (key == "name" || key == "seed" || key == "expect" || key == "var" || key == "output" ||
+        key == "input")
       return fmt::format("header key '{}' is reserved", key);
     if (value.empty() || bad_text(value))
       return fmt::format("@{} value must be one non-empty line without '#' or surrounding blanks",
                          key);
   }
   std::unordered_map<int, int64_t> out_size;
+  std::unordered_map<int, UOp> in_param;
   for (UOp u : toposort(k.root))
     if (u.op() == Op::Param && u.arg<ParamArg>().output)
       out_size[u.arg<ParamArg>().slot] = u.arg<ParamArg>().size;
+    else if (u.op() == Op::Param)
+      in_param.emplace(u.arg<ParamArg>().slot, u);
+  for (const auto& in : h.inputs) {
+    auto it = in_param.find(in.slot);
+    if (it == in_param.end())
+      return fmt::format("@input names slot {}, which is not an input PARAM", in.slot);
+    if (it->second.dtype() != in.dtype)
+      return fmt::format("@input {} holds {} values; the PARAM is {}", in.slot, in.dtype.name(),
+                         it->second.dtype().name());
+    if (static_cast<int64_t>(in.values.size()) != it->second.arg<ParamArg>().size)
+      return fmt::format("@input {} lists {} values; the PARAM has size {}", in.slot,
+                         in.values.size(), it->second.arg<ParamArg>().size);
+    for (Value v : in.values)
+      if (auto problem = input_value_problem(it->second, v))
+        return fmt::format("@input {}: {}", in.slot, *problem);
+  }
   for (const auto& o : h.outputs) {
     auto it = out_size.find(o.slot);
     if (it == out_size.end())

@@ -1,5 +1,7 @@
 #include "ir/run_io.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include "ir/graph.h"
@@ -57,6 +59,51 @@ Inputs make_inputs(UOp root, uint64_t seed, const std::map<std::string, int64_t>
     }
   }
   return in;
+}
+
+Inputs make_inputs(const Kernel& kernel, uint64_t seed,
+                   const std::map<std::string, int64_t>& vars) {
+  Inputs in = make_inputs(kernel.root, seed, vars);
+  for (const GivenInput& g : kernel.header.inputs) {
+    auto it = in.buffers.find(g.slot);
+    if (it == in.buffers.end() || it->second.dtype() != g.dtype ||
+        it->second.size() != g.values.size())
+      continue;
+    for (size_t i = 0; i < g.values.size(); ++i) it->second.set(i, g.values[i]);
+  }
+  return in;
+}
+
+void fit_given_inputs(Kernel& kernel) {
+  if (kernel.header.inputs.empty()) return;
+  std::map<int, UOp> params;
+  for (UOp u : toposort(kernel.root))
+    if (u.op() == Op::Param && !u.arg<ParamArg>().output) params.emplace(u.arg<ParamArg>().slot, u);
+  std::erase_if(kernel.header.inputs, [&](GivenInput& g) {
+    auto it = params.find(g.slot);
+    if (it == params.end() || it->second.dtype() != g.dtype) return true;
+    const size_t size = static_cast<size_t>(it->second.arg<ParamArg>().size);
+    if (g.values.size() < size) return true;
+    g.values.resize(size);
+    return std::any_of(g.values.begin(), g.values.end(),
+                       [&](Value v) { return input_value_problem(it->second, v).has_value(); });
+  });
+}
+
+std::optional<std::string> input_value_problem(UOp param, Value v) {
+  const DType dt = param.dtype();
+  if (!dt.is_int()) return std::nullopt;
+  const ParamArg& p = param.arg<ParamArg>();
+  // Unsigned values above int64's range compare exactly as 128-bit integers.
+  const __int128 x = dt.kind() == DTypeKind::Unsigned ? static_cast<__int128>(v.u) : v.i;
+  if (p.vmin && x < *p.vmin)
+    return fmt::format("{} is below the PARAM's vmin={}", format_value(dt, v), *p.vmin);
+  if (p.vmax && x > *p.vmax)
+    return fmt::format("{} is above the PARAM's vmax={}", format_value(dt, v), *p.vmax);
+  if (p.multiple_of && *p.multiple_of > 0 && x % *p.multiple_of != 0)
+    return fmt::format("{} is not a multiple of the PARAM's multiple_of={}", format_value(dt, v),
+                       *p.multiple_of);
+  return std::nullopt;
 }
 
 }  // namespace uopfuzz::ir

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "ir/kernel.h"
 #include "ir/uop.h"
 #include "ir/value.h"
 
@@ -42,5 +43,24 @@ struct RunOutput {
 /// filled and every VAR given a value, all derived from `seed` alone. Values given in
 /// `vars` are kept as they are.
 Inputs make_inputs(UOp root, uint64_t seed, const std::map<std::string, int64_t>& vars = {});
+
+/// make_inputs for a case: the input buffers its header's @input lines give hold exactly
+/// those values on every seed; the others are filled from `seed` as above (each slot's
+/// fill depends on its slot alone, so giving one buffer changes no other). A line that
+/// does not fit an input PARAM of the graph (the parser and the reducer never leave one)
+/// is ignored.
+Inputs make_inputs(const Kernel& kernel, uint64_t seed,
+                   const std::map<std::string, int64_t>& vars = {});
+
+/// The kernel's @input lines fitted to its graph after an edit (the reducer's, the
+/// simplifier's): a line whose buffer shrank keeps its first values; a line that fits no
+/// input PARAM any more (none of its slot or dtype, a larger one, new value bounds) is
+/// dropped, and that buffer is seed-filled.
+void fit_given_inputs(Kernel& kernel);
+
+/// Why `v` (canonical in the PARAM's dtype) cannot be an element of the input PARAM
+/// `param`: outside its vmin..vmax or not a multiple of its multiple_of, which static
+/// proofs may rely on; nullopt when it can.
+std::optional<std::string> input_value_problem(UOp param, Value v);
 
 }  // namespace uopfuzz::ir

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ir/run_io.h"
 #include "reduce/reducer.h"
 
 namespace uopfuzz::reduce {
@@ -57,6 +58,9 @@ std::optional<Pass> parse_pass(std::string_view name) {
 std::vector<Kernel> propose(Context& ctx, const Kernel& k, Pass pass) {
   Candidates out;
   if (k.root && k.root.op() == Op::Sink) kPasses[static_cast<size_t>(pass)].fn(ctx, k, out);
+  // An edit of a PARAM (its size, dtype, slot or bounds) leaves @input lines that no longer
+  // fit it; fitting them here keeps every candidate a case that prints and parses back.
+  for (Kernel& c : out) fit_given_inputs(c);
   return out;
 }
 

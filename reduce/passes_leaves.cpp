@@ -174,13 +174,14 @@ void propose_RenumberParams(Context& ctx, const Kernel& k, Candidates& out) {
   }
   if (with.empty()) return;
   Kernel c{k.header, substitute(ctx, k.root, with)};
-  // @output lines name slots: renumber them along.
-  for (auto& o : c.header.outputs)
+  // @output and @input lines name slots: renumber them along.
+  auto renumbered = [&](int slot) {
     for (size_t i = 0; i < params.size(); ++i)
-      if (params[i].arg<ParamArg>().slot == o.slot) {
-        o.slot = static_cast<int>(i);
-        break;
-      }
+      if (params[i].arg<ParamArg>().slot == slot) return static_cast<int>(i);
+    return slot;
+  };
+  for (auto& o : c.header.outputs) o.slot = renumbered(o.slot);
+  for (auto& in : c.header.inputs) in.slot = renumbered(in.slot);
   out.push_back(std::move(c));
 }
 

@@ -13,7 +13,7 @@ bool original_is_defined(const ir::Kernel& k, const check::CheckOptions& opts, u
   ro.max_steps = max_steps;
   for (int s = 0; s < opts.seeds; ++s) {
     oracle::Inputs in =
-        oracle::make_inputs(k.root, opts.base_seed + static_cast<uint64_t>(s), opts.vars);
+        oracle::make_inputs(k, opts.base_seed + static_cast<uint64_t>(s), opts.vars);
     auto run = program->run(in, ro);
     if (!run || run->status != oracle::RunStatus::Ok) return false;
   }

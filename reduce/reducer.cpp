@@ -15,18 +15,16 @@ using namespace ir;
 
 namespace {
 
-double const_cost(UOp c) {
-  DType dt = c.dtype();
-  Value v = c.const_value();
+double value_cost(DType dt, Value v) {
   if (dt.is_float())
     return std::isfinite(v.f) ? 2 * std::fabs(v.f) + (std::signbit(v.f) ? 1 : 0) : 0;
   if (dt.kind() == DTypeKind::Unsigned) return 2 * static_cast<double>(v.u);
   return 2 * std::fabs(static_cast<double>(v.i)) + (v.i < 0 ? 1 : 0);
 }
 
-bool odd_const(UOp c) {
-  if (!c.dtype().is_float()) return false;
-  const double f = c.const_value().f;
+bool odd_value(DType dt, Value v) {
+  if (!dt.is_float()) return false;
+  const double f = v.f;
   return !std::isfinite(f) || std::trunc(f) != f;
 }
 
@@ -50,8 +48,8 @@ Size size_of(const Kernel& k) {
         break;
       case Op::End: s.closings += u.num_src() - 1; break;
       case Op::Const:
-        s.consts += const_cost(u);
-        s.odd_consts += odd_const(u);
+        s.consts += value_cost(u.dtype(), u.const_value());
+        s.odd_consts += odd_value(u.dtype(), u.const_value());
         break;
       case Op::Param:
         s.param_slots += u.arg<ParamArg>().slot;
@@ -97,7 +95,12 @@ Size size_of(const Kernel& k) {
       case Op::Where: break;  // counted in nodes and ops only
     }
   }
-  s.header = k.header.vars.size() + k.header.outputs.size();
+  s.header = k.header.vars.size() + k.header.outputs.size() + k.header.inputs.size();
+  for (const GivenInput& g : k.header.inputs)
+    for (Value v : g.values) {
+      s.odd_inputs += odd_value(g.dtype, v);
+      s.input_values += value_cost(g.dtype, v);
+    }
   return s;
 }
 

@@ -59,8 +59,10 @@ struct Size {
   double consts = 0;         ///< sum of the finite CONSTs' costs
   double var_spans = 0;      ///< sum over VARs of max - min
   int64_t param_slots = 0;   ///< sum of PARAM slots
-  size_t header = 0;         ///< @var and @output lines
+  size_t header = 0;         ///< @var, @input and @output lines
   double buffer_elems = 0;   ///< sum of the PARAM sizes
+  size_t odd_inputs = 0;     ///< @input float values that are NaN, infinite or not integral
+  double input_values = 0;   ///< sum of the finite @input values' costs (as a CONST's)
   friend bool operator==(const Size&, const Size&) = default;
   friend auto operator<=>(const Size&, const Size&) = default;
 };

@@ -33,6 +33,11 @@ bool may_fault(RewriteCtx& rc, UOp u) {
       case Op::Cmod:
       case Op::FloorDiv:
       case Op::FloorMod:
+        // An integer divisor proven positive is never 0 (nor -1 under the minimum). Calling
+        // r % 2 faulting held reduce_collapse back until split_ranges had made r % 2 a
+        // range, leaving a result that kernel_graph changed on a second simplify (a
+        // not-idempotent finding).
+        return !n.dtype().is_int() || state(rc).analysis.bounds(n.src(1)).lo <= 0;
       case Op::Shl:
       case Op::Shr:
       case Op::Bitcast: return true;

@@ -333,10 +333,11 @@ TEST(ReducePlantedBugs, MinimalShapesShowTheirBugAtTheListedSize) {
 // One kernel with something for every pass: two effects (one an END over two ranges),
 // a REDUCE, a VAR end, a VAR in a value, loads, constants away from 0 and 1 (one
 // negative, added), PARAM
-// slots with gaps, @output and @var lines.
+// slots with gaps, @output, @input and @var lines.
 constexpr const char* kCrafted = R"(@name crafted
 @var n=3
 @var gone=1
+@input 3 [9, -5, 2, 0]
 @output 5 [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
 %0 = PARAM slot=5 size=12 out : int32
 %1 = CONST 3 : index
@@ -545,6 +546,9 @@ TEST(ReducePasses, EachPassMakesProgressAndKeepsTheGraphVerified) {
         EXPECT_EQ(r.kernel.header.outputs[0].slot, 1);  // slot 5 is now the middle one
         break;
       }
+      case Pass::ShrinkInputs:  // nothing needs the data: the line goes
+        EXPECT_TRUE(r.kernel.header.inputs.empty());
+        break;
       case Pass::SimplifyHeader:
         EXPECT_TRUE(r.kernel.header.outputs.empty());
         ASSERT_EQ(r.kernel.header.vars.size(), 1u);
