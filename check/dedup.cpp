@@ -82,7 +82,9 @@ bool replayable(FindingKind k) {
     case FindingKind::Crash:
     case FindingKind::Timeout:
     case FindingKind::BackendError:
-    case FindingKind::Latency: return false;
+    case FindingKind::Latency:
+    // A pipeline stopped after k steps is not meant to be a fixed point: bisect rules.
+    case FindingKind::NotIdempotent: return false;
   }
   return false;
 }
