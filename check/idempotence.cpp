@@ -13,6 +13,9 @@ std::optional<std::string> not_idempotent(ir::Context& ctx, const simplifier::Si
   // again), so the staged pipeline as a whole is not meant to be idempotent. The stages
   // that always run (kernel_graph, postopt_symbolic) rewrite to a fixed point: on a
   // converged result they must find nothing left to do.
+  // A pipeline stopped early (a blame replay's stop_after) or at its rewrite cap never
+  // claimed a fixed point.
+  if (options.stop_after || !first.converged) return std::nullopt;
   simplifier::SimplifyOptions second = options;
   second.optimize = false;
   const simplifier::SimplifyResult again = simplifier::simplify(ctx, first.root, second);

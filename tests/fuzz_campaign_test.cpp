@@ -152,7 +152,8 @@ TEST(Campaign, MutationInIsolatedWorkers) {
   o.stop_when = [](const NewFinding&) { return true; };
   o.mutation.share = 0.5;
   const CampaignResult r = run_campaign(o, reduce_free_generator());
-  EXPECT_GT(r.totals.mutated, r.totals.graphs / 4);
+  // Half of the graphs once a worker's corpus holds a parent: well above an eighth overall.
+  EXPECT_GT(r.totals.mutated, r.totals.graphs / 8);
   EXPECT_LT(r.totals.mutated, r.totals.graphs);
   EXPECT_EQ(signatures(r).count("mismatch/reduce_unparented/oracle"), 1u);
 }

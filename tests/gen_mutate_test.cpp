@@ -92,10 +92,13 @@ TEST(Mutate, SameParentAndSeedSameMutant) {
 TEST(Mutate, SeedsDrawDifferentMutators) {
   const GenPolicy policy;
   Context ctx;
-  const Kernel parent = generate(ctx, policy, 3).kernel;
   std::set<Mutator> used;
-  for (uint64_t seed = 0; seed < 200; ++seed)
-    if (auto m = mutate(ctx, parent, nullptr, seed, policy)) used.insert(m->mutator);
+  // Several parents: one generated kernel may lack what some mutators need (a range, a CONST).
+  for (uint64_t parent_seed = 1; parent_seed <= 4; ++parent_seed) {
+    const Kernel parent = generate(ctx, policy, parent_seed).kernel;
+    for (uint64_t seed = 0; seed < 100; ++seed)
+      if (auto m = mutate(ctx, parent, nullptr, seed, policy)) used.insert(m->mutator);
+  }
   EXPECT_GE(used.size(), all_mutators().size() - 2);
 }
 
