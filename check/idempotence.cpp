@@ -8,16 +8,16 @@ namespace uopfuzz::check {
 
 std::optional<std::string> not_idempotent(ir::Context& ctx, const simplifier::SimplifyResult& first,
                                           const simplifier::SimplifyOptions& options) {
-  // The optimization stages run once each, in order, as tinygrad's do: their output may
-  // hold new work for an earlier one (a split range that a second split_ranges splits
-  // again), so the staged pipeline as a whole is not meant to be idempotent. The stages
-  // that always run (kernel_graph, postopt_symbolic) rewrite to a fixed point: on a
-  // converged result they must find nothing left to do.
+  // The stages run once each, in order, as tinygrad's do: their output may hold new work
+  // for an earlier one (a split range that a second split_ranges splits again, a REDUCE
+  // that the kernel-graph stage's reduce_collapse could now collapse), so the staged
+  // pipeline as a whole is not meant to be idempotent. The final stage (post-opt
+  // symbolic) rewrites to a fixed point: on a converged result it must find nothing left.
   // A pipeline stopped early (a blame replay's stop_after) or at its rewrite cap never
   // claimed a fixed point.
   if (options.stop_after || !first.converged) return std::nullopt;
   simplifier::SimplifyOptions second = options;
-  second.optimize = false;
+  second.final_stage_only = true;
   const simplifier::SimplifyResult again = simplifier::simplify(ctx, first.root, second);
   if (again.converged && again.root == first.root) return std::nullopt;
   std::string rules;

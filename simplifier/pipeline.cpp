@@ -56,6 +56,7 @@ SimplifyResult simplify(Context& ctx, UOp root, const SimplifyOptions& options) 
   GateCountScope gates(out.gates);
   for (const Stage& s : stages()) {
     if (s.only_when_optimizing && !options.optimize) continue;
+    if (options.final_stage_only && &s != &stages().back()) continue;
     RewriteResult r = graph_rewrite(ctx, out.root, s.rules, ro);
     for (RewriteStep& step : trace.steps)
       out.trace.push_back({s.name, std::move(step.rule), step.before, step.after});

@@ -22,6 +22,8 @@ namespace uopfuzz::simplifier {
 
 struct SimplifyOptions {
   bool optimize = true;
+  /// Run the final stage (post-opt symbolic) alone: the fixed-point check of a result.
+  bool final_stage_only = false;
   BugSet bugs;                               ///< planted bugs switched on
   std::unordered_set<std::string> disabled;  ///< rule names switched off
   uint64_t max_rewrites = 100'000;           ///< per stage

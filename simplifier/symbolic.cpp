@@ -59,6 +59,8 @@ UOp fold_bounds(RewriteCtx& rc, const Bindings& b) {
   if (n.op() == Op::Where && n.src(2).op() == Op::Invalid) return UOp();
   Interval i = state(rc).analysis.bounds(n);
   if (!i.is_const()) return UOp();
+  // A uint64 interval at INT64_MAX stands for every value from there up (ir/analysis.cpp).
+  if (n.dtype() == dtypes::UInt64 && i.lo == std::numeric_limits<int64_t>::max()) return UOp();
   return rc.ctx.const_int(n.dtype(), i.lo);
 }
 

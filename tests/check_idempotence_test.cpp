@@ -65,7 +65,7 @@ TEST(Idempotence, TheOneShotStagesAreNotRunAgain) {
   ASSERT_TRUE(first.converged);
   // The optimizing pipeline would still split it...
   EXPECT_NE(simplifier::simplify(ctx, first.root).root, first.root);
-  // ...but only the stages that always run are asked for a fixed point.
+  // ...but only the final stage is asked for a fixed point.
   EXPECT_FALSE(not_idempotent(ctx, first, simplifier::SimplifyOptions{}).has_value());
 }
 
