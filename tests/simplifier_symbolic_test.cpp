@@ -161,11 +161,12 @@ TEST(Symbolic, DivmodFoldsOnIndexArithmetic) {
 // both bounds read INT64_MAX ("from there up"); fold_bounds must not take that for a value.
 TEST(Symbolic, Uint64BoundsAtInt64MaxAreNotAValue) {
   Context ctx;
-  Kernel k = parse_or_die(ctx,
-                          "%0 = PARAM slot=0 size=1 out : uint64\n%1 = CONST 0 : index\n"
-                          "%2 = INDEX %0 %1 : uint64\n%3 = CONST 18446744073709551615 : uint64\n"
-                          "%4 = VAR name=v min=9223372036854775807 max=9223372036854775807 : uint64\n"
-                          "%5 = MAX %3 %4 : uint64\n%6 = STORE %2 %5 : void\n%7 = SINK %6 : void\n");
+  Kernel k =
+      parse_or_die(ctx,
+                   "%0 = PARAM slot=0 size=1 out : uint64\n%1 = CONST 0 : index\n"
+                   "%2 = INDEX %0 %1 : uint64\n%3 = CONST 18446744073709551615 : uint64\n"
+                   "%4 = VAR name=v min=9223372036854775807 max=9223372036854775807 : uint64\n"
+                   "%5 = MAX %3 %4 : uint64\n%6 = STORE %2 %5 : void\n%7 = SINK %6 : void\n");
   auto r = simplify(ctx, k.root);
   EXPECT_EQ(r.hits.count("fold_bounds"), 0u) << print_graph(r.root);
   expect_same_results(k.root, r.root, {{"v", INT64_MAX}});
