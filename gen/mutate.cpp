@@ -12,6 +12,7 @@
 #include <unordered_map>
 
 #include "gen/builder.h"
+#include "gen/edge_values.h"
 #include "ir/analysis.h"
 #include "ir/graph.h"
 #include "ir/verify.h"
@@ -94,37 +95,24 @@ const T& draw(Entropy& e, const std::vector<T>& v) {
   return v[e.below(v.size())];
 }
 
-/// An edge value of dt: 0, +-1, powers of two and their neighbours, the dtype's ends.
-UOp edge_const(Context& ctx, DType dt, Entropy& e) {
+/// An edge value of dt (gen/edge_values.h, by the policy's weights). Index values stay
+/// within the generator's magnitude: index arithmetic is undefined on overflow.
+UOp edge_const(Context& ctx, DType dt, Entropy& e, const GenPolicy& p) {
   if (dt.is_bool()) return ctx.const_bool(e.chance(0.5));
-  if (dt.is_float()) {
-    static const double exact[] = {0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 2.0, -2.0, 8.0, 1024.0, 0.25};
-    return ctx.const_float(dt, exact[e.below(std::size(exact))]);
-  }
-  // Index arithmetic is undefined on overflow: its powers stay within the generator's magnitude.
-  const int bits = dt.is_index() ? 40 : dt.bits();
-  const int64_t p = int64_t{1} << e.between(1, bits - 1);
-  switch (e.below(dt.is_index() ? 6 : 8)) {
-    case 0: return ctx.const_int(dt, 0);
-    case 1: return ctx.const_int(dt, e.chance(0.5) ? 1 : -1);
-    case 2: return ctx.const_int(dt, p);
-    case 3: return ctx.const_int(dt, p - 1);
-    case 4: return ctx.const_int(dt, p + 1);
-    case 5: return ctx.const_int(dt, -p);
-    case 6: return ctx.const_int(dt, e.chance(0.5) ? dt.int_min() : dt.int_max());
-    default:
-      return dt.is_signed() ? ctx.const_int(dt, e.chance(0.5) ? dt.int_min() + 1 : dt.int_max() - 1)
-                            : ctx.const_value(dt, Value::of_uint(~uint64_t{0} - e.below(2)));
-  }
+  if (dt.is_float()) return ctx.const_float(dt, edge_float(e, p.float_edges, dt, p.inexact_floats));
+  IntRange r = int_range(dt);
+  if (dt.is_index()) r.lo = -(r.hi = p.max_index_magnitude);
+  return ctx.const_int(dt, as_const_bits(edge_int(e, p.int_edges, r, std::nullopt)));
 }
 
-std::optional<Change> edge_const_change(Context& ctx, const std::vector<UOp>& topo, Entropy& e) {
+std::optional<Change> edge_const_change(Context& ctx, const std::vector<UOp>& topo, Entropy& e,
+                                        const GenPolicy& p) {
   std::vector<Use> uses;
   for (const Use& u : value_uses(topo))
     if (u.child().is_const()) uses.push_back(u);
   if (uses.empty()) return std::nullopt;
   const Use u = draw(e, uses);
-  UOp c = edge_const(ctx, u.child().dtype(), e);
+  UOp c = edge_const(ctx, u.child().dtype(), e, p);
   return Change{u.user, with_src(ctx, u.user, u.slot, c), "a constant to an edge value"};
 }
 
@@ -449,7 +437,7 @@ std::optional<Change> index_op(Context& ctx, const std::vector<UOp>& topo, Entro
 std::optional<Change> change_for(Mutator m, Context& ctx, const std::vector<UOp>& topo,
                                  const Kernel& donor, Entropy& e, const GenPolicy& p) {
   switch (m) {
-    case Mutator::EdgeConst: return edge_const_change(ctx, topo, e);
+    case Mutator::EdgeConst: return edge_const_change(ctx, topo, e, p);
     case Mutator::SwapOperands: return swap_change(ctx, topo, e);
     case Mutator::DuplicateOperand: return duplicate_change(ctx, topo, e);
     case Mutator::ChangeOp: return change_op(ctx, topo, e);
