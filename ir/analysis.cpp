@@ -202,6 +202,16 @@ Interval Analysis::compute(UOp u) {
         case Op::Store:
         case Op::End:
         case Op::Reduce:
+        case Op::Reshape:
+        case Op::Permute:
+        case Op::Expand:
+        case Op::Pad:
+        case Op::Shrink:
+        case Op::Flip:
+        case Op::ReduceAxis:
+        case Op::Contiguous:
+        case Op::Realize:
+        case Op::Bufferize:
         case Op::Sink:
         case Op::Neg:
         case Op::Cast:
@@ -235,6 +245,16 @@ Interval Analysis::compute(UOp u) {
     case Op::Index:
     case Op::Store:
     case Op::End:
+    case Op::Reshape:
+    case Op::Permute:
+    case Op::Expand:
+    case Op::Pad:
+    case Op::Shrink:
+    case Op::Flip:
+    case Op::ReduceAxis:
+    case Op::Contiguous:
+    case Op::Realize:
+    case Op::Bufferize:
     case Op::Sink:
     case Op::Bitcast:
     case Op::Reciprocal:
@@ -279,6 +299,16 @@ bool Analysis::divides(UOp u, int64_t v) {
     case Op::Store:
     case Op::End:
     case Op::Reduce:
+    case Op::Reshape:
+    case Op::Permute:
+    case Op::Expand:
+    case Op::Pad:
+    case Op::Shrink:
+    case Op::Flip:
+    case Op::ReduceAxis:
+    case Op::Contiguous:
+    case Op::Realize:
+    case Op::Bufferize:
     case Op::Sink:
     case Op::Neg:
     case Op::Cast:

@@ -25,6 +25,8 @@ enum OpGroup : uint32_t {
   Comparison = 1u << 7,
   IntOnly = 1u << 8,
   FloatOnly = 1u << 9,
+  Tensor = 1u << 10,
+  Schedule = 1u << 11,
 };
 
 inline constexpr int kOpCount = 0

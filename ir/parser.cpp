@@ -9,6 +9,7 @@
 #include <map>
 
 #include "ir/run_io.h"
+#include "ir/tensor.h"
 
 namespace uopfuzz::ir {
 namespace {
@@ -297,14 +298,33 @@ class Parser {
       return fail(ln, last.col + static_cast<int>(last.text.size()),
                   "expected ': dtype' at the end of the node");
     }
-    if (colon + 2 != toks.size())
-      return fail(ln, colon + 1 < toks.size() ? toks[colon + 1].col : toks[colon].col + 1,
-                  colon + 1 < toks.size() ? "expected exactly one dtype after ':'"
-                                          : "expected a dtype after ':'");
+    if (colon + 1 == toks.size())
+      return fail(ln, toks[colon].col + 1, "expected a dtype after ':'");
     auto dt = DType::parse(toks[colon + 1].text);
     if (!dt)
       return fail(ln, toks[colon + 1].col,
                   fmt::format("unknown dtype {}", quoted(toks[colon + 1].text)));
+    // A tensor's shape follows its dtype: `: float32[4,5]`, `: int32[]` for rank 0.
+    std::optional<Shape> shape;
+    if (colon + 2 < toks.size()) {
+      if (toks[colon + 2].text != "[")
+        return fail(ln, toks[colon + 2].col,
+                    "expected exactly one dtype after ':' (a tensor's shape follows it as [4,5])");
+      std::vector<Token> dims;
+      size_t end = toks.size();
+      if (auto e = take_list(ln, toks, colon + 2, dims, end)) return e;
+      if (end != toks.size()) return fail(ln, toks[end].col, "expected nothing after the shape");
+      shape.emplace();
+      for (const Token& d : dims) {
+        int64_t v;
+        if (!parse_int(d.text, v) || v < 0 || v > (int64_t{1} << 31))
+          return fail(
+              ln, d.col,
+              fmt::format("expected a size in 0..2^31 in the shape, got {}", quoted(d.text)));
+        shape->push_back(v);
+      }
+      if (shape->size() > 16) return fail(ln, toks[colon + 2].col, "a shape has at most 16 dims");
+    }
 
     std::vector<UOp> src;
     size_t i = 3;
@@ -323,19 +343,45 @@ class Parser {
       return fail(ln, op_tok.col,
                   fmt::format("{} takes {} operand(s), got {}", op_tok.text, want, nsrc));
     }
-    std::vector<Token> rest(toks.begin() + static_cast<long>(i),
-                            toks.begin() + static_cast<long>(colon));
-    for (const Token& t : rest)
+    // Arguments: a `key=[a,b,...]` list becomes one entry of `lists`, the rest are tokens.
+    std::vector<Token> rest;
+    std::map<std::string_view, ListArg> lists;
+    for (size_t j = i; j < colon; ++j) {
+      const Token& t = toks[j];
       if (t.text[0] == '%')
         return fail(ln, t.col, "operands (%...) must come before the op's arguments");
+      if (t.text.size() > 1 && t.text.back() == '=' && j + 1 < colon && toks[j + 1].text == "[") {
+        ListArg l{t, {}};
+        size_t end = colon;
+        if (auto e = take_list(ln, toks, j + 1, l.items, end)) return e;
+        if (end > colon) return fail(ln, t.col, "expected ']' before ':'");
+        std::string_view key = t.text.substr(0, t.text.size() - 1);
+        if (!lists.emplace(key, std::move(l)).second)
+          return fail(ln, t.col, fmt::format("duplicate argument {}", quoted(key)));
+        j = end - 1;
+        continue;
+      }
+      if (t.text == "[" || t.text == "]" || t.text == ",")
+        return fail(ln, t.col,
+                    fmt::format("unexpected {} (lists are written key=[a,b])", quoted(t.text)));
+      rest.push_back(t);
+    }
     Arg arg;
-    if (auto e = parse_arg(ln, *op, *dt, rest, op_tok, arg)) return e;
+    if (auto e = parse_arg(ln, *op, *dt, rest, lists, op_tok, src, shape, arg)) return e;
+    if (!lists.empty())
+      return fail(
+          ln, lists.begin()->second.key.col,
+          fmt::format("{} takes no argument {}", op_name(*op), quoted(lists.begin()->first)));
 
     std::string key(name.text.substr(1));
     if (auto it = lines_.find(key); it != lines_.end())
       return fail(ln, name.col,
                   fmt::format("redefinition of %{} (first defined on line {})", key, it->second));
-    UOp u = ctx_.make(*op, *dt, std::move(src), std::move(arg));
+    // RESHAPE, EXPAND, PARAM and CONST declare their shape; every other tensor op's shape
+    // follows from its operands and must match what the line says (the verifier reports
+    // a mismatch through the graph: the node keeps the declared shape).
+    UOp u =
+        ctx_.make(*op, *dt, std::move(src), std::move(arg), shape ? std::move(*shape) : Shape{});
     names_.emplace(key, u);
     lines_.emplace(key, ln);
     where_.emplace(u, SourceLoc{ln, op_tok.col});
@@ -344,8 +390,31 @@ class Parser {
     return std::nullopt;
   }
 
-  Failure parse_arg(int ln, Op op, DType dt, const std::vector<Token>& rest, const Token& op_tok,
-                    Arg& arg) {
+  /// `[a,b,...]` starting at toks[open]: the items, and `end` one past the ']'.
+  Failure take_list(int ln, const std::vector<Token>& toks, size_t open, std::vector<Token>& items,
+                    size_t& end) {
+    size_t j = open + 1;
+    for (; j < toks.size() && toks[j].text != "]"; ++j) {
+      bool expect_value = (j - open - 1) % 2 == 0;
+      if (expect_value == (toks[j].text == ",") || toks[j].text == "[")
+        return fail(ln, toks[j].col, expect_value ? "expected a list item" : "expected ',' or ']'");
+      if (expect_value) items.push_back(toks[j]);
+    }
+    if (j == toks.size()) return fail(ln, toks[open].col, "'[' without its ']'");
+    if (j > open + 1 && toks[j - 1].text == ",")
+      return fail(ln, toks[j].col, "expected a list item before ']'");
+    end = j + 1;
+    return std::nullopt;
+  }
+
+  struct ListArg {
+    Token key;
+    std::vector<Token> items;
+  };
+
+  Failure parse_arg(int ln, Op op, DType dt, const std::vector<Token>& rest,
+                    std::map<std::string_view, ListArg>& lists, const Token& op_tok,
+                    const std::vector<UOp>& src, const std::optional<Shape>& shape, Arg& arg) {
     // key=value arguments and bare words, each at most once.
     std::map<std::string_view, Token> kv;
     std::vector<Token> bare;
@@ -387,7 +456,100 @@ class Parser {
       return std::nullopt;
     };
 
+    auto take_ints = [&](std::string_view key, std::vector<int64_t>& out) -> Failure {
+      auto it = lists.find(key);
+      if (it == lists.end())
+        return fail(ln, op_tok.col, fmt::format("{} needs {}=[...]", op_name(op), key));
+      for (const Token& t : it->second.items) {
+        int64_t v;
+        if (!parse_int(t.text, v))
+          return fail(ln, t.col,
+                      fmt::format("expected an integer in {}, got {}", key, quoted(t.text)));
+        out.push_back(v);
+      }
+      lists.erase(it);
+      return std::nullopt;
+    };
+    auto take_pairs = [&](std::string_view key, PadArg& out) -> Failure {
+      auto it = lists.find(key);
+      if (it == lists.end())
+        return fail(ln, op_tok.col,
+                    fmt::format("{} needs {}=[a:b,...] (one pair per dim)", op_name(op), key));
+      for (const Token& t : it->second.items) {
+        size_t c = t.text.find(':');
+        int64_t a, b;
+        if (c == std::string_view::npos || !parse_int(t.text.substr(0, c), a) ||
+            !parse_int(t.text.substr(c + 1), b))
+          return fail(ln, t.col,
+                      fmt::format("expected a pair like 1:2 in {}, got {}", key, quoted(t.text)));
+        out.pairs.emplace_back(a, b);
+      }
+      lists.erase(it);
+      return std::nullopt;
+    };
+    const size_t src_rank = src.empty() ? 0 : src[0].shape().size();
+
     switch (op) {
+      case Op::Permute: {
+        AxesArg a;
+        if (auto e = take_ints("order", a.axes)) return e;
+        if (auto e = leftovers()) return e;
+        arg = std::move(a);
+        return std::nullopt;
+      }
+      case Op::Flip: {
+        AxesArg a;
+        if (auto e = take_ints("axes", a.axes)) return e;
+        if (auto e = leftovers()) return e;
+        arg = std::move(a);
+        return std::nullopt;
+      }
+      case Op::Pad:
+      case Op::Shrink: {
+        PadArg p;
+        if (auto e = take_pairs(op == Op::Pad ? "pad" : "shrink", p)) return e;
+        if (auto e = leftovers()) return e;
+        arg = std::move(p);
+        return std::nullopt;
+      }
+      case Op::ReduceAxis: {
+        ReduceAxisArg r;
+        auto it = kv.find("op");
+        if (it == kv.end()) return fail(ln, op_tok.col, "REDUCE_AXIS needs op=ADD|MUL|MAX|MIN");
+        auto rop = parse_op(it->second.text);
+        if (!rop || (*rop != Op::Add && *rop != Op::Mul && *rop != Op::Max && *rop != Op::Min))
+          return fail(ln, it->second.col,
+                      fmt::format("REDUCE_AXIS op must be ADD, MUL, MAX or MIN, got {}",
+                                  quoted(it->second.text)));
+        r.op = *rop;
+        kv.erase(it);
+        // `axes=all` is spelling only: inside the graph the list is explicit, and an empty
+        // list reduces nothing.
+        if (auto all = kv.find("axes"); all != kv.end()) {
+          if (all->second.text != "all")
+            return fail(
+                ln, all->second.col,
+                fmt::format("expected axes=[...] or axes=all, got {}", quoted(all->second.text)));
+          for (size_t d = 0; d < src_rank; ++d) r.axes.push_back(static_cast<int64_t>(d));
+          kv.erase(all);
+        } else if (auto e = take_ints("axes", r.axes)) {
+          return e;
+        }
+        if (auto e = leftovers()) return e;
+        arg = std::move(r);
+        return std::nullopt;
+      }
+      case Op::Reshape:
+      case Op::Expand:
+        if (!shape)
+          return fail(
+              ln, op_tok.col,
+              fmt::format("{} takes its target from the shape after ':' (e.g. : float32[3,4])",
+                          op_name(op)));
+        return leftovers();
+      case Op::Contiguous:
+      case Op::Realize:
+      case Op::Bufferize: return leftovers();
       case Op::Const: {
         if (bare.size() != 1 || !kv.empty())
           return fail(ln, op_tok.col, "CONST takes exactly one literal value");
@@ -400,7 +562,9 @@ class Parser {
         ParamArg p;
         std::optional<int64_t> slot, size;
         if (auto e = take_int("slot", true, slot)) return e;
-        if (auto e = take_int("size", true, size)) return e;
+        // A tensor input's size is its shape's element count.
+        if (auto e = take_int("size", !shape, size)) return e;
+        if (!size) size = numel(*shape);
         if (auto e = take_int("vmin", false, p.vmin)) return e;
         if (auto e = take_int("vmax", false, p.vmax)) return e;
         if (auto e = take_int("multiple_of", false, p.multiple_of)) return e;
@@ -518,9 +682,10 @@ class Parser {
     if (nodes_.empty())
       return fail(last_line, 1, "expected at least one node (the file has no SINK)");
     UOp root = nodes_.back();
-    if (root.op() != Op::Sink)
+    if (root.op() != Op::Sink && root.op() != Op::Realize)
       return fail(last_loc_.line, last_loc_.col,
-                  fmt::format("the last node must be the SINK (the kernel root), got {}",
+                  fmt::format("the last node must be the root: a SINK (a kernel) or a REALIZE "
+                              "(a tensor program), got {}",
                               op_name(root.op())));
     ParsedKernel pk;
     pk.kernel.root = root;
@@ -529,7 +694,29 @@ class Parser {
     std::map<int, UOp> params;
     for (UOp u : nodes_)
       if (u.op() == Op::Param) params.emplace(u.arg<ParamArg>().slot, u);
+    // A tensor program's @output K is its K-th realized output.
+    const bool tensor = root.op() == Op::Realize;
     for (const PendingValues& o : outputs_) {
+      if (!tensor) continue;
+      if (o.slot >= static_cast<int>(root.num_src()))
+        return fail(
+            o.line, o.col,
+            fmt::format("@output names output {}; REALIZE lists {}", o.slot, root.num_src()));
+      UOp t = root.src(static_cast<size_t>(o.slot));
+      if (static_cast<int64_t>(o.values.size()) != numel(t.shape()))
+        return fail(o.line, o.col,
+                    fmt::format("@output {} lists {} values; the output {} has {}", o.slot,
+                                o.values.size(), shape_text(t.shape()), numel(t.shape())));
+      ExpectedOutput eo{o.slot, {}};
+      for (const Token& tok : o.values) {
+        Value v;
+        if (auto e = parse_literal(t.dtype(), tok.text, v)) return fail(o.line, tok.col, *e);
+        eo.values.push_back(v);
+      }
+      pk.kernel.header.outputs.push_back(std::move(eo));
+    }
+    for (const PendingValues& o : outputs_) {
+      if (tensor) continue;
       auto it = params.find(o.slot);
       if (it == params.end() || !it->second.arg<ParamArg>().output)
         return fail(o.line, o.col,

@@ -1,12 +1,14 @@
 #include "ir/printer.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cctype>
 #include <unordered_map>
 
 #include "ir/graph.h"
 #include "ir/run_io.h"
+#include "ir/tensor.h"
 
 namespace uopfuzz::ir {
 namespace {
@@ -17,12 +19,24 @@ std::string axis_text(const RangeArg& r) {
   return s;
 }
 
-void append_args(std::string& out, UOp u) {
+std::string pairs_text(const PadArg& p) {
+  std::string s = "[";
+  for (size_t i = 0; i < p.pairs.size(); ++i)
+    s += fmt::format("{}{}:{}", i ? "," : "", p.pairs[i].first, p.pairs[i].second);
+  return s + "]";
+}
+
+/// `tensor`: the node is printed as part of a tensor program (its PARAM's size is its
+/// shape's element count, so it is left out).
+void append_args(std::string& out, UOp u, bool tensor) {
   switch (u.op()) {
     case Op::Const: out += " " + format_value(u.dtype(), u.const_value()); break;
     case Op::Param: {
       const auto& p = u.arg<ParamArg>();
-      out += fmt::format(" slot={} size={} {}", p.slot, p.size, p.output ? "out" : "in");
+      if (tensor)
+        out += fmt::format(" slot={} {}", p.slot, p.output ? "out" : "in");
+      else
+        out += fmt::format(" slot={} size={} {}", p.slot, p.size, p.output ? "out" : "in");
       if (p.vmin) out += fmt::format(" vmin={}", *p.vmin);
       if (p.vmax) out += fmt::format(" vmax={}", *p.vmax);
       if (p.multiple_of) out += fmt::format(" multiple_of={}", *p.multiple_of);
@@ -40,6 +54,22 @@ void append_args(std::string& out, UOp u) {
       break;
     }
     case Op::Reduce: out += fmt::format(" op={}", op_name(u.arg<ReduceArg>().op)); break;
+    case Op::Permute:
+      out += fmt::format(" order=[{}]", fmt::join(u.arg<AxesArg>().axes, ","));
+      break;
+    case Op::Flip: out += fmt::format(" axes=[{}]", fmt::join(u.arg<AxesArg>().axes, ",")); break;
+    case Op::Pad: out += " pad=" + pairs_text(u.arg<PadArg>()); break;
+    case Op::Shrink: out += " shrink=" + pairs_text(u.arg<PadArg>()); break;
+    case Op::ReduceAxis: {
+      const auto& r = u.arg<ReduceAxisArg>();
+      out += fmt::format(" op={} axes=[{}]", op_name(r.op), fmt::join(r.axes, ","));
+      break;
+    }
+    case Op::Reshape:
+    case Op::Expand:
+    case Op::Contiguous:
+    case Op::Realize:
+    case Op::Bufferize:
     case Op::Invalid:
     case Op::Index:
     case Op::Load:
@@ -76,12 +106,28 @@ void append_args(std::string& out, UOp u) {
   }
 }
 
-std::string node_line(UOp u, const std::unordered_map<UOp, size_t, UOpHash>* names) {
+std::string node_line(UOp u, const std::unordered_map<UOp, size_t, UOpHash>* names, bool tensor) {
   std::string line = fmt::format("%{} = {}", names ? names->at(u) : u.id(), op_name(u.op()));
   for (UOp s : u.src()) line += fmt::format(" %{}", names ? names->at(s) : s.id());
-  append_args(line, u);
+  append_args(line, u, tensor);
   line += fmt::format(" : {}", u.dtype().name());
+  if (tensor && u.op() != Op::Realize) line += shape_text(u.shape());
   return line;
+}
+
+/// An @output line's dtype and element count: a kernel's output PARAM by slot, a tensor
+/// program's realized output by index.
+std::unordered_map<int, std::pair<DType, int64_t>> output_slots(UOp root) {
+  std::unordered_map<int, std::pair<DType, int64_t>> out;
+  if (is_tensor_program(root)) {
+    for (size_t i = 0; i < root.num_src(); ++i)
+      out.emplace(static_cast<int>(i), std::pair{root.src(i).dtype(), numel(root.src(i).shape())});
+    return out;
+  }
+  for (UOp u : toposort(root))
+    if (u.op() == Op::Param && u.arg<ParamArg>().output)
+      out.emplace(u.arg<ParamArg>().slot, std::pair{u.dtype(), u.arg<ParamArg>().size});
+  return out;
 }
 
 }  // namespace
@@ -90,10 +136,11 @@ std::string print_graph(UOp root) {
   std::vector<UOp> topo = toposort(root);
   std::unordered_map<UOp, size_t, UOpHash> names;
   names.reserve(topo.size());
+  const bool tensor = is_tensor_program(root);
   std::string out;
   for (UOp u : topo) {
     names.emplace(u, names.size());
-    out += node_line(u, &names);
+    out += node_line(u, &names, tensor);
     out += '\n';
   }
   return out;
@@ -108,11 +155,15 @@ std::string print_kernel(const Kernel& k) {
     out += fmt::format("@expect {}\n", h.expect == Expect::Ub ? "ub" : "ok");
   for (const auto& [name, v] : h.vars) out += fmt::format("@var {}={}\n", name, v);
   // Given inputs and expected outputs are printed in their PARAM's dtype.
-  std::unordered_map<int, DType> slot_dtype;
+  std::unordered_map<int, DType> in_dtype;
   for (UOp u : toposort(k.root))
-    if (u.op() == Op::Param) slot_dtype[u.arg<ParamArg>().slot] = u.dtype();
+    if (u.op() == Op::Param && !u.arg<ParamArg>().output)
+      in_dtype[u.arg<ParamArg>().slot] = u.dtype();
+  const auto out_slots = output_slots(k.root);
   auto values_line = [&](std::string_view key, int slot, const std::vector<Value>& values) {
-    DType dt = slot_dtype.count(slot) ? slot_dtype[slot] : dtypes::Int64;
+    DType dt = dtypes::Int64;
+    if (key == "input" && in_dtype.count(slot)) dt = in_dtype[slot];
+    if (key == "output" && out_slots.count(slot)) dt = out_slots.at(slot).first;
     out += fmt::format("@{} {} [", key, slot);
     for (size_t i = 0; i < values.size(); ++i) out += (i ? ", " : "") + format_value(dt, values[i]);
     out += "]\n";
@@ -149,12 +200,10 @@ std::optional<std::string> check_header(const Kernel& k) {
       return fmt::format("@{} value must be one non-empty line without '#' or surrounding blanks",
                          key);
   }
-  std::unordered_map<int, int64_t> out_size;
+  const auto out_slots = output_slots(k.root);
   std::unordered_map<int, UOp> in_param;
   for (UOp u : toposort(k.root))
-    if (u.op() == Op::Param && u.arg<ParamArg>().output)
-      out_size[u.arg<ParamArg>().slot] = u.arg<ParamArg>().size;
-    else if (u.op() == Op::Param)
+    if (u.op() == Op::Param && !u.arg<ParamArg>().output)
       in_param.emplace(u.arg<ParamArg>().slot, u);
   for (const auto& in : h.inputs) {
     auto it = in_param.find(in.slot);
@@ -171,18 +220,21 @@ std::optional<std::string> check_header(const Kernel& k) {
         return fmt::format("@input {}: {}", in.slot, *problem);
   }
   for (const auto& o : h.outputs) {
-    auto it = out_size.find(o.slot);
-    if (it == out_size.end())
-      return fmt::format("@output names slot {}, which is not an output PARAM", o.slot);
-    if (static_cast<int64_t>(o.values.size()) != it->second)
-      return fmt::format("@output {} lists {} values; the PARAM has size {}", o.slot,
-                         o.values.size(), it->second);
+    auto it = out_slots.find(o.slot);
+    if (it == out_slots.end())
+      return is_tensor_program(k.root)
+                 ? fmt::format("@output names output {}, which REALIZE does not list", o.slot)
+                 : fmt::format("@output names slot {}, which is not an output PARAM", o.slot);
+    if (static_cast<int64_t>(o.values.size()) != it->second.second)
+      return fmt::format("@output {} lists {} values; the {} {}", o.slot, o.values.size(),
+                         is_tensor_program(k.root) ? "output has" : "PARAM has size",
+                         it->second.second);
   }
   return std::nullopt;
 }
 
 std::string describe(UOp u) {
-  return node_line(u, nullptr);
+  return node_line(u, nullptr, !u.shape().empty());
 }
 
 }  // namespace uopfuzz::ir

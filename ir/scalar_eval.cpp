@@ -117,6 +117,16 @@ EvalError int_binary(Op op, DType dt, Value a, Value b, Value& r) {
     case Op::Store:
     case Op::End:
     case Op::Reduce:
+    case Op::Reshape:
+    case Op::Permute:
+    case Op::Expand:
+    case Op::Pad:
+    case Op::Shrink:
+    case Op::Flip:
+    case Op::ReduceAxis:
+    case Op::Contiguous:
+    case Op::Realize:
+    case Op::Bufferize:
     case Op::Sink:
     case Op::Neg:
     case Op::Cast:
@@ -176,6 +186,16 @@ EvalError float_binary(Op op, DType dt, double a, double b, Value& r) {
     case Op::Store:
     case Op::End:
     case Op::Reduce:
+    case Op::Reshape:
+    case Op::Permute:
+    case Op::Expand:
+    case Op::Pad:
+    case Op::Shrink:
+    case Op::Flip:
+    case Op::ReduceAxis:
+    case Op::Contiguous:
+    case Op::Realize:
+    case Op::Bufferize:
     case Op::Sink:
     case Op::Neg:
     case Op::Cast:
@@ -320,6 +340,16 @@ EvalError eval_alu(Op op, DType in, DType out, const Value* args, Value& result)
     case Op::Store:
     case Op::End:
     case Op::Reduce:
+    case Op::Reshape:
+    case Op::Permute:
+    case Op::Expand:
+    case Op::Pad:
+    case Op::Shrink:
+    case Op::Flip:
+    case Op::ReduceAxis:
+    case Op::Contiguous:
+    case Op::Realize:
+    case Op::Bufferize:
     case Op::Sink: return EvalError::Unsupported;
   }
   return EvalError::Unsupported;
@@ -350,6 +380,16 @@ Value reduce_identity(Op op, DType dt) {
     case Op::Store:
     case Op::End:
     case Op::Reduce:
+    case Op::Reshape:
+    case Op::Permute:
+    case Op::Expand:
+    case Op::Pad:
+    case Op::Shrink:
+    case Op::Flip:
+    case Op::ReduceAxis:
+    case Op::Contiguous:
+    case Op::Realize:
+    case Op::Bufferize:
     case Op::Sink:
     case Op::Neg:
     case Op::Cast:

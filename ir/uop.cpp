@@ -23,10 +23,11 @@ inline size_t avalanche(size_t h) {
   return mix64(h);
 }
 
-size_t hash_node(Op op, DType dt, const std::vector<UOp>& src, const Arg& arg) {
+size_t hash_node(Op op, DType dt, const std::vector<UOp>& src, const Arg& arg, const Shape& shape) {
   size_t h =
       mix(static_cast<size_t>(op), static_cast<size_t>(dt.scalar()) | (size_t{dt.quant()} << 8));
   for (UOp s : src) h = mix(h, UOpHash()(s));
+  for (int64_t d : shape) h = mix(h, std::hash<int64_t>()(d));
   return avalanche(mix(h, hash_arg(arg)));
 }
 
@@ -54,6 +55,21 @@ size_t hash_arg(const Arg& arg) {
       return h;
     }
     size_t operator()(const ReduceArg& r) const { return static_cast<size_t>(r.op) + 7; }
+    size_t operator()(const AxesArg& a) const {
+      size_t h = a.axes.size();
+      for (int64_t x : a.axes) h = mix(h, std::hash<int64_t>()(x));
+      return h;
+    }
+    size_t operator()(const PadArg& p) const {
+      size_t h = p.pairs.size();
+      for (auto [a, b] : p.pairs) h = mix(mix(h, std::hash<int64_t>()(a)), std::hash<int64_t>()(b));
+      return h;
+    }
+    size_t operator()(const ReduceAxisArg& r) const {
+      size_t h = static_cast<size_t>(r.op) + 11;
+      for (int64_t x : r.axes) h = mix(h, std::hash<int64_t>()(x));
+      return h;
+    }
   };
   return mix(arg.index(), std::visit(Visitor{}, arg));
 }
@@ -61,17 +77,18 @@ size_t hash_arg(const Arg& arg) {
 Context::Context() : table_(1024, nullptr) {}
 Context::~Context() = default;
 
-UOp Context::make(Op op, DType dtype, std::vector<UOp> src, Arg arg) {
-  size_t h = hash_node(op, dtype, src, arg);
+UOp Context::make(Op op, DType dtype, std::vector<UOp> src, Arg arg, Shape shape) {
+  size_t h = hash_node(op, dtype, src, arg, shape);
   size_t mask = table_.size() - 1;
   for (size_t i = h & mask;; i = (i + 1) & mask) {
     const Node* n = table_[i];
     if (!n) break;
-    if (n->hash == h && n->op == op && n->dtype == dtype && n->src == src && n->arg == arg)
+    if (n->hash == h && n->op == op && n->dtype == dtype && n->src == src && n->arg == arg &&
+        n->shape == shape)
       return UOp(n);
   }
-  nodes_.push_back(
-      Node{op, dtype, std::move(src), std::move(arg), h, static_cast<uint32_t>(nodes_.size())});
+  nodes_.push_back(Node{op, dtype, std::move(src), std::move(arg), std::move(shape), h,
+                        static_cast<uint32_t>(nodes_.size())});
   const Node* fresh = &nodes_.back();
   if ((nodes_.size() + 1) * 2 > table_.size()) grow();
   for (size_t i = h & (table_.size() - 1);; i = (i + 1) & (table_.size() - 1)) {

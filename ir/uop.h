@@ -62,7 +62,33 @@ struct ReduceArg {
   friend bool operator==(const ReduceArg&, const ReduceArg&) = default;
 };
 
-using Arg = std::variant<std::monostate, ConstArg, ParamArg, VarArg, RangeArg, ReduceArg>;
+/// PERMUTE: the new order (output dim i is input dim order[i]); FLIP: the flipped axes,
+/// ascending.
+struct AxesArg {
+  std::vector<int64_t> axes;
+  friend bool operator==(const AxesArg&, const AxesArg&) = default;
+};
+
+/// PAD: (before, after) zeros per dim; SHRINK: (begin, end) kept per dim, end exclusive.
+struct PadArg {
+  std::vector<std::pair<int64_t, int64_t>> pairs;
+  friend bool operator==(const PadArg&, const PadArg&) = default;
+};
+
+/// REDUCE_AXIS: the combining op (ADD, MUL, MAX, MIN) and the reduced axes, ascending and
+/// distinct; the reduced dims stay as size 1 (keepdim). An empty list reduces nothing.
+struct ReduceAxisArg {
+  Op op = Op::Add;
+  std::vector<int64_t> axes;
+  friend bool operator==(const ReduceAxisArg&, const ReduceAxisArg&) = default;
+};
+
+using Arg = std::variant<std::monostate, ConstArg, ParamArg, VarArg, RangeArg, ReduceArg, AxesArg,
+                         PadArg, ReduceAxisArg>;
+
+/// A tensor's static shape: sizes per dim, row-major; a size may be 0 or 1. Kernel nodes
+/// (and rank-0 tensors) have the empty shape.
+using Shape = std::vector<int64_t>;
 
 class UOp;
 
@@ -71,6 +97,7 @@ struct Node {
   DType dtype;
   std::vector<UOp> src;
   Arg arg;
+  Shape shape;  ///< tensor programs only (empty in kernels)
   size_t hash;
   uint32_t id;  ///< creation order within its Context: sources have smaller ids
 };
@@ -86,6 +113,7 @@ class UOp {
   UOp src(size_t i) const { return n_->src[i]; }
   size_t num_src() const { return n_->src.size(); }
   const Arg& arg() const { return n_->arg; }
+  const Shape& shape() const { return n_->shape; }
   template <class T>
   const T& arg() const {
     return std::get<T>(n_->arg);
@@ -118,7 +146,7 @@ class Context {
   Context& operator=(const Context&) = delete;
 
   /// The one way to create a node: returns the existing node if an equal one exists.
-  UOp make(Op op, DType dtype, std::vector<UOp> src = {}, Arg arg = {});
+  UOp make(Op op, DType dtype, std::vector<UOp> src = {}, Arg arg = {}, Shape shape = {});
 
   size_t size() const { return nodes_.size(); }
 

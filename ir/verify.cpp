@@ -9,6 +9,7 @@
 
 #include "ir/graph.h"
 #include "ir/node_map.h"
+#include "ir/tensor.h"
 
 namespace uopfuzz::ir {
 namespace {
@@ -45,7 +46,10 @@ class Verifier {
       : root_(root), topo_(topo), open_(open) {}
 
   std::vector<VerifyError> run() {
-    if (root_.op() != Op::Sink) add(root_, VerifyRule::Root, "the root must be a SINK");
+    tensor_ = root_.op() == Op::Realize;
+    if (root_.op() != Op::Sink && !tensor_)
+      add(root_, VerifyRule::Root,
+          "the root must be a SINK (a kernel) or a REALIZE (a tensor program)");
     // Every later check reads args by their op's kind: a node whose arg is of the wrong
     // kind (only possible for graphs built in code) stops verification here.
     bool wrong_args = false;
@@ -56,6 +60,10 @@ class Verifier {
         wrong_args = true;
       }
     if (wrong_args) return std::move(errors_);
+    if (tensor_) {
+      for (UOp u : topo_) check_tensor_node(u);
+      return std::move(errors_);
+    }
     users_.reserve(topo_.size());
     for (UOp u : topo_)
       for (UOp s : u.src()) users_[s].push_back(u);
@@ -72,11 +80,21 @@ class Verifier {
       case Op::Var: return variant_index<VarArg>();
       case Op::Range: return variant_index<RangeArg>();
       case Op::Reduce: return variant_index<ReduceArg>();
+      case Op::Permute:
+      case Op::Flip: return variant_index<AxesArg>();
+      case Op::Pad:
+      case Op::Shrink: return variant_index<PadArg>();
+      case Op::ReduceAxis: return variant_index<ReduceAxisArg>();
       case Op::Invalid:
       case Op::Index:
       case Op::Load:
       case Op::Store:
       case Op::End:
+      case Op::Reshape:
+      case Op::Expand:
+      case Op::Contiguous:
+      case Op::Realize:
+      case Op::Bufferize:
       case Op::Sink:
       case Op::Neg:
       case Op::Cast:
@@ -114,6 +132,7 @@ class Verifier {
   }
 
   void add(UOp u, VerifyRule r, std::string msg) { errors_.push_back({u, r, std::move(msg)}); }
+  bool tensor_ = false;  ///< the graph is a tensor program (rooted at REALIZE)
 
   void check_node(UOp u) {
     const int n = static_cast<int>(u.num_src());
@@ -126,6 +145,13 @@ class Verifier {
     if (u.dtype().is_void() != (u.op() == Op::Store || u.op() == Op::End || u.op() == Op::Sink))
       add(u, VerifyRule::DType,
           fmt::format("{} cannot have dtype {}", op_name(u.op()), u.dtype().name()));
+    if (op_in(u.op(), Tensor | Schedule))
+      return add(u, VerifyRule::TensorOp,
+                 fmt::format("{} is a tensor-level op; kernels (rooted at SINK) cannot hold it",
+                             op_name(u.op())));
+    if (!u.shape().empty())
+      add(u, VerifyRule::Shape,
+          fmt::format("a kernel node has no shape, got {}", shape_text(u.shape())));
     check_uses(u);
     if (op_in(u.op(), Alu)) return check_alu(u);
     switch (u.op()) {
@@ -141,6 +167,16 @@ class Verifier {
       case Op::Store: return check_store(u);
       case Op::End: return check_closer(u);
       case Op::Reduce: return check_closer(u);
+      case Op::Reshape:
+      case Op::Permute:
+      case Op::Expand:
+      case Op::Pad:
+      case Op::Shrink:
+      case Op::Flip:
+      case Op::ReduceAxis:
+      case Op::Contiguous:
+      case Op::Realize:
+      case Op::Bufferize: return;  // reported above
       case Op::Sink:
         for (UOp s : u.src())
           if (s.op() != Op::Store && s.op() != Op::End)
@@ -215,6 +251,16 @@ class Verifier {
         case Op::Range:
         case Op::Load:
         case Op::Reduce:
+        case Op::Reshape:
+        case Op::Permute:
+        case Op::Expand:
+        case Op::Pad:
+        case Op::Shrink:
+        case Op::Flip:
+        case Op::ReduceAxis:
+        case Op::Contiguous:
+        case Op::Realize:
+        case Op::Bufferize:
         case Op::Sink:
         case Op::Neg:
         case Op::Cast:
@@ -252,6 +298,58 @@ class Verifier {
           add(u, VerifyRule::Gate,
               fmt::format("a gated index WHERE(.., INVALID) is used by {}; only INDEX may use it",
                           op_name(user.op())));
+  }
+
+  /// A node of a tensor program (SEMANTICS.md, "Tensor programs").
+  void check_tensor_node(UOp u) {
+    const Op op = u.op();
+    const int n = static_cast<int>(u.num_src());
+    if (n < op_min_src(op) || (op_max_src(op) >= 0 && n > op_max_src(op)))
+      return add(u, VerifyRule::Arity, fmt::format("{} has {} sources", op_name(op), n));
+    if (!(op_in(op, Tensor) || op_in(op, Alu) || op == Op::Param || op == Op::Const))
+      return add(u, VerifyRule::TensorOp,
+                 fmt::format("{} is a kernel op; a tensor program (rooted at REALIZE) cannot "
+                             "hold it",
+                             op_name(op)));
+    if (op == Op::Realize) {
+      if (u != root_) add(u, VerifyRule::Root, "REALIZE is only allowed as the root");
+      if (!u.dtype().is_void()) add(u, VerifyRule::DType, "REALIZE has dtype void");
+      for (UOp s : u.src())
+        if (s.op() == Op::Realize) add(u, VerifyRule::Root, "REALIZE lists tensors, not REALIZE");
+      return;
+    }
+    if (u.dtype().is_void() || u.dtype().is_index())
+      add(u, VerifyRule::DType, fmt::format("a tensor holds no {} values", u.dtype().name()));
+    auto shape = infer_shape(op, u.src(), u.arg(), u.shape());
+    if (auto* why = std::get_if<std::string>(&shape)) return add(u, VerifyRule::Shape, *why);
+    if (std::get<Shape>(shape) != u.shape())
+      return add(u, VerifyRule::Shape,
+                 fmt::format("{} gives shape {}, the node says {}", op_name(op),
+                             shape_text(std::get<Shape>(shape)), shape_text(u.shape())));
+    if (numel(u.shape()) > kMaxBufferElems)
+      add(u, VerifyRule::Shape,
+          fmt::format("shape {} has more than 2^31 elements", shape_text(u.shape())));
+    if (op_in(op, Alu)) return check_alu(u);
+    if (op == Op::Const) return check_const(u);
+    if (op == Op::Param) {
+      const ParamArg& p = u.arg<ParamArg>();
+      if (p.output) add(u, VerifyRule::Param, "a tensor program's PARAM is an input ('in')");
+      if (p.size != numel(u.shape()))
+        add(u, VerifyRule::Param,
+            fmt::format("PARAM size {} is not the element count of its shape {}", p.size,
+                        shape_text(u.shape())));
+      return check_param(u);
+    }
+    // The movement ops, REDUCE_AXIS and CONTIGUOUS keep their operand's dtype.
+    if (u.dtype() != u.src(0).dtype())
+      add(u, VerifyRule::DType, fmt::format("{} keeps its operand's dtype", op_name(op)));
+    if (op == Op::ReduceAxis) {
+      const auto& r = u.arg<ReduceAxisArg>();
+      if (u.dtype().is_bool() && (r.op == Op::Add || r.op == Op::Mul))
+        add(u, VerifyRule::DType,
+            fmt::format("REDUCE_AXIS op={} is not defined on bool (MAX is any, MIN is all)",
+                        op_name(r.op)));
+    }
   }
 
   void check_alu(UOp u) {
@@ -316,8 +414,10 @@ class Verifier {
       add(u, VerifyRule::Param, fmt::format("duplicate PARAM slot {}", p.slot));
     if (p.slot < 0 || p.slot > kMaxSlot)
       add(u, VerifyRule::Param, fmt::format("PARAM slot {} is outside 0..{}", p.slot, kMaxSlot));
-    if (p.size < 1 || p.size > kMaxBufferElems)
-      add(u, VerifyRule::Param, fmt::format("PARAM size {} is outside 1..2^31", p.size));
+    // A tensor input may be empty (a shape with a 0); a kernel buffer has an element.
+    if (p.size < (tensor_ ? 0 : 1) || p.size > kMaxBufferElems)
+      add(u, VerifyRule::Param,
+          fmt::format("PARAM size {} is outside {}..2^31", p.size, tensor_ ? 0 : 1));
     if (u.dtype().is_void() || u.dtype().is_index())
       add(u, VerifyRule::Param, fmt::format("a buffer cannot hold {}", u.dtype().name()));
     if ((p.vmin || p.vmax || p.multiple_of) && !u.dtype().is_int())
@@ -363,6 +463,10 @@ class Verifier {
     if (buf.op() != Op::Param)
       return add(u, VerifyRule::Memory,
                  fmt::format("INDEX buffer must be a PARAM, got {}", op_name(buf.op())));
+    // Only rangeify's INDEX(BUFFERIZE, idx...) takes one index per range.
+    if (u.num_src() != 2)
+      add(u, VerifyRule::Arity,
+          fmt::format("INDEX of a PARAM takes one index, got {}", u.num_src() - 1));
     if (u.dtype() != buf.dtype())
       add(u, VerifyRule::DType,
           fmt::format("INDEX into a buffer of {} must have dtype {}", buf.dtype().name(),

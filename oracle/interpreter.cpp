@@ -189,6 +189,16 @@ class Compiler {
       case Op::Index:
       case Op::Store:
       case Op::End:
+      case Op::Reshape:
+      case Op::Permute:
+      case Op::Expand:
+      case Op::Pad:
+      case Op::Shrink:
+      case Op::Flip:
+      case Op::ReduceAxis:
+      case Op::Contiguous:
+      case Op::Realize:
+      case Op::Bufferize:
       case Op::Sink:
         if (!error_) error_ = Error{fmt::format("unsupported: {} as a value", op_name(u.op()))};
         reg = const_reg(dtypes::Index, Value::of_int(0));

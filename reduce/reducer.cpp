@@ -65,6 +65,16 @@ Size size_of(const Kernel& k) {
       case Op::Index:
       case Op::Load:
       case Op::Store:
+      case Op::Reshape:
+      case Op::Permute:
+      case Op::Expand:
+      case Op::Pad:
+      case Op::Shrink:
+      case Op::Flip:
+      case Op::ReduceAxis:
+      case Op::Contiguous:
+      case Op::Realize:
+      case Op::Bufferize:
       case Op::Sink:
       case Op::Neg:
       case Op::Cast:

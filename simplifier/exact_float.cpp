@@ -115,6 +115,16 @@ std::optional<Dyadic> dyadic_compute(RewriteCtx& rc, UOp u, DyadicMemo& memo) {
     case Op::Load:
     case Op::Store:
     case Op::End:
+    case Op::Reshape:
+    case Op::Permute:
+    case Op::Expand:
+    case Op::Pad:
+    case Op::Shrink:
+    case Op::Flip:
+    case Op::ReduceAxis:
+    case Op::Contiguous:
+    case Op::Realize:
+    case Op::Bufferize:
     case Op::Sink:
     case Op::Bitcast:
     case Op::Reciprocal:

@@ -63,6 +63,16 @@ bool may_fault(RewriteCtx& rc, UOp u) {
       case Op::Store:
       case Op::End:
       case Op::Reduce:
+      case Op::Reshape:
+      case Op::Permute:
+      case Op::Expand:
+      case Op::Pad:
+      case Op::Shrink:
+      case Op::Flip:
+      case Op::ReduceAxis:
+      case Op::Contiguous:
+      case Op::Realize:
+      case Op::Bufferize:
       case Op::Sink:
       case Op::Reciprocal:
       case Op::Sqrt:

@@ -363,6 +363,16 @@ class Lowerer {
       case Op::Index:
       case Op::Store:
       case Op::End:
+      case Op::Reshape:
+      case Op::Permute:
+      case Op::Expand:
+      case Op::Pad:
+      case Op::Shrink:
+      case Op::Flip:
+      case Op::ReduceAxis:
+      case Op::Contiguous:
+      case Op::Realize:
+      case Op::Bufferize:
       case Op::Sink: v = unsupported(u.op(), u.dtype()); break;
     }
     memo_.emplace(key, v);
@@ -614,6 +624,16 @@ class Lowerer {
       case Op::Store:
       case Op::End:
       case Op::Reduce:
+      case Op::Reshape:
+      case Op::Permute:
+      case Op::Expand:
+      case Op::Pad:
+      case Op::Shrink:
+      case Op::Flip:
+      case Op::ReduceAxis:
+      case Op::Contiguous:
+      case Op::Realize:
+      case Op::Bufferize:
       case Op::Sink: break;
     }
     return unsupported(op, in);
@@ -667,6 +687,16 @@ class Lowerer {
       case Op::Store:
       case Op::End:
       case Op::Reduce:
+      case Op::Reshape:
+      case Op::Permute:
+      case Op::Expand:
+      case Op::Pad:
+      case Op::Shrink:
+      case Op::Flip:
+      case Op::ReduceAxis:
+      case Op::Contiguous:
+      case Op::Realize:
+      case Op::Bufferize:
       case Op::Sink:
       case Op::Cast:
       case Op::Bitcast:
@@ -755,6 +785,16 @@ class Lowerer {
       case Op::Store:
       case Op::End:
       case Op::Reduce:
+      case Op::Reshape:
+      case Op::Permute:
+      case Op::Expand:
+      case Op::Pad:
+      case Op::Shrink:
+      case Op::Flip:
+      case Op::ReduceAxis:
+      case Op::Contiguous:
+      case Op::Realize:
+      case Op::Bufferize:
       case Op::Sink:
       case Op::Cast:
       case Op::Bitcast:

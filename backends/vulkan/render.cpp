@@ -306,6 +306,16 @@ class Renderer {
       case Op::Index:
       case Op::Store:
       case Op::End:
+      case Op::Reshape:
+      case Op::Permute:
+      case Op::Expand:
+      case Op::Pad:
+      case Op::Shrink:
+      case Op::Flip:
+      case Op::ReduceAxis:
+      case Op::Contiguous:
+      case Op::Realize:
+      case Op::Bufferize:
       case Op::Sink: v = unsupported(u.op(), u.dtype()); break;
     }
     memo_.emplace(key, v);
@@ -459,6 +469,16 @@ class Renderer {
       case Op::Store:
       case Op::End:
       case Op::Reduce:
+      case Op::Reshape:
+      case Op::Permute:
+      case Op::Expand:
+      case Op::Pad:
+      case Op::Shrink:
+      case Op::Flip:
+      case Op::ReduceAxis:
+      case Op::Contiguous:
+      case Op::Realize:
+      case Op::Bufferize:
       case Op::Sink: break;
     }
     return unsupported(op, in);
@@ -494,6 +514,16 @@ class Renderer {
       case Op::Store:
       case Op::End:
       case Op::Reduce:
+      case Op::Reshape:
+      case Op::Permute:
+      case Op::Expand:
+      case Op::Pad:
+      case Op::Shrink:
+      case Op::Flip:
+      case Op::ReduceAxis:
+      case Op::Contiguous:
+      case Op::Realize:
+      case Op::Bufferize:
       case Op::Sink:
       case Op::Neg:
       case Op::Cast:
@@ -598,6 +628,16 @@ class Renderer {
       case Op::Store:
       case Op::End:
       case Op::Reduce:
+      case Op::Reshape:
+      case Op::Permute:
+      case Op::Expand:
+      case Op::Pad:
+      case Op::Shrink:
+      case Op::Flip:
+      case Op::ReduceAxis:
+      case Op::Contiguous:
+      case Op::Realize:
+      case Op::Bufferize:
       case Op::Sink:
       case Op::Cast:
       case Op::Bitcast:
@@ -691,6 +731,16 @@ class Renderer {
       case Op::Store:
       case Op::End:
       case Op::Reduce:
+      case Op::Reshape:
+      case Op::Permute:
+      case Op::Expand:
+      case Op::Pad:
+      case Op::Shrink:
+      case Op::Flip:
+      case Op::ReduceAxis:
+      case Op::Contiguous:
+      case Op::Realize:
+      case Op::Bufferize:
       case Op::Sink:
       case Op::Cast:
       case Op::Bitcast:
