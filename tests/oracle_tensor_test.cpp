@@ -13,6 +13,7 @@
 #include "ir/parser.h"
 #include "ir/run_io.h"
 #include "ir/verify.h"
+#include "oracle/interpreter.h"
 #include "oracle/tensor_eval.h"
 
 namespace uopfuzz::oracle {
@@ -368,6 +369,40 @@ TEST_F(TensorOracle, FloatSumsFoldInRowMajorOrderRoundingEachStep) {
   EXPECT_EQ(run_floats(column, one(floats(dtypes::Float32, {1e8, 1, -1e8, 1}))), F64s{2.0});
 }
 
+TEST_F(TensorOracle, RowSumsMatchAKernelReduceBitForBit) {
+  // Rows where float32 order matters: [1e8,1,-1e8,1] -> 1 (1e8 + 1 rounds to 1e8);
+  // [1,1e8,1,-1e8] -> 0; [-1e8,1e8,3,0.5] -> 3.5. The kernel REDUCE over r < 4, the
+  // lowering of this REDUCE_AXIS that keeps the order, gives the same bits.
+  const char* tensor =
+      "%0 = PARAM slot=0 in : float32[3,4]\n"
+      "%1 = REDUCE_AXIS %0 op=ADD axes=[1] : float32[3,1]\n"
+      "%2 = REALIZE %1 : void\n";
+  const char* kernel =
+      "%0 = PARAM slot=1 size=3 out : float32\n"
+      "%1 = PARAM slot=0 size=12 in : float32\n"
+      "%2 = CONST 3 : index\n"
+      "%3 = RANGE %2 axis=0 LOOP : index\n"
+      "%4 = CONST 4 : index\n"
+      "%5 = RANGE %4 axis=1 REDUCE : index\n"
+      "%6 = MUL %3 %4 : index\n"
+      "%7 = ADD %6 %5 : index\n"
+      "%8 = INDEX %1 %7 : float32\n"
+      "%9 = LOAD %8 : float32\n"
+      "%10 = REDUCE %9 %5 op=ADD : float32\n"
+      "%11 = INDEX %0 %3 : float32\n"
+      "%12 = STORE %11 %10 : void\n"
+      "%13 = END %12 %3 : void\n"
+      "%14 = SINK %13 : void\n";
+  Inputs in = one(floats(dtypes::Float32, {1e8, 1, -1e8, 1, 1, 1e8, 1, -1e8, -1e8, 1e8, 3, 0.5}));
+  RunOutput t = run(tensor, in);
+  ASSERT_EQ(t.status, RunStatus::Ok);
+  EXPECT_EQ(as_floats(t.outputs.at(0)), (F64s{1.0, 0.0, 3.5}));
+  auto k = oracle::run(parse(kernel), in);
+  ASSERT_TRUE(k.ok()) << k.error().message;
+  ASSERT_EQ(k->status, RunStatus::Ok);
+  EXPECT_EQ(k->outputs.at(1), t.outputs.at(0));
+}
+
 // ---------------------------------------------------------------------------------
 // Elementwise ops
 
@@ -424,6 +459,31 @@ TEST_F(TensorOracle, ReduceThenBroadcastBack) {
       "%3 = SUB %0 %2 : int32[2,2]\n"
       "%4 = REALIZE %3 : void\n";
   EXPECT_EQ(run_ints(prog, one(ints(dtypes::Int32, {1, 5, 7, 2}))), (I64s{-4, 0, 0, -5}));
+}
+
+TEST_F(TensorOracle, EveryKindOfOpInOneProgram) {
+  // x = 0..11 as [3,4]: row sums 6, 22, 38. Transposed ([4,3], row c = [c, 4+c, 8+c]),
+  // padded by a zero row before and two zero columns after ([5,5]), rows 0..1 and
+  // columns 1..2 kept: [[0,0],[4,8]]; flipped on axis 0: [[4,8],[0,0]]; its max, 8,
+  // plus 1 is 9, broadcast to [1,5].
+  const char* prog =
+      "%0 = PARAM slot=0 in : int32[12]\n"
+      "%1 = RESHAPE %0 : int32[3,4]\n"
+      "%2 = REDUCE_AXIS %1 op=ADD axes=[1] : int32[3,1]\n"
+      "%3 = RESHAPE %2 : int32[3]\n"
+      "%4 = PERMUTE %1 order=[1,0] : int32[4,3]\n"
+      "%5 = PAD %4 pad=[1:0,0:2] : int32[5,5]\n"
+      "%6 = SHRINK %5 shrink=[0:2,1:3] : int32[2,2]\n"
+      "%7 = FLIP %6 axes=[0] : int32[2,2]\n"
+      "%8 = REDUCE_AXIS %7 op=MAX axes=all : int32[1,1]\n"
+      "%9 = CONST 1 : int32[1,1]\n"
+      "%10 = ADD %8 %9 : int32[1,1]\n"
+      "%11 = EXPAND %10 : int32[1,5]\n"
+      "%12 = REALIZE %3 %11 %7 : void\n";
+  Inputs in = one(ints(dtypes::Int32, iota(12)));
+  EXPECT_EQ(run_ints(prog, in, 0), (I64s{6, 22, 38}));
+  EXPECT_EQ(run_ints(prog, in, 1), (I64s{9, 9, 9, 9, 9}));
+  EXPECT_EQ(run_ints(prog, in, 2), (I64s{4, 8, 0, 0}));
 }
 
 // ---------------------------------------------------------------------------------
