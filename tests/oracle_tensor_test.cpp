@@ -513,6 +513,25 @@ TEST_F(TensorOracle, DivisionByAZeroElementIsUbAtThatNodeAndElement) {
   EXPECT_EQ(run_ints(prog, in), (I64s{8, 4, 1, 2}));
 }
 
+TEST_F(TensorOracle, UbInsideAReducedValueNamesTheInnerNode) {
+  // int32 shifts take amounts in [0, 32): the amount 40 at element [0,1] is UB, reported
+  // at the SHL, not at the REDUCE_AXIS that consumes it.
+  const char* prog =
+      "%0 = PARAM slot=0 in : int32[1,2]\n"
+      "%1 = SHL %0 %0 : int32[1,2]\n"
+      "%2 = REDUCE_AXIS %1 op=ADD axes=[1] : int32[1,1]\n"
+      "%3 = REALIZE %2 : void\n";
+  UOp root = parse(prog);
+  auto out = eval_tensor_program(root, one(ints(dtypes::Int32, {2, 40})));
+  ASSERT_TRUE(out.ok()) << out.error().message;
+  ASSERT_EQ(out->status, RunStatus::Ub);
+  EXPECT_EQ(out->ub->node, root.src(0).src(0));
+  EXPECT_CONTAINS(out->ub->what, "shift amount out of range");
+  EXPECT_CONTAINS(out->ub->what, "[0,1]");
+  // Amounts 2 and 3: 2 << 2 = 8, 3 << 3 = 24, summed 32.
+  EXPECT_EQ(run_ints(prog, one(ints(dtypes::Int32, {2, 3}))), I64s{32});
+}
+
 TEST_F(TensorOracle, EveryElementIsEvaluatedEvenWhenShrunkAway) {
   // The undefined element [1] of the division is cut off by the SHRINK; it is still UB
   // (SEMANTICS.md, "Tensor evaluation": every element of every node is evaluated).
