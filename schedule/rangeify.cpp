@@ -110,8 +110,12 @@ Access source_access(IndexSimplifier& simplify, UOp node, const NodeRanges& nr,
       for (size_t i = 0; i < in.size(); ++i) {
         auto [before, after] = pairs[i];
         UOp r = nr.at.idx[i];
+        // r >= before spelled as tinygrad does, not (r < before): the reduce rules that
+        // fold a sum over a gate (bound_lower, bound_two_sided) match this form.
         if (before > 0)
-          gate = both(ctx, gate, ctx.alu(Op::CmpLt, {index_const(ctx, before - 1), r}));
+          gate = both(ctx, gate,
+                      ctx.alu(Op::CmpNe, {ctx.alu(Op::CmpLt, {r, index_const(ctx, before)}),
+                                          ctx.const_bool(true)}));
         if (after > 0) {
           int64_t end = in[i] + before + (bugs.contains(LoweringBug::PadValidOffByOne) ? 1 : 0);
           gate = both(ctx, gate, ctx.alu(Op::CmpLt, {r, index_const(ctx, end)}));
