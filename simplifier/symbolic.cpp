@@ -199,6 +199,79 @@ UOp divmod_recombine_scaled(RewriteCtx& rc, const Bindings& b) {
   return UOp();
 }
 
+// ---- mod_congruence: (sum of k_i*t_i + k) % c -> sum of r_i*t_i + (k mod c) - q*c
+
+__int128 floor_div128(__int128 v, __int128 c) {  // c > 0
+  __int128 q = v / c;
+  return (v % c != 0 && v < 0) ? q - 1 : q;
+}
+
+// A floor modulo depends on its operand only modulo c, and r_i == k_i (mod c), so the
+// congruent sum has the remainder of the original; when its bounds stay within one period
+// [q*c, q*c + c) that remainder is the sum minus q*c. Each r_i is k_i mod c or that minus c
+// (tinygrad's fold_divmod_congruence: both for a lone term or a tie at c/2, else the
+// smaller in magnitude), trying the combinations in order.
+UOp mod_congruence(RewriteCtx& rc, const Bindings& b) {
+  const int64_t c = ival(b["c"]);
+  std::vector<UOp> terms;
+  if (!sum_terms(b["x"], terms)) return UOp();
+  __int128 konst = 0;
+  std::vector<ScaledTerm> vars;
+  for (UOp t : terms) {
+    if (t.is_const())
+      konst += ival(t);
+    else
+      vars.push_back(scaled(t));
+  }
+  bool reduces = konst < 0 || konst >= c;
+  for (const ScaledTerm& v : vars) reduces = reduces || v.k < 0 || v.k >= c;
+  if (vars.empty() || !reduces) return UOp();  // nothing to reduce: mod_one_period's case
+  std::vector<std::vector<__int128>> choices;
+  size_t combos = 1;
+  for (const ScaledTerm& v : vars) {
+    __int128 r = v.k - floor_div128(v.k, c) * c;
+    if (r * 2 == c || vars.size() == 1)
+      choices.push_back({r, r - c});
+    else
+      choices.push_back({r * 2 <= c ? r : r - c});
+    combos *= choices.back().size();
+    if (combos > 16) return UOp();
+  }
+  const __int128 kc = konst - floor_div128(konst, c) * c;
+  Analysis& an = state(rc).analysis;
+  for (size_t combo = 0; combo < combos; ++combo) {
+    std::vector<__int128> rem(vars.size());
+    size_t pick = combo;
+    __int128 lo = kc, hi = kc;
+    bool fits = true;
+    for (size_t i = 0; i < vars.size() && fits; ++i) {
+      rem[i] = choices[i][pick % choices[i].size()];
+      pick /= choices[i].size();
+      Interval tb = an.bounds(vars[i].base);
+      lo += std::min(tb.lo * rem[i], tb.hi * rem[i]);
+      hi += std::max(tb.lo * rem[i], tb.hi * rem[i]);
+      fits = fits_index(lo, hi);
+    }
+    if (!fits || floor_div128(lo, c) != floor_div128(hi, c)) continue;
+    Context& ctx = rc.ctx;
+    UOp out;
+    for (size_t i = 0; i < vars.size(); ++i) {
+      if (rem[i] == 0) continue;
+      UOp t = rem[i] == 1
+                  ? vars[i].base
+                  : ctx.alu(Op::Mul, {vars[i].base,
+                                      ctx.const_int(dtypes::Index, static_cast<int64_t>(rem[i]))});
+      out = out ? ctx.alu(Op::Add, {out, t}) : t;
+    }
+    const __int128 shift = kc - floor_div128(lo, c) * c;
+    if (!out) return ctx.const_int(dtypes::Index, static_cast<int64_t>(shift));
+    return shift == 0
+               ? out
+               : ctx.alu(Op::Add, {out, ctx.const_int(dtypes::Index, static_cast<int64_t>(shift))});
+  }
+  return UOp();
+}
+
 }  // namespace
 
 RuleSet symbolic() {
@@ -319,6 +392,8 @@ RuleSet symbolic() {
                      : rc.ctx.alu(Op::Add, {b["x"], rc.ctx.const_int(dtypes::Index,
                                                                      static_cast<int64_t>(shift))});
         });
+  r.add("mod_congruence", fmod(x, c).dtype(dtypes::Index).when(pos_c),
+        mod_congruence);  // (24*j + w) % 23 -> j + w when 0 <= j + w < 23
   r.add("mul_div", fdiv(x * c2, c).dtype(dtypes::Index).when(pos_c),
         [](RewriteCtx& rc, const Bindings& b) {
           int64_t k = ival(b["c2"]), d = ival(b["c"]);  // (x*k)//d -> x*(k/d) when d | k
