@@ -209,6 +209,34 @@ TEST(Symbolic, IndexConstantsCombineOnlyWithoutOverflow) {
   }
 }
 
+// (sum of k_i*t_i + k) % c keeps its remainder with each k_i taken modulo c: folded when the
+// congruent sum stays within one period. r < 12 here: (24*r + 5) % 23 -> r + 5 (r + 5 < 23);
+// (-22*r + 1) % 23 -> r + 1; (24*r) % 7 (3*r up to 33 spans periods: stays a FLOORMOD).
+TEST(Symbolic, ModCongruenceFoldsWithinOnePeriod) {
+  const std::vector<std::string> fires = {
+      "%k = CONST 24 : index\n%c5 = CONST 5 : index\n%c = CONST 23 : index\n%a = MUL %r %k : "
+      "index\n%b = ADD %a %c5 : index\n%x = FLOORMOD %b %c : index\n",
+      "%k = CONST -22 : index\n%c1 = CONST 1 : index\n%c = CONST 23 : index\n%a = MUL %r %k : "
+      "index\n%b = ADD %a %c1 : index\n%x = FLOORMOD %b %c : index\n",
+  };
+  for (const std::string& nodes : fires) {
+    Context ctx;
+    Kernel k = parse_or_die(ctx, index_kernel(nodes, "12"));
+    auto r = simplify(ctx, k.root);
+    EXPECT_GE(r.hits["mod_congruence"], 1u) << nodes << print_graph(r.root);
+    EXPECT_EQ(count_op(r.root, Op::FloorMod), 0) << nodes << print_graph(r.root);
+    expect_same_results(k.root, r.root);
+  }
+  Context ctx;
+  const std::string spans = "%k = CONST 24 : index\n%c = CONST 7 : index\n%a = MUL %r %k : "
+                            "index\n%x = FLOORMOD %a %c : index\n";
+  Kernel k = parse_or_die(ctx, index_kernel(spans, "12"));
+  auto r = simplify(ctx, k.root);
+  EXPECT_EQ(r.hits.count("mod_congruence"), 0u) << print_graph(r.root);
+  EXPECT_GE(count_op(r.root, Op::FloorMod), 1) << print_graph(r.root);
+  expect_same_results(k.root, r.root);
+}
+
 // (m % c) * k + (m // c) * (c*k) -> m * k, also with other terms in the sum, a negative
 // divisor and a negative m (floor division makes m == (m//c)*c + m%c for every c != 0).
 TEST(Symbolic, ScaledDivmodPairsRecombine) {
