@@ -17,8 +17,10 @@
  * x | 1; shift amounts are CONSTs in [0, bits) or x & (bits - 1); a float reaching an
  * integer CAST is NaN-guarded and clamped into the target's range, and one reaching an
  * integer BITCAST is NaN-guarded. Then (TensorGenPolicy::check) the tensor oracle runs the
- * program on input seed 0, and a node it reports as undefined is replaced by a CONST of its
- * dtype and shape, up to max_repairs times.
+ * outputs that hold such an op (integer division or shift, a float reaching an integer) on
+ * input seed 0, and a node it reports as undefined is replaced by a CONST of its dtype and
+ * shape, up to max_repairs times. The large reduction's source holds none of those ops, so
+ * its 32,768+ elements are never evaluated while generating.
  *
  * Deterministic: the same policy and entropy give the same program text, on any machine
  * and whatever nodes the Context already holds.
