@@ -605,9 +605,11 @@ bool may_be_undefined(UOp root) {
   return false;
 }
 
-/// Runs the program on the tensor oracle (input seed 0) and replaces each node it reports
-/// undefined by a CONST 1 of its dtype and shape (a harmless divisor, shift and cast input).
-void check_and_repair(Context& ctx, Kernel& k, const TensorGenPolicy& p, TensorGenResult& res) {
+}  // namespace
+
+// CONST 1 is a harmless divisor, shift amount and cast operand.
+void check_and_repair_tensor_program(Context& ctx, Kernel& k, const TensorGenPolicy& p,
+                                     TensorGenResult& res) {
   if (!p.check) return;
   for (int round = 0;; ++round) {
     // Only the outputs that can be undefined run: seed 0 fills each input slot the same
@@ -634,8 +636,6 @@ void check_and_repair(Context& ctx, Kernel& k, const TensorGenPolicy& p, TensorG
   }
 }
 
-}  // namespace
-
 TensorGenResult generate_tensor_program(Context& ctx, const GenPolicy& policy, Entropy& entropy) {
   TensorGenResult res;
   Kernel& k = res.program;
@@ -644,7 +644,7 @@ TensorGenResult generate_tensor_program(Context& ctx, const GenPolicy& policy, E
   k.header.name = "tensor-gen";
   k.header.seed = 0;
   k.header.extra.emplace_back("generator", kTensorGeneratorVersion);
-  check_and_repair(ctx, k, policy.tensor, res);
+  check_and_repair_tensor_program(ctx, k, policy.tensor, res);
   res.nodes = static_cast<int>(toposort(k.root).size());
   return res;
 }

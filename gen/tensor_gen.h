@@ -56,4 +56,11 @@ TensorGenResult generate_tensor_program(ir::Context& ctx, const GenPolicy& polic
                                         Entropy& entropy);
 TensorGenResult generate_tensor_program(ir::Context& ctx, const GenPolicy& policy, uint64_t seed);
 
+/// The check-and-repair step of generate_tensor_program(), for any tensor program: runs the
+/// outputs that can be undefined on the tensor oracle (input seed 0) and replaces each node
+/// it reports undefined by a CONST 1 of its dtype and shape, up to policy.max_repairs times;
+/// counts them in `result` (repairs, still_undefined, oracle_error).
+void check_and_repair_tensor_program(ir::Context& ctx, ir::Kernel& program,
+                                     const TensorGenPolicy& policy, TensorGenResult& result);
+
 }  // namespace uopfuzz::gen
