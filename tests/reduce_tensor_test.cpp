@@ -1,7 +1,7 @@
 // The reducer on tensor programs: a generated-looking program shrinks to a handful of ops
-// under a structural predicate; each tensor pass proposes the edit its crafted program
-// is made for, and its result verifies; kernels and tensor programs each get only their
-// own passes.
+// under a structural predicate and under one on values (the tensor oracle's); each tensor pass
+// proposes the edit its crafted program is made for, and its result verifies; kernels and tensor
+// programs each get only their own passes.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -11,8 +11,10 @@
 #include "ir/graph.h"
 #include "ir/parser.h"
 #include "ir/printer.h"
+#include "ir/run_io.h"
 #include "ir/tensor.h"
 #include "ir/verify.h"
+#include "oracle/tensor_eval.h"
 #include "reduce/reducer.h"
 
 namespace uopfuzz::reduce {
@@ -96,6 +98,41 @@ TEST(ReduceTensor, BigProgramShrinksToItsPadAndReduce) {
   // The kernel passes had nothing to say about a tensor program.
   for (const PassStats& s : r.passes)
     if (s.pass < Pass::TensorDropOutput) EXPECT_EQ(s.proposed, 0u) << pass_name(s.pass);
+}
+
+// The value finding: a FLIP whose value (by the tensor oracle, on the inputs of seed 0)
+// differs from its operand's, i.e. a FLIP that does something.
+bool flip_changes_values(const ir::Kernel& k) {
+  ir::Context ctx;  // the sub-programs below are new nodes: made in a Context of our own
+  const ir::UOp root = ir::copy_graph(ctx, k.root);
+  const ir::Inputs inputs = ir::make_inputs(k, 0);
+  for (ir::UOp u : ir::toposort(root)) {
+    if (u.op() != Op::Flip) continue;
+    auto out = oracle::eval_tensor_program(ir::tensor::realize(ctx, {u, u.src(0)}), inputs);
+    if (!out.ok() || out->status != ir::RunStatus::Ok) continue;
+    const ir::Buffer& a = out->outputs.at(0);
+    const ir::Buffer& b = out->outputs.at(1);
+    for (size_t i = 0; i < a.size(); ++i)
+      if (!ir::same_bits(a.get(i), b.get(i))) return true;
+  }
+  return false;
+}
+
+TEST(ReduceTensor, BigProgramShrinksToAFlipThatFlips) {
+  ir::Context ctx;
+  ir::Kernel start = parse(ctx, kBigProgram);
+  ASSERT_TRUE(flip_changes_values(start));
+  ReduceOptions o;
+  o.max_seconds = 0;
+  o.max_attempts = 20000;
+  ReduceResult r = reduce(ctx, start, flip_changes_values, o);
+  ASSERT_TRUE(r.start_interesting);
+  EXPECT_TRUE(r.fixed_point);
+  EXPECT_TRUE(ir::verify(r.kernel.root).empty());
+  EXPECT_TRUE(flip_changes_values(r.kernel));
+  EXPECT_LE(size_of(r.kernel).ops, 6u) << ir::print_kernel(r.kernel);
+  // An input, the FLIP and the REALIZE: a CONST would flip to itself.
+  EXPECT_LE(r.final_nodes, 3u) << ir::print_kernel(r.kernel);
 }
 
 TEST(ReduceTensor, DropOutputRenumbersOutputLines) {
