@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "gen/tensor_gen.h"
 #include "ir/graph.h"
 #include "ir/parser.h"
 #include "ir/printer.h"
@@ -339,6 +340,42 @@ TEST(ReduceTensor, EachLevelGetsOnlyItsOwnPasses) {
   // Each level does get edits from its own passes.
   EXPECT_GT(kernel_edits, 0u);
   EXPECT_GT(tensor_edits, 0u);
+}
+
+// On generated programs every tensor pass's candidates verify (the rebuild re-infers each
+// shape and leaves out what no longer fits), and a reduction keeping one REDUCE_AXIS over
+// an axis of size >= 2 ends at a handful of nodes.
+TEST(ReduceTensor, GeneratedProgramsGiveVerifiedCandidatesAndShrink) {
+  auto wide_reduce = [](const ir::Kernel& k) {
+    for (ir::UOp u : ir::toposort(k.root))
+      if (u.op() == Op::ReduceAxis)
+        for (int64_t axis : u.arg<ir::ReduceAxisArg>().axes)
+          if (u.src(0).shape()[static_cast<size_t>(axis)] >= 2) return true;
+    return false;
+  };
+  int reduced = 0;
+  for (uint64_t seed = 1; seed <= 12; ++seed) {
+    ir::Context ctx;
+    const ir::Kernel k = gen::generate_tensor_program(ctx, gen::GenPolicy{}, seed).program;
+    ASSERT_TRUE(ir::verify(k.root).empty()) << "seed " << seed;
+    for (Pass p : all_passes()) {
+      if (p < Pass::TensorDropOutput) continue;
+      for (const ir::Kernel& c : propose(ctx, k, p))
+        EXPECT_TRUE(ir::verify(c.root).empty()) << "seed " << seed << ", " << pass_name(p) << ":\n"
+                                                << ir::print_kernel(c);
+    }
+    if (!wide_reduce(k)) continue;
+    ReduceOptions o;
+    o.max_seconds = 0;
+    o.max_attempts = 5000;
+    ReduceResult r = reduce(ctx, k, wide_reduce, o);
+    EXPECT_TRUE(wide_reduce(r.kernel));
+    // A leaf, the REDUCE_AXIS and the REALIZE, and at most the two CASTs or BITCASTs to
+    // the output's dtype that no pass can remove (none retypes the nodes below them).
+    EXPECT_LE(r.final_nodes, 5u) << "seed " << seed << ":\n" << ir::print_kernel(r.kernel);
+    ++reduced;
+  }
+  EXPECT_GT(reduced, 0);
 }
 
 }  // namespace
