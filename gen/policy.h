@@ -248,7 +248,7 @@ struct TensorGenPolicy {
 
   // ---- the large reduction (split reduce: 32,768+ elements combined into one output element)
   double p_large_reduce = 0.015;    ///< a program's first output is a reduction of 32,768+ elements per output element
-  int large_max_nodes = 6;          ///< ... its source's size budget
+  int large_max_nodes = 6;          ///< ... its source's size budget (ops defined for every operand only: no oracle check)
   int64_t large_max_rows = 3;       ///< ... output elements (kept rows)
 
   // ---- nodes, shapes, ops

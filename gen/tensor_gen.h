@@ -17,8 +17,10 @@
  * x | 1; shift amounts are CONSTs in [0, bits) or x & (bits - 1); a float reaching an
  * integer CAST is NaN-guarded and clamped into the target's range, and one reaching an
  * integer BITCAST is NaN-guarded. Then (TensorGenPolicy::check) the tensor oracle runs the
- * program on input seed 0, and a node it reports as undefined is replaced by a CONST of its
- * dtype and shape, up to max_repairs times.
+ * outputs that hold such an op (integer division or shift, a float reaching an integer) on
+ * input seed 0, and a node it reports as undefined is replaced by a CONST of its dtype and
+ * shape, up to max_repairs times. The large reduction's source holds none of those ops, so
+ * its 32,768+ elements are never evaluated while generating.
  *
  * Deterministic: the same policy and entropy give the same program text, on any machine
  * and whatever nodes the Context already holds.
@@ -53,5 +55,12 @@ struct TensorGenResult {
 TensorGenResult generate_tensor_program(ir::Context& ctx, const GenPolicy& policy,
                                         Entropy& entropy);
 TensorGenResult generate_tensor_program(ir::Context& ctx, const GenPolicy& policy, uint64_t seed);
+
+/// The check-and-repair step of generate_tensor_program(), for any tensor program: runs the
+/// outputs that can be undefined on the tensor oracle (input seed 0) and replaces each node
+/// it reports undefined by a CONST 1 of its dtype and shape, up to policy.max_repairs times;
+/// counts them in `result` (repairs, still_undefined, oracle_error).
+void check_and_repair_tensor_program(ir::Context& ctx, ir::Kernel& program,
+                                     const TensorGenPolicy& policy, TensorGenResult& result);
 
 }  // namespace uopfuzz::gen
