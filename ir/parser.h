@@ -6,7 +6,8 @@
  *   @name arange_sum                 header lines, before the first node
  *   @seed 7 / @expect ok|ub / @var n=5 / @output 0 [45] / @any-key free text
  *   %4 = RANGE %2 axis=0 LOOP : index
- * Nodes are defined before use; the last node is the root and must be a SINK.
+ * Nodes are defined before use; the last node is the root: a SINK (a kernel) or a REALIZE
+ * (a tensor program, whose nodes carry their shape after the dtype: `: int32[3,4]`).
  */
 #pragma once
 
