@@ -9,6 +9,7 @@
 #include "bench/bench_kernels.h"
 #include "ir/parser.h"
 #include "oracle/interpreter.h"
+#include "oracle/tensor_eval.h"
 
 namespace uopfuzz {
 namespace {
@@ -106,10 +107,62 @@ void BM_Oracle_CompileSmall(benchmark::State& state) {
   }
 }
 
+// The tensor oracle: a small program of every kind of op (a campaign checks >= 1,000 such
+// programs per second per core, each evaluated here once), and a large reduction.
+constexpr const char* kSmallTensorProgram = R"(
+%0 = PARAM slot=0 in : int32[12]
+%1 = RESHAPE %0 : int32[3,4]
+%2 = REDUCE_AXIS %1 op=ADD axes=[1] : int32[3,1]
+%3 = PERMUTE %1 order=[1,0] : int32[4,3]
+%4 = PAD %3 pad=[1:0,0:2] : int32[5,5]
+%5 = SHRINK %4 shrink=[0:3,1:4] : int32[3,3]
+%6 = FLIP %5 axes=[0] : int32[3,3]
+%7 = REDUCE_AXIS %6 op=MAX axes=[1] : int32[3,1]
+%8 = MUL %2 %7 : int32[3,1]
+%9 = EXPAND %8 : int32[3,4]
+%10 = SUB %1 %9 : int32[3,4]
+%11 = REALIZE %10 %2 : void
+)";
+
+void run_tensor_program(benchmark::State& state, const std::string& text) {
+  ir::Context ctx;
+  auto parsed = ir::parse_kernel(ctx, text);
+  if (!parsed) {
+    state.SkipWithError(parsed.error().message.c_str());
+    return;
+  }
+  oracle::Inputs inputs = oracle::make_inputs(parsed->kernel.root, 1);
+  uint64_t elements = 0;
+  for (auto _ : state) {
+    auto out = oracle::eval_tensor_program(parsed->kernel.root, inputs);
+    elements += out->steps;
+    benchmark::DoNotOptimize(out->outputs);
+  }
+  state.counters["programs_per_s"] =
+      benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+  state.counters["elements_per_s"] =
+      benchmark::Counter(static_cast<double>(elements), benchmark::Counter::kIsRate);
+}
+
+void BM_TensorOracle_Small(benchmark::State& state) {
+  run_tensor_program(state, kSmallTensorProgram);
+}
+void BM_TensorOracle_Reduce(benchmark::State& state) {
+  run_tensor_program(state, fmt::format(R"(
+%0 = PARAM slot=0 in : float32[{0}]
+%1 = RESHAPE %0 : float32[{1},1024]
+%2 = REDUCE_AXIS %1 op=ADD axes=[0] : float32[1,1024]
+%3 = REALIZE %2 : void
+)",
+                                        state.range(0), state.range(0) / 1024));
+}
+
 BENCHMARK(BM_Oracle_Elementwise)->Arg(1 << 20)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Oracle_DotReduce)->Arg(1 << 20)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Oracle_AluChain)->Arg(1 << 18)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Oracle_CompileSmall)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_TensorOracle_Small)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_TensorOracle_Reduce)->Arg(1 << 20)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace uopfuzz

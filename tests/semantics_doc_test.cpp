@@ -6,6 +6,8 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "ir/dtype.h"
 #include "ir/ops.h"
@@ -13,13 +15,22 @@
 namespace uopfuzz::ir {
 namespace {
 
-std::set<std::string> section_titles() {
+// The `### NAME` titles, each with the `## Part` it stands under.
+std::vector<std::pair<std::string, std::string>> titled_sections() {
   std::ifstream f(std::string(UOPFUZZ_SOURCE_DIR) + "/SEMANTICS.md");
   EXPECT_TRUE(f.good()) << "SEMANTICS.md is missing";
+  std::vector<std::pair<std::string, std::string>> sections;
+  std::string line, part;
+  while (std::getline(f, line)) {
+    if (line.rfind("## ", 0) == 0) part = line.substr(3);
+    if (line.rfind("### ", 0) == 0) sections.emplace_back(line.substr(4), part);
+  }
+  return sections;
+}
+
+std::set<std::string> section_titles() {
   std::set<std::string> titles;
-  std::string line;
-  while (std::getline(f, line))
-    if (line.rfind("### ", 0) == 0) titles.insert(line.substr(4));
+  for (const auto& [title, part] : titled_sections()) titles.insert(title);
   return titles;
 }
 
@@ -48,12 +59,35 @@ TEST(SemanticsDoc, NoSectionNamesAnUnknownOpOrDtype) {
                                        "Backend tolerances and capabilities",
                                        "Reassociated float sums",
                                        "Timing",
-                                       "Inputs"};
+                                       "Inputs",
+                                       "Tensor evaluation",
+                                       "PARAM as a tensor input",
+                                       "CONST as a constant tensor",
+                                       "Elementwise ALU ops"};
   for (const std::string& t : section_titles()) {
     if (prose.count(t)) continue;
     EXPECT_TRUE(parse_op(t).has_value() || DType::parse(t).has_value())
         << "section '### " << t << "' names no op or dtype";
   }
+}
+
+TEST(SemanticsDoc, TensorAndScheduleOpsAreDefinedUnderTensorPrograms) {
+  // The ops only tensor programs (and their lowering) use, and the shared ones in their
+  // tensor reading, are defined in the "Tensor programs" part, not among the kernel ops.
+  std::set<std::string> tensor_part;
+  for (const auto& [title, part] : titled_sections())
+    if (part == "Tensor programs") tensor_part.insert(title);
+  for (int i = 0; i < kOpCount; ++i) {
+    Op op = static_cast<Op>(i);
+    if (!op_in(op, Tensor) && !op_in(op, Schedule)) continue;
+    std::string name(op_name(op));
+    EXPECT_TRUE(tensor_part.count(name))
+        << "SEMANTICS.md has no '### " << name << "' under '## Tensor programs'";
+  }
+  for (const char* shared : {"Tensor evaluation", "PARAM as a tensor input",
+                             "CONST as a constant tensor", "Elementwise ALU ops"})
+    EXPECT_TRUE(tensor_part.count(shared))
+        << "SEMANTICS.md has no '### " << shared << "' under '## Tensor programs'";
 }
 
 }  // namespace
