@@ -52,7 +52,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;
   }
   const ir::Kernel& k = parsed->kernel;
-  if (!k.root || k.root.op() != ir::Op::Sink) fail("parsed root is not a SINK", text, "");
+  if (!k.root || (k.root.op() != ir::Op::Sink && k.root.op() != ir::Op::Realize))
+    fail("parsed root is not a SINK or a REALIZE", text, "");
 
   const auto errors = ir::verify(k.root);
   for (const auto& e : errors) {
