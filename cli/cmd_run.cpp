@@ -121,6 +121,7 @@ void print_run(const RunFlags& f, const LoadedKernel& k, uint64_t seed, const ch
                  {"line", line_of(out.ub->node)},
                  {"what", out.ub->what},
                  {"iteration", it}};
+      if (failed_kernel >= 0) j["ub"]["kernel"] = failed_kernel;
     }
     json outputs = json::array();
     for (const auto& [slot, buf] : out.outputs) {
