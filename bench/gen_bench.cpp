@@ -10,6 +10,7 @@
 
 #include "check/differential.h"
 #include "gen/generator.h"
+#include "gen/tensor_gen.h"
 
 namespace uopfuzz {
 namespace {
@@ -64,6 +65,25 @@ void BM_Gen_GenerateSimplifyCheck(benchmark::State& state) {
   state.counters["findings"] = static_cast<double>(findings);
 }
 BENCHMARK(BM_Gen_GenerateSimplifyCheck)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
+
+// Tensor programs generated per second. arg: TensorGenPolicy::check (1: the tensor oracle
+// checks each program on input seed 0).
+void BM_Gen_GenerateTensor(benchmark::State& state) {
+  gen::GenPolicy policy;
+  policy.tensor.check = state.range(0) != 0;
+  uint64_t seed = 0;
+  std::vector<int> nodes;
+  for (auto _ : state) {
+    ir::Context ctx;
+    gen::TensorGenResult r = gen::generate_tensor_program(ctx, policy, seed++);
+    nodes.push_back(r.nodes);
+    benchmark::DoNotOptimize(r.program.root);
+  }
+  state.counters["programs/s"] =
+      benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+  state.counters["median_nodes"] = median(nodes);
+}
+BENCHMARK(BM_Gen_GenerateTensor)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace uopfuzz

@@ -1,5 +1,5 @@
 /** \file GenPolicy: every probability and limit of the kernel generator, in one struct (YARPGen
- * style).
+ * style), and of the tensor-program generator in its TensorGenPolicy section.
  *
  * A probability p_x is the chance that one choice point takes the named shape (the
  * choice points are described in gen/generator.h). Weights are relative: they need not
@@ -171,6 +171,110 @@ struct ReduceOpWeights {
   double any = 0.25, all = 0.25;
 };
 
+// ---- tensor programs (gen/tensor_gen.h): how each position (a dtype and a shape to fill) is filled
+
+/// What fills a tensor position of a given dtype and shape.
+struct TensorNodeWeights {
+  double input = 3;            ///< a PARAM of the shape (or of its element count, reshaped)
+  double constant = 1;         ///< a CONST tensor
+  double reuse = 2.5;          ///< an earlier node of the dtype and shape: one more consumer
+  double elementwise = 4;      ///< an ALU op of the dtype over operands of the shape (WHERE, compares for bool)
+  double cast = 1.2;           ///< CAST or BITCAST from another dtype
+  double movement = 6;         ///< a movement op (MovementWeights) of a tensor of another shape
+  double reduce = 2.5;         ///< REDUCE_AXIS (ReduceAxesWeights), reshaped or expanded back to the shape
+  double reduce_broadcast = 1; ///< x op expand(reduce(x, axis)): x - x.max(1) style
+  double self_combine = 1;     ///< x op m(x) with m a movement that keeps the shape (flip, permute of equal dims, pad+shrink, reshape there and back)
+  double contiguous = 0.5;     ///< CONTIGUOUS
+};
+
+/// Which movement op makes a position's shape from another.
+struct MovementWeights {
+  double reshape = 3, permute = 2, expand = 2, pad = 1.5, shrink = 1.5, flip = 1;
+};
+
+/// Which axes a REDUCE_AXIS reduces.
+struct ReduceAxesWeights {
+  double one = 4;       ///< one axis of extent > 1
+  double several = 2;   ///< two or three axes
+  double all = 1;       ///< every axis (then reshaped and expanded to the position's shape)
+  double size_one = 1;  ///< axes of extent 1 only (the identity on values)
+  double none = 0.5;    ///< an empty axis list
+};
+
+/// Relative weight of each REDUCE_AXIS op (bool: MAX and MIN only).
+struct TensorReduceOpWeights {
+  double add = 3, mul = 0.7, max = 1.5, min = 1.5;
+};
+
+/// Elementwise ops of sized integers (divisors and shift amounts are made safe).
+struct TensorIntOpWeights {
+  double add = 3, sub = 2, mul = 1.5, max = 1, min = 1, neg = 0.5;
+  double cdiv = 0.4, cmod = 0.4, floordiv = 0.4, floormod = 0.4;
+  double and_ = 0.4, or_ = 0.4, xor_ = 0.4, shl = 0.3, shr = 0.3;
+  double where = 0.7;
+};
+
+/// Elementwise ops of floats (all defined; products round elementwise, the same everywhere).
+struct TensorFloatOpWeights {
+  double add = 3, sub = 2, mul = 1.5, max = 1, min = 1, neg = 0.5, trunc = 0.3, where = 0.7;
+};
+
+/// Elementwise ops giving bool.
+struct TensorBoolOpWeights {
+  double logic = 2;    ///< AND, OR, XOR of two bools
+  double compare = 3;  ///< CMPLT, CMPNE, CMPEQ of two values of another dtype
+  double where = 0.5;  ///< WHERE of bools
+};
+
+/// Extents of a fresh dim (an extent 0 is p_zero_dim's).
+struct ExtentWeights {
+  double one = 3, two = 2, three = 2, four = 1, five = 1.5, six = 0.5, seven = 1, eleven = 0.5, thirteen = 0.5;
+};
+
+struct TensorGenPolicy {
+  // ---- size
+  int max_nodes = 18;               ///< soft size budget: positions filled (~1 node each); past it, positions become leaves
+  int max_depth = 10;               ///< depth of the position tree
+  int max_rank = 4;                 ///< rank of a fresh shape and of every source the generator derives
+  int64_t max_numel = 512;          ///< largest tensor (a derived source may grow a larger given shape no further)
+  int max_outputs = 3;              ///< REALIZE sources
+  double p_extra_output = 0.35;     ///< each further output (geometric)
+  int max_inputs = 6;               ///< input PARAMs (past it an input of the dtype and element count is reshaped, else a CONST)
+  double p_zero_dim = 0.01;         ///< a fresh dim has extent 0 (an empty tensor)
+  double p_flat_input = 0.3;        ///< an input PARAM is flat ([numel]) and reshaped to the position's shape
+  double p_contiguous_output = 0.15;///< an output is CONTIGUOUS of its value
+  int64_t max_mul_reduce = 4;       ///< largest element count a MUL REDUCE_AXIS combines (products stay meaningful); past it ADD
+  double p_pad_both = 0.4;          ///< a padded dim is padded on both sides (else one)
+
+  // ---- the large reduction (split reduce: 32,768+ elements combined into one output element)
+  double p_large_reduce = 0.015;    ///< a program's first output is a reduction of 32,768+ elements per output element
+  int large_max_nodes = 6;          ///< ... its source's size budget
+  int64_t large_max_rows = 3;       ///< ... output elements (kept rows)
+
+  // ---- nodes, shapes, ops
+  TensorNodeWeights nodes;          ///< what fills a position
+  MovementWeights movement;         ///< which movement op
+  ReduceAxesWeights reduce_axes;    ///< which axes a REDUCE_AXIS reduces
+  TensorReduceOpWeights reduce_ops; ///< which REDUCE_AXIS op
+  TensorIntOpWeights int_ops;       ///< elementwise ops of sized integers
+  TensorFloatOpWeights float_ops;   ///< elementwise ops of floats
+  TensorBoolOpWeights bool_ops;     ///< elementwise ops giving bool
+  ExtentWeights extents;            ///< extents of fresh dims
+  double rank0 = 0.4, rank1 = 2, rank2 = 3, rank3 = 2, rank4 = 1;  ///< rank of a fresh shape
+  DTypeWeights dtypes{.bool_ = 0.7, .int8 = 0.6, .int16 = 0.5, .int32 = 3.0, .int64 = 0.7,
+                      .uint8 = 0.6, .uint16 = 0.4, .uint32 = 0.6, .uint64 = 0.4,
+                      .float16 = 0.7, .float32 = 2.5, .float64 = 0.6};  ///< element types
+  double p_bitcast = 0.15;          ///< a CAST position is a BITCAST between dtypes of one size (from a float: NaN-guarded)
+  double p_divisor_const = 0.5;     ///< an integer divisor is a nonzero CONST (else x | 1, never 0)
+  double p_shift_const = 0.5;       ///< a shift amount is a CONST in [0, bits) (else x & (bits - 1))
+  double p_edge_const = 0.1;        ///< an integer CONST is its dtype's minimum or maximum (sized integers wrap)
+  double p_negative_zero = 0.02;    ///< a float CONST is -0
+
+  // ---- undefined behaviour: evaluate on the tensor oracle, repair locally
+  bool check = true;                ///< run the program on the tensor oracle (input seed 0) and repair what it finds undefined
+  int max_repairs = 8;              ///< undefined nodes replaced by a CONST before giving up
+};
+
 struct GenPolicy {
   // ---- size limits
   int max_positions = 40;           ///< soft size budget: expression positions filled (~1 node each); past it, positions become leaves
@@ -292,6 +396,8 @@ struct GenPolicy {
   int check_seeds = 1;              ///< input seeds 0..k-1 (with the header's VAR values) the oracle checks the graph on; 0: no check
   int max_repairs = 8;              ///< local repairs tried before an effect with UB is dropped
   uint64_t check_max_steps = 5'000'000; ///< oracle step cap per check run
+
+  TensorGenPolicy tensor;           ///< the tensor-program generator's knobs
 };
 
 // clang-format on

@@ -1,15 +1,622 @@
+// The tensor-program generator (see tensor_gen.h for the contract): TensorBuilder fills
+// positions top-down, then the tensor oracle checks the program and repairs it locally.
 #include "gen/tensor_gen.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <map>
+#include <numeric>
+#include <utility>
+#include <vector>
+
+#include "ir/graph.h"
+#include "ir/node_map.h"
+#include "ir/run_io.h"
+#include "ir/tensor.h"
+#include "oracle/tensor_eval.h"
 
 namespace uopfuzz::gen {
 
-TensorGenResult generate_tensor_program(ir::Context& ctx, const GenPolicy& policy,
-                                        Entropy& entropy) {
-  return {};  // not written yet
+using namespace ir;
+
+namespace {
+
+/// Builds one tensor program. Every fill() gives a node of exactly the dtype and shape
+/// asked for, so the builder never has to repair a shape afterwards.
+class TensorBuilder {
+ public:
+  TensorBuilder(Context& ctx, const TensorGenPolicy& p, Entropy& e)
+      : ctx_(ctx), p_(p), e_(e), budget_(p.max_nodes) {}
+
+  UOp build() {
+    int outputs = 1;
+    while (outputs < p_.max_outputs && e_.chance(p_.p_extra_output)) ++outputs;
+    std::vector<UOp> realized;
+    auto add_output = [&](UOp u) {
+      if (std::find(realized.begin(), realized.end(), u) == realized.end()) realized.push_back(u);
+    };
+    if (e_.chance(p_.p_large_reduce)) add_output(large_reduce());
+    while (static_cast<int>(realized.size()) < outputs && !e_.exhausted()) {
+      const size_t before = realized.size();
+      UOp u = fill(draw_dtype(), draw_shape(), 0);
+      if (e_.chance(p_.p_contiguous_output)) u = tensor::contiguous(ctx_, u);
+      add_output(u);
+      if (realized.size() == before) break;  // a repeated output: the pool is all there is
+    }
+    if (realized.empty()) realized.push_back(fill(draw_dtype(), draw_shape(), 0));
+    return tensor::realize(ctx_, std::move(realized));
+  }
+
+ private:
+  enum class Kind {
+    Input,
+    Constant,
+    Reuse,
+    Elementwise,
+    Cast,
+    Movement,
+    Reduce,
+    ReduceBroadcast,
+    SelfCombine,
+    Contiguous
+  };
+
+  UOp fill(DType dt, const Shape& s, int depth) {
+    --budget_;
+    UOp u = fill_node(dt, s, depth);
+    pool_[{dt.scalar(), s}].push_back(u);
+    return u;
+  }
+
+  UOp fill_node(DType dt, const Shape& s, int depth) {
+    if (budget_ <= 0 || depth >= p_.max_depth) return leaf(dt, s);
+    const TensorNodeWeights& w = p_.nodes;
+    const bool reusable = pool_.count({dt.scalar(), s}) > 0;
+    // An infeasible choice (no source shape fits) declines; a few draws then a leaf.
+    for (int attempt = 0; attempt < 4; ++attempt) {
+      const std::array<double, 10> weights = {
+          w.input,    w.constant, reusable ? w.reuse : 0.0, w.elementwise,  w.cast,
+          w.movement, w.reduce,   w.reduce_broadcast,       w.self_combine, w.contiguous};
+      UOp u;
+      switch (static_cast<Kind>(e_.pick(weights))) {
+        case Kind::Input: return input(dt, s);
+        case Kind::Constant: return constant(dt, s);
+        case Kind::Reuse: return reuse(dt, s);
+        case Kind::Elementwise: return elementwise(dt, s, depth + 1);
+        case Kind::Cast: return cast_into(dt, s, depth + 1);
+        case Kind::Movement: u = movement(dt, s, depth + 1); break;
+        case Kind::Reduce: u = reduce(dt, s, depth + 1); break;
+        case Kind::ReduceBroadcast: u = reduce_broadcast(dt, s, depth + 1); break;
+        case Kind::SelfCombine: u = self_combine(dt, s, depth + 1); break;
+        case Kind::Contiguous: return tensor::contiguous(ctx_, fill(dt, s, depth + 1));
+      }
+      if (u) return u;
+    }
+    return leaf(dt, s);
+  }
+
+  // ---- leaves
+
+  UOp leaf(DType dt, const Shape& s) {
+    const bool reusable = pool_.count({dt.scalar(), s}) > 0;
+    switch (e_.pick({p_.nodes.input, p_.nodes.constant, reusable ? p_.nodes.reuse : 0.0})) {
+      case 0: return input(dt, s);
+      case 1: return constant(dt, s);
+      default: return reuse(dt, s);
+    }
+  }
+
+  UOp input(DType dt, const Shape& s) {
+    if (next_slot_ < p_.max_inputs) {
+      const int slot = next_slot_++;
+      UOp in;
+      if (s.size() != 1 && e_.chance(p_.p_flat_input)) {
+        in = tensor::input(ctx_, dt, Shape{numel(s)}, slot);
+        inputs_.push_back(in);
+        return tensor::reshape(ctx_, in, s);
+      }
+      in = tensor::input(ctx_, dt, s, slot);
+      inputs_.push_back(in);
+      return in;
+    }
+    // Out of slots: an input of the dtype and element count, seen through a RESHAPE.
+    for (UOp in : inputs_)
+      if (in.dtype() == dt && numel(in.shape()) == numel(s))
+        return in.shape() == s ? in : tensor::reshape(ctx_, in, s);
+    return constant(dt, s);
+  }
+
+  UOp constant(DType dt, const Shape& s) {
+    if (dt.is_bool()) return tensor::constant(ctx_, dt, static_cast<double>(e_.below(2)), s);
+    if (dt.is_float()) {
+      if (e_.chance(p_.p_negative_zero)) return tensor::constant(ctx_, dt, -0.0, s);
+      return tensor::constant(ctx_, dt, static_cast<double>(e_.between(-64, 64)) / 8, s);
+    }
+    if (e_.chance(p_.p_edge_const)) {
+      // Unsigned limits are 0 and all ones (-1 wrapped); signed ones are the dtype's own.
+      const bool low = e_.chance(0.5);
+      const int64_t v = dt.is_signed() ? (low ? dt.int_min() : dt.int_max()) : (low ? 0 : -1);
+      return tensor::constant_value(ctx_, dt, Value::of_int(v), s);
+    }
+    const int64_t v = dt.is_signed() ? e_.between(-8, 8) : e_.between(0, 16);
+    return tensor::constant_value(ctx_, dt, Value::of_int(v), s);
+  }
+
+  UOp reuse(DType dt, const Shape& s) {
+    const std::vector<UOp>& seen = pool_.at({dt.scalar(), s});
+    return seen[e_.below(seen.size())];
+  }
+
+  // ---- elementwise ops and casts
+
+  UOp elementwise(DType dt, const Shape& s, int depth) {
+    if (dt.is_bool()) return bool_op(s, depth);
+    auto two = [&](Op op) {
+      return tensor::alu(ctx_, op, {fill(dt, s, depth), fill(dt, s, depth)});
+    };
+    auto one = [&](Op op) { return tensor::alu(ctx_, op, {fill(dt, s, depth)}); };
+    auto where = [&] {
+      return tensor::alu(ctx_, Op::Where,
+                         {fill(dtypes::Bool, s, depth), fill(dt, s, depth), fill(dt, s, depth)});
+    };
+    if (dt.is_float()) {
+      const TensorFloatOpWeights& w = p_.float_ops;
+      switch (e_.pick({w.add, w.sub, w.mul, w.max, w.min, w.neg, w.trunc, w.where})) {
+        case 0: return two(Op::Add);
+        case 1: return two(Op::Sub);
+        case 2: return two(Op::Mul);
+        case 3: return two(Op::Max);
+        case 4: return two(Op::Min);
+        case 5: return one(Op::Neg);
+        case 6: return one(Op::Trunc);
+        default: return where();
+      }
+    }
+    const TensorIntOpWeights& w = p_.int_ops;
+    constexpr std::array<Op, 15> ops = {Op::Add, Op::Sub,  Op::Mul,  Op::Max,      Op::Min,
+                                        Op::Neg, Op::Cdiv, Op::Cmod, Op::FloorDiv, Op::FloorMod,
+                                        Op::And, Op::Or,   Op::Xor,  Op::Shl,      Op::Shr};
+    const size_t k = e_.pick({w.add, w.sub, w.mul, w.max, w.min, w.neg, w.cdiv, w.cmod, w.floordiv,
+                              w.floormod, w.and_, w.or_, w.xor_, w.shl, w.shr, w.where});
+    if (k == ops.size()) return where();
+    const Op op = ops[k];
+    if (op == Op::Neg) return one(op);
+    UOp a = fill(dt, s, depth);
+    if (op == Op::Cdiv || op == Op::Cmod || op == Op::FloorDiv || op == Op::FloorMod)
+      return tensor::alu(ctx_, op, {a, divisor(dt, s, depth)});
+    if (op == Op::Shl || op == Op::Shr)
+      return tensor::alu(ctx_, op, {a, shift_amount(dt, s, depth)});
+    return tensor::alu(ctx_, op, {a, fill(dt, s, depth)});
+  }
+
+  UOp bool_op(const Shape& s, int depth) {
+    const TensorBoolOpWeights& w = p_.bool_ops;
+    const DType b = dtypes::Bool;
+    switch (e_.pick({w.logic, w.compare, w.where})) {
+      case 0: {
+        const Op op = std::array{Op::And, Op::Or, Op::Xor}[e_.below(3)];
+        return tensor::alu(ctx_, op, {fill(b, s, depth), fill(b, s, depth)});
+      }
+      case 1: {
+        const DType d = draw_dtype_except(b);
+        const Op op = std::array{Op::CmpLt, Op::CmpNe, Op::CmpEq}[e_.below(3)];
+        return tensor::alu(ctx_, op, {fill(d, s, depth), fill(d, s, depth)});
+      }
+      default:
+        return tensor::alu(ctx_, Op::Where,
+                           {fill(b, s, depth), fill(b, s, depth), fill(b, s, depth)});
+    }
+  }
+
+  /// Never 0: a nonzero CONST or x | 1 (INT_MIN / -1 wraps on sized integers: defined).
+  UOp divisor(DType dt, const Shape& s, int depth) {
+    if (e_.chance(p_.p_divisor_const)) {
+      int64_t v = e_.between(1, 7);
+      if (dt.is_signed() && e_.chance(0.5)) v = -v;
+      return tensor::constant_value(ctx_, dt, Value::of_int(v), s);
+    }
+    return tensor::alu(ctx_, Op::Or,
+                       {fill(dt, s, depth), tensor::constant_value(ctx_, dt, Value::of_int(1), s)});
+  }
+
+  /// In [0, bits): a CONST or x & (bits - 1).
+  UOp shift_amount(DType dt, const Shape& s, int depth) {
+    const int64_t bits = dt.bits();
+    if (e_.chance(p_.p_shift_const))
+      return tensor::constant_value(ctx_, dt, Value::of_int(e_.between(0, bits - 1)), s);
+    return tensor::alu(
+        ctx_, Op::And,
+        {fill(dt, s, depth), tensor::constant_value(ctx_, dt, Value::of_int(bits - 1), s)});
+  }
+
+  UOp cast_into(DType dt, const Shape& s, int depth) {
+    if (!dt.is_bool() && e_.chance(p_.p_bitcast)) {
+      std::vector<double> w;
+      for (DType d : all_dtypes())
+        w.push_back(d != dt && !d.is_bool() && d.bytes() == dt.bytes() ? p_.dtypes.of(d) : 0.0);
+      const DType from = all_dtypes()[e_.pick(w)];
+      if (from.bytes() == dt.bytes() && from != dt && !from.is_bool() && !from.is_index()) {
+        UOp x = fill(from, s, depth);
+        if (from.is_float() && !dt.is_float()) x = nan_guard(x);
+        return ctx_.make(Op::Bitcast, dt, {x}, {}, s);
+      }
+    }
+    const DType from = draw_dtype_except(dt);
+    UOp x = fill(from, s, depth);
+    if (from.is_float() && dt.is_int()) {
+      // A float reaching an integer: NaN becomes 0 and the rest is clamped into range.
+      const double lo = dt.is_signed() ? -100 : 0;
+      x = tensor::alu(ctx_, Op::Min, {nan_guard(x), tensor::constant(ctx_, from, 100, s)});
+      x = tensor::alu(ctx_, Op::Max, {x, tensor::constant(ctx_, from, lo, s)});
+    }
+    return tensor::cast(ctx_, x, dt);
+  }
+
+  /// WHERE(x != x, 0, x): the float x with NaN replaced by 0.
+  UOp nan_guard(UOp x) {
+    UOp is_nan = tensor::alu(ctx_, Op::CmpNe, {x, x});
+    return tensor::alu(ctx_, Op::Where,
+                       {is_nan, tensor::constant(ctx_, x.dtype(), 0, x.shape()), x});
+  }
+
+  // ---- movement ops: the source shape is derived backwards from the position's
+
+  UOp movement(DType dt, const Shape& s, int depth) {
+    const MovementWeights& w = p_.movement;
+    const bool any_dim = !s.empty();
+    const bool any_wide = std::any_of(s.begin(), s.end(), [](int64_t d) { return d != 1; });
+    const bool any_nonempty = std::any_of(s.begin(), s.end(), [](int64_t d) { return d > 0; });
+    switch (
+        e_.pick({w.reshape, s.size() >= 2 ? w.permute : 0.0, any_wide ? w.expand : 0.0,
+                 any_nonempty ? w.pad : 0.0, any_dim ? w.shrink : 0.0, any_dim ? w.flip : 0.0})) {
+      case 0: {
+        Shape from = refactor(numel(s));
+        if (from == s) from = refactor(numel(s));
+        return tensor::reshape(ctx_, fill(dt, from, depth), s);
+      }
+      case 1: {
+        std::vector<int64_t> order = permutation(s.size());
+        Shape from(s.size());
+        for (size_t i = 0; i < s.size(); ++i) from[static_cast<size_t>(order[i])] = s[i];
+        return tensor::permute(ctx_, fill(dt, from, depth), std::move(order));
+      }
+      case 2: {
+        Shape from = s;
+        std::vector<size_t> wide;
+        for (size_t i = 0; i < s.size(); ++i)
+          if (s[i] != 1) wide.push_back(i);
+        from[wide[e_.below(wide.size())]] = 1;
+        for (size_t i : wide)
+          if (e_.chance(0.3)) from[i] = 1;
+        return tensor::expand(ctx_, fill(dt, from, depth), s);
+      }
+      case 3: {
+        // A padded dim keeps a source element unless an empty source is drawn (p_zero_dim).
+        const int64_t keep = e_.chance(p_.p_zero_dim) ? 0 : 1;
+        std::vector<std::pair<int64_t, int64_t>> pads(s.size(), {0, 0});
+        Shape from = s;
+        std::vector<size_t> paddable;
+        for (size_t i = 0; i < s.size(); ++i)
+          if (s[i] > keep) paddable.push_back(i);
+        if (paddable.empty()) return {};
+        const size_t must = paddable[e_.below(paddable.size())];
+        for (size_t i : paddable) {
+          if (i != must && !e_.chance(0.4)) continue;
+          const int64_t total = e_.between(1, std::min<int64_t>(s[i] - keep, 3));
+          int64_t before = e_.chance(0.5) ? total : 0;
+          if (e_.chance(p_.p_pad_both)) before = e_.between(0, total);
+          pads[i] = {before, total - before};
+          from[i] = s[i] - total;
+        }
+        return tensor::pad(ctx_, fill(dt, from, depth), std::move(pads));
+      }
+      case 4: {
+        std::vector<std::pair<int64_t, int64_t>> cuts(s.size());
+        Shape from = s;
+        const size_t must = e_.below(s.size());
+        for (size_t i = 0; i < s.size(); ++i) {
+          const int64_t extra = i == must || e_.chance(0.4) ? e_.between(1, 3) : 0;
+          const int64_t begin = e_.between(0, extra);
+          from[i] = s[i] + extra;
+          cuts[i] = {begin, begin + s[i]};
+        }
+        if (!fits(from, s)) return {};
+        return tensor::shrink(ctx_, fill(dt, from, depth), std::move(cuts));
+      }
+      default: return tensor::flip(ctx_, fill(dt, s, depth), some_axes(s.size()));
+    }
+  }
+
+  // ---- reductions
+
+  Op reduce_op(DType dt, int64_t combined) {
+    const TensorReduceOpWeights& w = p_.reduce_ops;
+    const bool mul_ok = !dt.is_bool() && combined <= p_.max_mul_reduce;
+    const bool sum_ok = !dt.is_bool();
+    return std::array{Op::Add, Op::Mul, Op::Max,
+                      Op::Min}[e_.pick({sum_ok ? w.add : 0.0, mul_ok ? w.mul : 0.0, w.max, w.min})];
+  }
+
+  UOp reduce(DType dt, const Shape& s, int depth) {
+    const ReduceAxesWeights& w = p_.reduce_axes;
+    const size_t mode = e_.pick({w.one, w.several, w.all, w.size_one, w.none});
+    if (mode == 4) return tensor::reduce_axis(ctx_, fill(dt, s, depth), reduce_op(dt, 1), {});
+    if (mode == 2) {
+      // Everything into one element, then shaped and broadcast back to the position.
+      const Shape from = draw_shape();
+      std::vector<int64_t> all(from.size());
+      std::iota(all.begin(), all.end(), 0);
+      UOp r = tensor::reduce_axis(ctx_, fill(dt, from, depth), reduce_op(dt, numel(from)),
+                                  std::move(all));
+      r = tensor::reshape(ctx_, r, Shape(s.size(), 1));
+      return std::all_of(s.begin(), s.end(), [](int64_t d) { return d == 1; })
+                 ? r
+                 : tensor::expand(ctx_, r, s);
+    }
+    // Reduced axes are dims of extent 1 in `s` or dims inserted into it (reshaped away after).
+    const bool size_one = mode == 3;
+    const int64_t want = mode == 1 ? e_.between(2, 3) : size_one ? e_.between(1, 2) : 1;
+    Shape from = s;
+    std::vector<bool> inserted(s.size(), false), reduced(s.size(), false);
+    for (int64_t k = 0; k < want; ++k) {
+      std::vector<size_t> ones;
+      for (size_t i = 0; i < from.size(); ++i)
+        if (!inserted[i] && !reduced[i] && from[i] == 1) ones.push_back(i);
+      const bool room = static_cast<int>(from.size()) < p_.max_rank;
+      const int64_t extent = size_one ? 1 : reduce_extent();
+      if (!ones.empty() && (!room || e_.chance(0.5))) {
+        const size_t i = ones[e_.below(ones.size())];
+        from[i] = extent;
+        reduced[i] = true;
+      } else if (room) {
+        const auto at = static_cast<std::ptrdiff_t>(e_.below(from.size() + 1));
+        from.insert(from.begin() + at, extent);
+        inserted.insert(inserted.begin() + at, true);
+        reduced.insert(reduced.begin() + at, true);
+      }
+    }
+    std::vector<int64_t> axes;
+    int64_t combined = 1;
+    for (size_t i = 0; i < from.size(); ++i)
+      if (reduced[i]) {
+        axes.push_back(static_cast<int64_t>(i));
+        combined *= std::max<int64_t>(from[i], 1);
+      }
+    if (axes.empty() || !fits(from, s)) return {};
+    UOp r =
+        tensor::reduce_axis(ctx_, fill(dt, from, depth), reduce_op(dt, combined), std::move(axes));
+    return from.size() == s.size() ? r : tensor::reshape(ctx_, r, s);
+  }
+
+  /// x op expand(reduce(x, axis)): softmax's x - x.max(1), one consumer reduced, one not.
+  UOp reduce_broadcast(DType dt, const Shape& s, int depth) {
+    if (s.empty()) return {};
+    const auto axis = static_cast<int64_t>(e_.below(s.size()));
+    UOp x = fill(dt, s, depth);
+    UOp r = tensor::reduce_axis(ctx_, x, reduce_op(dt, s[static_cast<size_t>(axis)]), {axis});
+    if (r.shape() != s) r = tensor::expand(ctx_, r, s);
+    return tensor::alu(ctx_, combine_op(dt), {x, r});
+  }
+
+  /// x op m(x), m a movement that keeps the shape: two consumers indexing x differently.
+  UOp self_combine(DType dt, const Shape& s, int depth) {
+    std::vector<std::pair<size_t, size_t>> equal_dims;
+    for (size_t i = 0; i < s.size(); ++i)
+      for (size_t j = i + 1; j < s.size(); ++j)
+        if (s[i] == s[j] && s[i] > 1) equal_dims.emplace_back(i, j);
+    const bool any_dim = !s.empty();
+    const size_t how =
+        e_.pick({any_dim ? 1.0 : 0.0, equal_dims.empty() ? 0.0 : 1.5, any_dim ? 1.0 : 0.0, 1.0});
+    UOp x = fill(dt, s, depth);
+    UOp y;
+    switch (how) {
+      case 0: y = tensor::flip(ctx_, x, some_axes(s.size())); break;
+      case 1: {
+        const auto [i, j] = equal_dims[e_.below(equal_dims.size())];
+        std::vector<int64_t> order(s.size());
+        std::iota(order.begin(), order.end(), 0);
+        std::swap(order[i], order[j]);
+        y = tensor::permute(ctx_, x, std::move(order));
+        break;
+      }
+      case 2: {
+        // Shift one axis by one: PAD a side, SHRINK the other off.
+        const size_t i = e_.below(s.size());
+        std::vector<std::pair<int64_t, int64_t>> pads(s.size(), {0, 0}), cuts;
+        const bool front = e_.chance(0.5);
+        pads[i] = front ? std::pair<int64_t, int64_t>{1, 0} : std::pair<int64_t, int64_t>{0, 1};
+        for (size_t d = 0; d < s.size(); ++d)
+          cuts.emplace_back(d == i && !front ? 1 : 0, (d == i && !front ? 1 : 0) + s[d]);
+        y = tensor::shrink(ctx_, tensor::pad(ctx_, x, std::move(pads)), std::move(cuts));
+        break;
+      }
+      default: y = tensor::reshape(ctx_, tensor::reshape(ctx_, x, refactor(numel(s))), s); break;
+    }
+    return tensor::alu(ctx_, combine_op(dt), {x, y});
+  }
+
+  Op combine_op(DType dt) {
+    if (dt.is_bool()) return std::array{Op::And, Op::Or, Op::Xor}[e_.below(3)];
+    if (dt.is_float()) {
+      const TensorFloatOpWeights& w = p_.float_ops;
+      return std::array{Op::Add, Op::Sub, Op::Max, Op::Min}[e_.pick({w.add, w.sub, w.max, w.min})];
+    }
+    const TensorIntOpWeights& w = p_.int_ops;
+    return std::array{Op::Add, Op::Sub, Op::Max, Op::Min,
+                      Op::Xor}[e_.pick({w.add, w.sub, w.max, w.min, w.xor_})];
+  }
+
+  /// One output reducing 32,768+ elements into each element (split reduce's threshold).
+  UOp large_reduce() {
+    constexpr std::array<int64_t, 5> lengths = {32768, 40000, 49152, 65536, 32771};
+    const DType dt = draw_dtype();
+    const int64_t n = lengths[e_.below(lengths.size())];
+    const int64_t rows = e_.between(1, p_.large_max_rows);
+    Shape from;
+    std::vector<int64_t> axes;
+    switch (e_.below(3)) {
+      case 0: from = {rows, n}, axes = {1}; break;
+      case 1: from = {n, rows}, axes = {0}; break;
+      default:
+        if (n % 16 == 0)
+          from = {rows, 16, n / 16}, axes = {1, 2};
+        else
+          from = {rows, n}, axes = {1};
+        break;
+    }
+    const int saved = budget_;
+    budget_ = p_.large_max_nodes;
+    UOp x = fill(dt, from, 0);
+    budget_ = saved;
+    return tensor::reduce_axis(ctx_, x, reduce_op(dt, n), std::move(axes));
+  }
+
+  // ---- shapes and dtypes
+
+  DType draw_dtype() { return draw_dtype_except(dtypes::Void); }
+  DType draw_dtype_except(DType not_this) {
+    std::vector<double> w;
+    for (DType d : all_dtypes()) w.push_back(d == not_this ? 0.0 : p_.dtypes.of(d));
+    return all_dtypes()[e_.pick(w)];
+  }
+
+  int64_t draw_extent() {
+    if (e_.chance(p_.p_zero_dim)) return 0;
+    const ExtentWeights& w = p_.extents;
+    constexpr std::array<int64_t, 9> extents = {1, 2, 3, 4, 5, 6, 7, 11, 13};
+    return extents[e_.pick(
+        {w.one, w.two, w.three, w.four, w.five, w.six, w.seven, w.eleven, w.thirteen})];
+  }
+  int64_t reduce_extent() {
+    const int64_t d = draw_extent();
+    return d > 1 ? d : e_.between(2, 5);
+  }
+
+  int64_t draw_rank() {
+    return static_cast<int64_t>(
+        std::min<size_t>(e_.pick({p_.rank0, p_.rank1, p_.rank2, p_.rank3, p_.rank4}),
+                         static_cast<size_t>(std::max(p_.max_rank, 0))));
+  }
+
+  Shape draw_shape() {
+    Shape s(static_cast<size_t>(draw_rank()));
+    for (int64_t& d : s) d = draw_extent();
+    for (size_t i = s.size(); i-- > 0 && numel(s) > p_.max_numel;) s[i] = 1;
+    return s;
+  }
+
+  /// A random shape of `n` elements: n's prime factors spread over a random rank.
+  Shape refactor(int64_t n) {
+    auto rank = static_cast<size_t>(draw_rank());
+    if (n != 1 && rank == 0) rank = 1;
+    Shape s(rank, 1);
+    if (n == 0) {
+      for (int64_t& d : s) d = std::max<int64_t>(draw_extent(), 1);
+      s[e_.below(rank)] = 0;
+      return s;
+    }
+    int64_t m = n;
+    for (int64_t f = 2; f * f <= m; ++f)
+      while (m % f == 0) {
+        s[e_.below(rank)] *= f;
+        m /= f;
+      }
+    if (m > 1) s[e_.below(rank)] *= m;
+    return s;
+  }
+
+  std::vector<int64_t> permutation(size_t n) {
+    std::vector<int64_t> order(n);
+    std::iota(order.begin(), order.end(), 0);
+    for (size_t i = n; i-- > 1;) std::swap(order[i], order[e_.below(i + 1)]);
+    if (n >= 2 && std::is_sorted(order.begin(), order.end())) std::swap(order[0], order[1]);
+    return order;
+  }
+
+  /// A nonempty ascending subset of the axes of a rank-`rank` tensor (rank >= 1).
+  std::vector<int64_t> some_axes(size_t rank) {
+    const size_t must = e_.below(rank);
+    std::vector<int64_t> axes;
+    for (size_t i = 0; i < rank; ++i)
+      if (i == must || e_.chance(0.3)) axes.push_back(static_cast<int64_t>(i));
+    return axes;
+  }
+
+  /// A derived source may be as large as the cap, or as the (larger) shape it serves.
+  bool fits(const Shape& source, const Shape& given) const {
+    return numel(source) <= std::max(p_.max_numel, numel(given));
+  }
+
+  Context& ctx_;
+  const TensorGenPolicy& p_;
+  Entropy& e_;
+  int budget_;
+  int next_slot_ = 0;
+  std::vector<UOp> inputs_;
+  std::map<std::pair<ScalarType, Shape>, std::vector<UOp>>
+      pool_;  ///< every node filled, by dtype and shape
+};
+
+/// `root` with `from` replaced by `to` (the nodes above it rebuilt).
+UOp substitute(Context& ctx, UOp root, UOp from, UOp to) {
+  NodeMap<UOp> now;
+  for (UOp u : toposort(root)) {
+    if (u == from) {
+      now[u] = to;
+      continue;
+    }
+    std::vector<UOp> src;
+    for (UOp s : u.src()) src.push_back(*now.find(s));
+    now[u] = ctx.make(u.op(), u.dtype(), std::move(src), u.arg(), u.shape());
+  }
+  return *now.find(root);
 }
 
-TensorGenResult generate_tensor_program(ir::Context& ctx, const GenPolicy& policy, uint64_t seed) {
+/// Runs the program on the tensor oracle (input seed 0) and replaces each node it reports
+/// undefined by a CONST 1 of its dtype and shape (a harmless divisor, shift and cast input).
+void check_and_repair(Context& ctx, Kernel& k, const TensorGenPolicy& p, TensorGenResult& res) {
+  if (!p.check) return;
+  for (int round = 0;; ++round) {
+    auto run = oracle::eval_tensor_program(k.root, make_inputs(k.root, 0));
+    if (!run) {
+      res.oracle_error = run.error().message;
+      return;
+    }
+    if (run->status != RunStatus::Ub || !run->ub) return;
+    if (round >= p.max_repairs) {
+      res.still_undefined = true;
+      return;
+    }
+    const UOp bad = run->ub->node;
+    k.root = substitute(ctx, k.root, bad, tensor::constant(ctx, bad.dtype(), 1, bad.shape()));
+    ++res.repairs;
+    res.repaired = true;
+  }
+}
+
+}  // namespace
+
+TensorGenResult generate_tensor_program(Context& ctx, const GenPolicy& policy, Entropy& entropy) {
+  TensorGenResult res;
+  Kernel& k = res.program;
+  k.root = TensorBuilder(ctx, policy.tensor, entropy).build();
+  res.entropy_exhausted = entropy.exhausted();
+  k.header.name = "tensor-gen";
+  k.header.seed = 0;
+  k.header.extra.emplace_back("generator", kTensorGeneratorVersion);
+  check_and_repair(ctx, k, policy.tensor, res);
+  res.nodes = static_cast<int>(toposort(k.root).size());
+  return res;
+}
+
+TensorGenResult generate_tensor_program(Context& ctx, const GenPolicy& policy, uint64_t seed) {
   SeedEntropy e(seed);
-  return generate_tensor_program(ctx, policy, e);
+  TensorGenResult r = generate_tensor_program(ctx, policy, e);
+  r.program.header.name = fmt::format("tensor-gen-{}", seed);
+  r.program.header.extra.emplace_back("gen-seed", std::to_string(seed));
+  return r;
 }
 
 }  // namespace uopfuzz::gen

@@ -69,7 +69,7 @@ UOp copy_graph(Context& to, UOp root) {
     std::vector<UOp> src;
     src.reserve(u.num_src());
     for (UOp s : u.src()) src.push_back(copy.at(s));
-    copy.emplace(u, to.make(u.op(), u.dtype(), std::move(src), u.arg()));
+    copy.emplace(u, to.make(u.op(), u.dtype(), std::move(src), u.arg(), u.shape()));
   }
   return copy.at(root);
 }

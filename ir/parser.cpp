@@ -300,6 +300,10 @@ class Parser {
     }
     if (colon + 1 == toks.size())
       return fail(ln, toks[colon].col + 1, "expected a dtype after ':'");
+    // Reported at the dtype, as for a kernel: only a shape may follow it.
+    if (colon + 2 < toks.size() && toks[colon + 2].text != "[")
+      return fail(ln, toks[colon + 1].col,
+                  "expected exactly one dtype after ':' (a tensor's shape follows it as [4,5])");
     auto dt = DType::parse(toks[colon + 1].text);
     if (!dt)
       return fail(ln, toks[colon + 1].col,
@@ -307,9 +311,6 @@ class Parser {
     // A tensor's shape follows its dtype: `: float32[4,5]`, `: int32[]` for rank 0.
     std::optional<Shape> shape;
     if (colon + 2 < toks.size()) {
-      if (toks[colon + 2].text != "[")
-        return fail(ln, toks[colon + 2].col,
-                    "expected exactly one dtype after ':' (a tensor's shape follows it as [4,5])");
       std::vector<Token> dims;
       size_t end = toks.size();
       if (auto e = take_list(ln, toks, colon + 2, dims, end)) return e;
@@ -382,6 +383,12 @@ class Parser {
     // a mismatch through the graph: the node keeps the declared shape).
     UOp u =
         ctx_.make(*op, *dt, std::move(src), std::move(arg), shape ? std::move(*shape) : Shape{});
+    // Whether the file is a tensor program is known at its root; until then, remember
+    // the tensors written without a shape (kernel ops are left to the verifier).
+    if (!shape && (op_in(*op, Tensor | Alu) || *op == Op::Param || *op == Op::Const) &&
+        *op != Op::Realize)
+      shapeless_.push_back(
+          SourceLoc{ln, toks[colon + 1].col + static_cast<int>(toks[colon + 1].text.size())});
     names_.emplace(key, u);
     lines_.emplace(key, ln);
     where_.emplace(u, SourceLoc{ln, op_tok.col});
@@ -687,6 +694,11 @@ class Parser {
                   fmt::format("the last node must be the root: a SINK (a kernel) or a REALIZE "
                               "(a tensor program), got {}",
                               op_name(root.op())));
+    const bool tensor = root.op() == Op::Realize;
+    if (tensor && !shapeless_.empty())
+      return fail(shapeless_[0].line, shapeless_[0].col,
+                  "a tensor program's node needs a shape after its dtype, e.g. : int32[3,4] "
+                  "(: int32[] for rank 0)");
     ParsedKernel pk;
     pk.kernel.root = root;
     pk.kernel.header = std::move(header_);
@@ -695,7 +707,6 @@ class Parser {
     for (UOp u : nodes_)
       if (u.op() == Op::Param) params.emplace(u.arg<ParamArg>().slot, u);
     // A tensor program's @output K is its K-th realized output.
-    const bool tensor = root.op() == Op::Realize;
     for (const PendingValues& o : outputs_) {
       if (!tensor) continue;
       if (o.slot >= static_cast<int>(root.num_src()))
@@ -773,6 +784,7 @@ class Parser {
   std::unordered_map<std::string, int> lines_;
   std::unordered_map<UOp, SourceLoc, UOpHash> where_;
   std::vector<UOp> nodes_;
+  std::vector<SourceLoc> shapeless_;  ///< just past the dtype of each tensor without a shape
   SourceLoc last_loc_;
 };
 

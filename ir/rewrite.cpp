@@ -229,7 +229,7 @@ UOp substitute(Context& ctx, UOp root, const std::unordered_map<UOp, UOp, UOpHas
       changed |= n != s;
       src.push_back(n);
     }
-    done[u] = changed ? ctx.make(u.op(), u.dtype(), std::move(src), u.arg()) : u;
+    done[u] = changed ? ctx.make(u.op(), u.dtype(), std::move(src), u.arg(), u.shape()) : u;
   }
   return done.at(root);
 }

@@ -108,14 +108,15 @@ std::variant<Shape, std::string> infer_shape(Op op, std::span<const UOp> src, co
     case Op::Flip: {
       const auto* a = std::get_if<AxesArg>(&arg);
       if (!a || !valid_axis_list(a->axes, in.size()))
-        return fmt::format("FLIP axes must be ascending, distinct dims of {}", shape_text(in));
+        return fmt::format("FLIP axes [{}] are not ascending, distinct dims of {}",
+                           a ? fmt::format("{}", fmt::join(a->axes, ",")) : "", shape_text(in));
       return in;
     }
     case Op::ReduceAxis: {
       const auto* r = std::get_if<ReduceAxisArg>(&arg);
       if (!r || !valid_axis_list(r->axes, in.size()))
-        return fmt::format("REDUCE_AXIS axes must be ascending, distinct dims of {}",
-                           shape_text(in));
+        return fmt::format("REDUCE_AXIS axes [{}] are not ascending, distinct dims of {}",
+                           r ? fmt::format("{}", fmt::join(r->axes, ",")) : "", shape_text(in));
       if (r->op != Op::Add && r->op != Op::Mul && r->op != Op::Max && r->op != Op::Min)
         return fmt::format("REDUCE_AXIS op must be ADD, MUL, MAX or MIN, got {}", op_name(r->op));
       Shape out = in;
@@ -166,8 +167,8 @@ std::variant<Shape, std::string> infer_shape(Op op, std::span<const UOp> src, co
     case Op::Store:
     case Op::End:
     case Op::Reduce:
-    case Op::Sink:
-    case Op::Bufferize: return fmt::format("{} is a kernel op, not a tensor op", op_name(op));
+    case Op::Sink: return fmt::format("{} is a kernel op, not a tensor op", op_name(op));
+    case Op::Bufferize: return fmt::format("{} is a scheduling op, not a tensor op", op_name(op));
   }
   return fmt::format("{} is not a tensor op", op_name(op));
 }

@@ -30,6 +30,7 @@ constexpr int64_t kMaxBufferElems = int64_t{1} << 31;
 // parses back, so slots, axis ids and VAR names are held to the parser's limits.
 constexpr int kMaxSlot = 4096;
 constexpr size_t kMaxAxisDepth = 16;
+constexpr size_t kMaxRank = 16;
 
 bool is_identifier(std::string_view s) {
   if (s.empty() || s.size() > 256) return false;
@@ -308,18 +309,28 @@ class Verifier {
       return add(u, VerifyRule::Arity, fmt::format("{} has {} sources", op_name(op), n));
     if (!(op_in(op, Tensor) || op_in(op, Alu) || op == Op::Param || op == Op::Const))
       return add(u, VerifyRule::TensorOp,
-                 fmt::format("{} is a kernel op; a tensor program (rooted at REALIZE) cannot "
-                             "hold it",
-                             op_name(op)));
+                 fmt::format("{} is a {} op; a tensor program (rooted at REALIZE) cannot hold it",
+                             op_name(op), op_in(op, Schedule) ? "scheduling" : "kernel"));
     if (op == Op::Realize) {
       if (u != root_) add(u, VerifyRule::Root, "REALIZE is only allowed as the root");
       if (!u.dtype().is_void()) add(u, VerifyRule::DType, "REALIZE has dtype void");
-      for (UOp s : u.src())
-        if (s.op() == Op::Realize) add(u, VerifyRule::Root, "REALIZE lists tensors, not REALIZE");
+      if (!u.shape().empty())
+        add(u, VerifyRule::Shape,
+            fmt::format("REALIZE has no shape, got {}", shape_text(u.shape())));
       return;
     }
     if (u.dtype().is_void() || u.dtype().is_index())
-      add(u, VerifyRule::DType, fmt::format("a tensor holds no {} values", u.dtype().name()));
+      return add(u, VerifyRule::DType,
+                 fmt::format("a tensor holds no {} values", u.dtype().name()));
+    // What the text format can spell (parser.cpp), so that a verified program prints to
+    // text that parses back.
+    if (u.shape().size() > kMaxRank)
+      return add(u, VerifyRule::Shape,
+                 fmt::format("shape {} has more than {} dims", shape_text(u.shape()), kMaxRank));
+    for (int64_t d : u.shape())
+      if (d > kMaxBufferElems)
+        return add(u, VerifyRule::Shape,
+                   fmt::format("shape {} has a dim above 2^31", shape_text(u.shape())));
     auto shape = infer_shape(op, u.src(), u.arg(), u.shape());
     if (auto* why = std::get_if<std::string>(&shape)) return add(u, VerifyRule::Shape, *why);
     if (std::get<Shape>(shape) != u.shape())

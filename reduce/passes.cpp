@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "ir/run_io.h"
+#include "ir/tensor.h"
 #include "reduce/reducer.h"
 
 namespace uopfuzz::reduce {
@@ -57,7 +58,11 @@ std::optional<Pass> parse_pass(std::string_view name) {
 
 std::vector<Kernel> propose(Context& ctx, const Kernel& k, Pass pass) {
   Candidates out;
-  if (k.root && k.root.op() == Op::Sink) kPasses[static_cast<size_t>(pass)].fn(ctx, k, out);
+  // The tensor passes are the last rows of passes.def: each level gets its own passes only.
+  const bool tensor_pass = pass >= Pass::TensorDropOutput;
+  const bool tensor_program = k.root && is_tensor_program(k.root);
+  if (k.root && (k.root.op() == Op::Sink || tensor_program) && tensor_pass == tensor_program)
+    kPasses[static_cast<size_t>(pass)].fn(ctx, k, out);
   // An edit of a PARAM (its size, dtype, slot or bounds) leaves @input lines that no longer
   // fit it; fitting them here keeps every candidate a case that prints and parses back.
   for (Kernel& c : out) fit_given_inputs(c);

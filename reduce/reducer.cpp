@@ -7,6 +7,7 @@
 
 #include "ir/graph.h"
 #include "ir/printer.h"
+#include "ir/tensor.h"
 #include "ir/verify.h"
 
 namespace uopfuzz::reduce {
@@ -34,6 +35,7 @@ Size size_of(const Kernel& k) {
   Size s;
   for (UOp u : toposort(k.root)) {
     ++s.nodes;
+    if (!u.shape().empty()) s.tensor_elems += static_cast<double>(numel(u.shape()));
     if (!op_in(u.op(), Leaf)) ++s.ops;
     switch (u.op()) {
       case Op::Var: {
@@ -61,19 +63,19 @@ Size size_of(const Kernel& k) {
         else
           ++s.computed_ends;
         break;
+      case Op::Permute:
+      case Op::Expand:
+      case Op::Pad:
+      case Op::Shrink:
+      case Op::Flip: ++s.movements; break;
+      case Op::ReduceAxis: s.reduce_axes += u.arg<ReduceAxisArg>().axes.size(); break;
+      case Op::Realize: s.outputs += u.num_src(); break;
       case Op::Invalid:
       case Op::Index:
       case Op::Load:
       case Op::Store:
       case Op::Reshape:
-      case Op::Permute:
-      case Op::Expand:
-      case Op::Pad:
-      case Op::Shrink:
-      case Op::Flip:
-      case Op::ReduceAxis:
       case Op::Contiguous:
-      case Op::Realize:
       case Op::Bufferize:
       case Op::Sink:
       case Op::Neg:
@@ -140,8 +142,8 @@ ReduceResult reduce(Context& ctx, const Kernel& start, const Interesting& still_
   };
 
   ++res.attempts;
-  if (!start.root || start.root.op() != Op::Sink || !verify(start.root).empty() ||
-      !still_interesting(start)) {
+  if (!start.root || (start.root.op() != Op::Sink && !is_tensor_program(start.root)) ||
+      !verify(start.root).empty() || !still_interesting(start)) {
     res.start_interesting = false;
     res.elapsed_s = elapsed();
     return res;

@@ -13,6 +13,10 @@
  * out), the result is the same: candidates are enumerated in graph order, never in
  * pointer or node-id order, and the predicate sees a kernel, not the Context's history.
  *
+ * A tensor program (rooted at REALIZE) is reduced by the same loop, with the same
+ * predicate type: the tensor passes (the last rows of passes.def) propose its edits and
+ * the kernel passes propose none, and the other way round for a kernel.
+ *
  * The reducer never prints; the result's stats say what happened.
  */
 #pragma once
@@ -50,8 +54,11 @@ using Interesting = std::function<bool(const ir::Kernel&)>;
 struct Size {
   size_t nodes = 0;          ///< nodes reachable from the root
   size_t ops = 0;            ///< of those, non-leaf nodes
+  size_t movements = 0;      ///< tensor movement ops but RESHAPE (a RESHAPE only renames elements)
   size_t reduces = 0;        ///< of those, REDUCEs (a loop of stores is simpler than a reduction)
   size_t closings = 0;       ///< RANGE operands of ENDs and REDUCEs
+  size_t reduce_axes = 0;    ///< axes that REDUCE_AXIS nodes reduce
+  size_t outputs = 0;        ///< REALIZE sources
   size_t vars = 0;           ///< VAR nodes
   size_t computed_ends = 0;  ///< RANGEs whose end is not a CONST
   double range_ends = 0;     ///< sum of the CONST ends of RANGEs (a negative one counts 0)
@@ -61,6 +68,7 @@ struct Size {
   int64_t param_slots = 0;   ///< sum of PARAM slots
   size_t header = 0;         ///< @var, @input and @output lines
   double buffer_elems = 0;   ///< sum of the PARAM sizes
+  double tensor_elems = 0;   ///< sum of the element counts of the tensor nodes (CONSTs included)
   size_t odd_inputs = 0;     ///< @input float values that are NaN, infinite or not integral
   double input_values = 0;   ///< sum of the finite @input values' costs (as a CONST's)
   friend bool operator==(const Size&, const Size&) = default;

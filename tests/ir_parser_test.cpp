@@ -121,7 +121,8 @@ TEST(Parser, MissingDtypeIsReportedAfterTheLastToken) {
 }
 
 TEST(Parser, WrongArityNamesTheExpectedCount) {
-  expect_error(base_with(2, "%2 = INDEX %0 : int32"), 3, 6, "INDEX takes 2 operand(s), got 1");
+  expect_error(base_with(2, "%2 = INDEX %0 : int32"), 3, 6,
+               "INDEX takes at least 2 operand(s), got 1");
   expect_error(base_with(4, "%4 = STORE %2 %3 %3 : void"), 5, 6, "STORE takes 2 operand(s), got 3");
   expect_error(base_with(3, "%3 = CONST %1 7 : int32"), 4, 6, "CONST takes 0 operand(s), got 1");
   expect_error(base_with(3, "%3 = LOAD %2 %1 %1 : int32"), 4, 6,
@@ -259,7 +260,9 @@ TEST(Parser, BadOutputLinesAreReportedPrecisely) {
 
 TEST(Parser, LastNodeMustBeTheSink) {
   std::string text = lines({kL0, kL1, kL2, kL3, kL4, "# trailing comment", ""});
-  expect_error(text, 5, 6, "the last node must be the SINK (the kernel root), got STORE");
+  expect_error(text, 5, 6,
+               "the last node must be the root: a SINK (a kernel) or a REALIZE (a tensor "
+               "program), got STORE");
   expect_error(lines({"%0 = SINK : void", "%1 = CONST 1 : int32"}), 2, 6, "got CONST");
 }
 

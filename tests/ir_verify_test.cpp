@@ -397,6 +397,18 @@ const std::vector<VerifyCase>& cases() {
          "%bad = INVALID : index\n%w = WHERE %t %bad %zero : index\n%at = INDEX %out %w : int32\n"
          "%v = CONST 1 : int32\n%st = STORE %at %v : void\n%sink = SINK %st : void\n",
          "INVALID is used by WHERE");
+
+    // ---- tensor-op (more cases, on tensor programs: ir_tensor_verify_test.cpp)
+    text("reshape_in_a_kernel", VerifyRule::TensorOp,
+         store_of("int32", "%v = CONST 5 : int32\n%bad = RESHAPE %v : int32[1]"),
+         "RESHAPE is a tensor-level op; kernels (rooted at SINK) cannot hold it");
+    text("bufferize_in_a_kernel", VerifyRule::TensorOp,
+         store_of("int32", "%v = CONST 5 : int32\n%bad = BUFFERIZE %v : int32"),
+         "BUFFERIZE is a tensor-level op");
+
+    // ---- shape
+    text("kernel_const_with_a_shape", VerifyRule::Shape,
+         store_of("int32", "%bad = CONST 5 : int32[1]"), "a kernel node has no shape, got [1]");
     return v;
   }();
   return all;
@@ -494,6 +506,12 @@ TEST(Verify, NestedCloseRule) {
 TEST(Verify, GateRule) {
   EXPECT_GE(run_cases_for(VerifyRule::Gate), 3);
 }
+TEST(Verify, TensorOpRuleInKernels) {
+  EXPECT_GE(run_cases_for(VerifyRule::TensorOp), 2);
+}
+TEST(Verify, ShapeRuleInKernels) {
+  EXPECT_GE(run_cases_for(VerifyRule::Shape), 1);
+}
 
 TEST(Verify, EveryRuleIsExercisedByACase) {
   std::set<VerifyRule> covered;
@@ -513,7 +531,7 @@ TEST(Verify, RuleNamesMatchTheRegistry) {
   for (VerifyRule r : all_verify_rules()) names.emplace_back(verify_rule_name(r));
   EXPECT_EQ(names, (std::vector<std::string>{"root", "arity", "dtype", "const", "param", "var",
                                              "range", "memory", "void-use", "closer", "scope",
-                                             "nested-close", "gate"}));
+                                             "nested-close", "gate", "tensor-op", "shape"}));
   for (VerifyRule r : all_verify_rules()) EXPECT_FALSE(verify_rule_doc(r).empty());
 }
 

@@ -3,7 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -11,8 +13,10 @@
 #include "backends/registry.h"
 #include "ir/graph.h"
 #include "ir/parser.h"
+#include "ir/printer.h"
 #include "ir/tensor.h"
 #include "ir/verify.h"
+#include "oracle/tensor_eval.h"
 #include "schedule/lower.h"
 
 namespace uopfuzz::schedule {
@@ -339,6 +343,115 @@ TEST_F(ScheduleLower, RefusesAKernel) {
   auto p = lower(ctx_, k);
   ASSERT_FALSE(p.ok());
   EXPECT_EQ(p.error().message.rfind("unsupported:", 0), 0u) << p.error().message;
+}
+
+// Differential: small random chains of every tensor op over one input, lowered and run on
+// the oracle, against the tensor oracle's element-by-element evaluation.
+class RandomTensorPrograms {
+ public:
+  RandomTensorPrograms(Context& ctx, uint64_t seed) : ctx_(ctx), rng_(seed) {}
+
+  UOp program() {
+    Shape shape;
+    for (int64_t rank = pick(0, 3), i = 0; i < rank; ++i) shape.push_back(pick(1, 4));
+    UOp x = tensor::input(ctx_, dtypes::Int32, shape, 0);
+    UOp a = chain(x), b = chain(x);
+    std::vector<UOp> outs{a};
+    if (a.shape() == b.shape())
+      outs.push_back(tensor::alu(ctx_, Op::Add, {a, b}));
+    else
+      outs.push_back(b);
+    return tensor::realize(ctx_, outs);
+  }
+
+ private:
+  int64_t pick(int64_t lo, int64_t hi) {
+    return std::uniform_int_distribution<int64_t>(lo, hi)(rng_);
+  }
+
+  UOp chain(UOp x) {
+    for (int64_t n = pick(1, 4); n-- > 0;) {
+      UOp y = step(x);
+      if (numel(y.shape()) <= 400) x = y;
+    }
+    return x;
+  }
+
+  UOp step(UOp x) {
+    Shape s = x.shape();
+    size_t rank = s.size();
+    switch (pick(0, 8)) {
+      case 0: {  // merge two adjacent dims, or split one
+        if (rank >= 2 && pick(0, 1)) {
+          size_t i = static_cast<size_t>(pick(0, static_cast<int64_t>(rank) - 2));
+          s[i] *= s[i + 1];
+          s.erase(s.begin() + static_cast<long>(i) + 1);
+        } else {
+          s.insert(s.begin() + pick(0, static_cast<int64_t>(rank)), 1);
+        }
+        return tensor::reshape(ctx_, x, s);
+      }
+      case 1: {
+        std::vector<int64_t> order(rank);
+        for (size_t i = 0; i < rank; ++i) order[i] = static_cast<int64_t>(i);
+        std::shuffle(order.begin(), order.end(), rng_);
+        return tensor::permute(ctx_, x, order);
+      }
+      case 2: {
+        for (int64_t& d : s)
+          if (d == 1) d = pick(1, 3);
+        return tensor::expand(ctx_, x, s);
+      }
+      case 3: {
+        std::vector<std::pair<int64_t, int64_t>> p;
+        for (size_t i = 0; i < rank; ++i) p.emplace_back(pick(0, 2), pick(0, 2));
+        return tensor::pad(ctx_, x, p);
+      }
+      case 4: {
+        std::vector<std::pair<int64_t, int64_t>> p;
+        for (int64_t d : s) {
+          int64_t b = pick(0, d), e = pick(b, d);
+          p.emplace_back(b, e);
+        }
+        return tensor::shrink(ctx_, x, p);
+      }
+      case 5:
+      case 6: {
+        std::vector<int64_t> axes;
+        for (size_t i = 0; i < rank; ++i)
+          if (pick(0, 1)) axes.push_back(static_cast<int64_t>(i));
+        if (pick(0, 1)) return tensor::flip(ctx_, x, axes);
+        const Op ops[] = {Op::Add, Op::Max, Op::Min, Op::Mul};
+        return tensor::reduce_axis(ctx_, x, ops[pick(0, 3)], axes);
+      }
+      case 7: return tensor::contiguous(ctx_, x);
+      default: return tensor::alu(ctx_, Op::Mul, {x, x});
+    }
+  }
+
+  Context& ctx_;
+  std::mt19937_64 rng_;
+};
+
+TEST_F(ScheduleLower, AgreesWithTheTensorOracleOnRandomPrograms) {
+  int compared = 0;
+  for (uint64_t seed = 1; seed <= 300; ++seed) {
+    UOp root = RandomTensorPrograms(ctx_, seed).program();
+    ASSERT_TRUE(verify(root).empty()) << "seed " << seed << ": " << verify(root).front().message;
+    UOp x = toposort(root).front();
+    I64s values;
+    for (int64_t i = 0; i < numel(x.shape()); ++i) values.push_back((i * 7) % 11 - 5);
+    Inputs in = int32_inputs({{0, values}});
+    auto want = oracle::eval_tensor_program(root, in);
+    ASSERT_TRUE(want.ok()) << want.error().message;
+    Program p = lower_ok(root);
+    auto got = backends::run_program(*backends::find_backend("oracle"), p, in);
+    ASSERT_TRUE(got.ok()) << "seed " << seed << ": " << got.error().message;
+    ASSERT_EQ(got->status, RunStatus::Ok) << "seed " << seed;
+    EXPECT_EQ(got->outputs, want->outputs) << "seed " << seed << "\n" << print_graph(root);
+    ++compared;
+  }
+  EXPECT_EQ(compared, 300);
 }
 
 }  // namespace
