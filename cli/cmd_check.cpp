@@ -1,4 +1,5 @@
-// uopfuzz check FILE: the simplifier's rewrite compared with the original.
+// uopfuzz check FILE: the simplifier's rewrite compared with the original; for a tensor
+// program, its lowered and simplified kernels compared with the tensor oracle.
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -6,9 +7,12 @@
 #include <nlohmann/json.hpp>
 
 #include "check/differential.h"
+#include "check/program_check.h"
 #include "cli/command.h"
 #include "cli/kernel_file.h"
+#include "cli/lowering_flags.h"
 #include "cli/shared_flags.h"
+#include "ir/tensor.h"
 
 namespace uopfuzz::cli {
 namespace {
@@ -23,6 +27,7 @@ struct CheckFlags {
   bool json = false;
   std::vector<std::string> backends{"oracle"};
   LatencyFlags latency;
+  std::vector<std::string> lowering_bugs;
 };
 
 json round_json(const check::LatencyRound& r) {
@@ -81,6 +86,50 @@ void print_text(const CheckFlags& f, const check::CheckResult& r) {
     fmt::print("  latency on {}: {}\n", f.latency.options.backend, r.latency->summary());
 }
 
+// A tensor program: lowered, simplified kernel by kernel, run, compared with the tensor oracle.
+int run_program_check(const CheckFlags& f, ir::Context& ctx, const ir::Kernel& program,
+                      check::ProgramCheckOptions po) {
+  auto r = check::check_program(ctx, program, po);
+  std::optional<check::Signature> sig;
+  if (r.kind != check::FindingKind::None) sig = check::sign_program_finding(ctx, program, po, r);
+  if (f.json) {
+    json j;
+    j["file"] = f.file;
+    j["level"] = "tensor";
+    j["finding"] = check::finding_kind_name(r.kind);
+    j["backend"] = r.backend;
+    j["unsupported"] = r.unsupported ? json(*r.unsupported) : json(nullptr);
+    j["signature"] = sig ? json(sig->text()) : json(nullptr);
+    j["notes"] = r.notes;
+    j["details"] = r.details;
+    j["kernels"] = r.kernels;
+    j["seeds_run"] = r.seeds_run;
+    j["seeds_skipped"] = r.seeds_skipped;
+    j["rules"] = r.simplified.hits;
+    if (r.mismatch)
+      j["mismatch"] = {{"seed", r.mismatch->seed},
+                       {"output", r.mismatch->slot},
+                       {"index", r.mismatch->index},
+                       {"tensor_oracle", r.mismatch->expected},
+                       {"lowered", r.mismatch->got}};
+    fmt::print("{}\n", j.dump(2));
+  } else if (r.unsupported) {
+    fmt::print("{}: unsupported: {}\n", f.file, *r.unsupported);
+  } else if (r.kind == check::FindingKind::None) {
+    fmt::print("{}: ok: {} kernel(s) agree with the tensor oracle on {} seed(s){} (backends: {})\n",
+               f.file, r.kernels, r.seeds_run,
+               r.seeds_skipped ? fmt::format(", {} skipped", r.seeds_skipped) : "",
+               fmt::join(f.backends, ", "));
+  } else {
+    fmt::print("{}: FINDING {} (signature {}): {}\n", f.file, check::finding_kind_name(r.kind),
+               sig->text(), r.details);
+  }
+  if (!f.json)
+    for (const auto& n : r.notes) fmt::print("  note: {}\n", n);
+  if (r.unsupported) return kExitBadInput;
+  return r.kind == check::FindingKind::None ? kExitOk : kExitFinding;
+}
+
 int run_check(const CheckFlags& f) {
   auto opts = simplify_options(f.simplify);
   if (!opts) return kExitBadInput;
@@ -101,6 +150,12 @@ int run_check(const CheckFlags& f) {
   co.vars.insert(kernel.header.vars.begin(), kernel.header.vars.end());
   co.backends = f.backends;
   co.latency = *latency;
+  auto lowering = lowering_bugs(f.lowering_bugs);
+  if (!lowering) return kExitBadInput;
+  if (ir::is_tensor_program(kernel.root)) {
+    co.latency.reset();  // the latency detector times kernels
+    return run_program_check(f, *k->ctx, kernel, {co, {*lowering}});
+  }
   auto r = check::check_kernel(*k->ctx, kernel, co);
   if (f.json)
     print_json(f.file, r);
@@ -113,7 +168,8 @@ int run_check(const CheckFlags& f) {
 
 Action add_check(CLI::App& cmd, Invocation& invocation) {
   auto f = std::make_shared<CheckFlags>();
-  cmd.add_option("FILE", f->file, "the .uop file")->required();
+  cmd.add_option("FILE", f->file, "the .uop file (a kernel, or a tensor program: root REALIZE)")
+      ->required();
   add_simplify_flags(cmd, f->simplify);
   cmd.add_option("--seeds", f->seeds, "number of input seeds to compare on")->capture_default_str();
   cmd.add_option("--seed", f->seed, "first input seed (default: the file's @seed, else 0)");
@@ -123,6 +179,7 @@ Action add_check(CLI::App& cmd, Invocation& invocation) {
       ->delimiter(',')
       ->capture_default_str();
   add_latency_flags(cmd, f->latency);
+  add_lowering_bug_flag(cmd, f->lowering_bugs);
   add_device_flag(cmd, invocation.device);
   return [f] { return run_check(*f); };
 }

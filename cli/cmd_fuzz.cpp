@@ -1,4 +1,5 @@
-// uopfuzz fuzz: a campaign of generated kernels, findings minimized into the corpus.
+// uopfuzz fuzz: a campaign of generated kernels and tensor programs, findings minimized into
+// the corpus.
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -7,12 +8,15 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "bench/run_context.h"
 #include "cli/command.h"
+#include "cli/lowering_flags.h"
 #include "cli/shared_flags.h"
 #include "fuzz/campaign.h"
 #include "gen/generator.h"
+#include "gen/tensor_gen.h"
 #include "report/results.h"
 #include "simplifier/unfireable.h"
 
@@ -37,7 +41,25 @@ struct FuzzFlags {
   double mutate_share = 0.25;
   size_t mutate_corpus = 256;
   double large_share = gen::GenPolicy{}.p_large;
+  std::string level = "mixed";
+  std::vector<std::string> lowering_bugs;
 };
+
+/// Per-level counts and rates (kernels: their graphs and seconds; tensor programs: theirs),
+/// for the progress line, the summary and --json.
+nlohmann::ordered_json level_json(const fuzz::CampaignProgress& t) {
+  const uint64_t kernels = t.graphs - t.tensor_programs;
+  return {
+      {"kernel",
+       {{"graphs", kernels},
+        {"graphs_per_second", fuzz::graphs_per_second(kernels, t.small_seconds + t.large_seconds)},
+        {"median_nodes", t.nodes.median()}}},
+      {"tensor",
+       {{"programs", t.tensor_programs},
+        {"unsupported", t.tensor_unsupported},
+        {"programs_per_second", fuzz::graphs_per_second(t.tensor_programs, t.tensor_seconds)},
+        {"median_nodes", t.tensor_nodes.median()}}}};
+}
 
 /// The coverage a campaign aims at: every rule that can fire fires this often.
 constexpr uint64_t kRuleHitTarget = 100;
@@ -126,7 +148,16 @@ int run_fuzz(const FuzzFlags& f, const std::string& command_line) {
     fmt::print(stderr, "error: --latency-every must be at least 1\n");
     return kExitBadInput;
   }
+  auto level = fuzz::parse_level(f.level);
+  if (!level) {
+    fmt::print(stderr, "error: --level must be kernel, tensor or mixed\n");
+    return kExitBadInput;
+  }
+  auto lowering = lowering_bugs(f.lowering_bugs);
+  if (!lowering) return kExitBadInput;
   fuzz::CampaignOptions co;
+  co.level = *level;
+  co.lower.bugs = *lowering;
   co.seconds = f.seconds;
   co.seed = f.seed;
   co.max_graphs = f.max_graphs;
@@ -138,7 +169,8 @@ int run_fuzz(const FuzzFlags& f, const std::string& command_line) {
   co.latency_every = f.latency_every;
   // Findings of the faithful simplifier are real bugs: they go to the repository's
   // corpus. With a planted bug they are expected, and kept only where asked.
-  co.corpus_dir = f.corpus.value_or(opts->bugs.any() ? "" : "corpus/findings");
+  co.corpus_dir =
+      f.corpus.value_or(opts->bugs.any() || !lowering->empty() ? "" : "corpus/findings");
   co.found_by = command_line;
   co.isolate = !f.no_isolation;
   co.jobs = f.jobs;
@@ -151,12 +183,13 @@ int run_fuzz(const FuzzFlags& f, const std::string& command_line) {
     std::string sigs;
     for (const auto& [s, n] : p.by_signature) sigs += fmt::format(" {}x{}", s, n);
     std::string line = fmt::format(
-        "[{:6.1f}s] {} graphs ({:.0f}/s; small {} at {:.0f}/s, large {} at {:.1f}/s per job), {} "
-        "rules hit, findings: {}{}",
+        "[{:6.1f}s] {} graphs ({:.0f}/s; small {} at {:.0f}/s, large {} at {:.1f}/s, tensor {} at "
+        "{:.0f}/s per job), {} rules hit, findings: {}{}",
         p.seconds, p.graphs, p.graphs / std::max(p.seconds, 1e-9), p.small_graphs,
         fuzz::graphs_per_second(p.small_graphs, p.small_seconds), p.large_graphs,
-        fuzz::graphs_per_second(p.large_graphs, p.large_seconds), p.rule_hits.size(), p.findings,
-        sigs);
+        fuzz::graphs_per_second(p.large_graphs, p.large_seconds), p.tensor_programs,
+        fuzz::graphs_per_second(p.tensor_programs, p.tensor_seconds), p.rule_hits.size(),
+        p.findings, sigs);
     if (tty) {
       fmt::print("\r{:<120}", line.substr(0, 120));
       std::fflush(stdout);
@@ -170,6 +203,9 @@ int run_fuzz(const FuzzFlags& f, const std::string& command_line) {
   fuzz::GraphSource source = [&](ir::Context& ctx, uint64_t gs) {
     return gen::generate(ctx, policy, gs).kernel;
   };
+  co.tensor_source = [&](ir::Context& ctx, uint64_t gs) {
+    return gen::generate_tensor_program(ctx, policy, gs).program;
+  };
   fuzz::Shrinker shrink = f.no_reduce ? fuzz::Shrinker() : fuzz::reducer_shrinker(10);
   fuzz::CampaignResult r = fuzz::run_campaign(co, source, shrink);
   if (tty) fmt::print("\n");
@@ -182,6 +218,12 @@ int run_fuzz(const FuzzFlags& f, const std::string& command_line) {
       t.median_iterations, t.median_steps, f.seed, t.rule_hits.size(), t.findings,
       r.new_findings.size(),
       t.workers_lost ? fmt::format(", {} worker(s) lost to crashes or hangs", t.workers_lost) : "");
+  if (t.tensor_programs > 0)
+    fmt::print(
+        "  tensor programs: {} at {:.0f}/s per job (median {} nodes), {} not yet supported by the "
+        "pipeline\n",
+        t.tensor_programs, fuzz::graphs_per_second(t.tensor_programs, t.tensor_seconds),
+        t.tensor_nodes.median(), t.tensor_unsupported);
   if (f.mutate_share > 0)
     fmt::print("  mutation: {} of the graphs were mutants ({} mutations rejected), {} generated\n",
                t.mutated, t.mutants_rejected, t.graphs - t.mutated);
@@ -221,7 +263,12 @@ int run_fuzz(const FuzzFlags& f, const std::string& command_line) {
     const std::string context =
         bench::context_json("uopfuzz fuzz", bench::describe_devices(measured)).dump();
     std::ofstream out(f.json_path);
-    out << report::fuzz_summary_json(summary(f, r, latency->has_value()), context);
+    // The per-level figures ride along in the summary as one more object.
+    auto doc = nlohmann::ordered_json::parse(
+        report::fuzz_summary_json(summary(f, r, latency->has_value()), context));
+    doc["level"] = f.level;
+    doc["levels"] = level_json(t);
+    out << doc.dump(2) << "\n";
     if (!out) {
       fmt::print(stderr, "error: cannot write {}\n", f.json_path);
       return kExitBadInput;
@@ -250,6 +297,12 @@ Action add_fuzz(CLI::App& cmd, Invocation& invocation) {
                  "share of graphs with real sizes (loops of 10^4..10^6 iterations)")
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
+  cmd.add_option("--level", f->level,
+                 "what graph i is: kernel, tensor (a tensor program, lowered to kernels), or mixed "
+                 "(one graph in four a tensor program, drawn from the graph's seed)")
+      ->check(CLI::IsMember({"kernel", "tensor", "mixed"}))
+      ->capture_default_str();
+  add_lowering_bug_flag(cmd, f->lowering_bugs);
   cmd.add_option("--jobs,-j", f->jobs, "worker processes (graph i goes to worker i mod N)")
       ->capture_default_str();
   cmd.add_option("--timeout", f->graph_timeout,

@@ -6,9 +6,13 @@
 #include <filesystem>
 
 #include "check/expectations.h"
+#include "check/program_check.h"
 #include "cli/command.h"
 #include "cli/kernel_file.h"
 #include "fuzz/corpus_header.h"
+#include "ir/run_io.h"
+#include "ir/tensor.h"
+#include "oracle/tensor_eval.h"
 
 namespace uopfuzz::cli {
 namespace {
@@ -17,10 +21,14 @@ namespace {
 /// `@check clean` (every corpus finding), the differential check with the faithful
 /// simplifier (the bug it found stays fixed; a latency finding is re-timed). Prints why
 /// it fails, if it does, on stderr.
+int replay_tensor_case(const std::string& file, ir::Context& ctx, const ir::Kernel& program,
+                       const std::string& text);
+
 int replay_case(const std::string& file) {
   auto k = load_kernel(file);
   if (!k) return kExitBadInput;
   const ir::Kernel& kernel = k->parsed.kernel;
+  if (ir::is_tensor_program(kernel.root)) return replay_tensor_case(file, *k->ctx, kernel, k->text);
   check::CaseRunOptions o;
   o.seed = kernel.header.seed.value_or(0);
   o.vars.insert(kernel.header.vars.begin(), kernel.header.vars.end());
@@ -37,6 +45,56 @@ int replay_case(const std::string& file) {
   }
   if (!corpus->check_clean) return kExitOk;
   auto r = check::check_kernel(*k->ctx, kernel, fuzz::replay_check_options(*corpus, kernel.header));
+  if (r.kind == check::FindingKind::None) return kExitOk;
+  fmt::print(stderr, "{}: check: {}: {}\n", file, check::finding_kind_name(r.kind), r.details);
+  return kExitFinding;
+}
+
+/// A tensor program: its @output values on the tensor oracle, then, for `@check clean`, the
+/// program check with the faithful lowering and simplifier.
+int replay_tensor_case(const std::string& file, ir::Context& ctx, const ir::Kernel& program,
+                       const std::string& text) {
+  const uint64_t seed = program.header.seed.value_or(0);
+  std::map<std::string, int64_t> vars(program.header.vars.begin(), program.header.vars.end());
+  auto run = oracle::eval_tensor_program(program.root, ir::make_inputs(program, seed, vars));
+  if (!run) {
+    fmt::print(stderr, "{}: error: the tensor oracle cannot run it: {}\n", file,
+               run.error().message);
+    return kExitBadInput;
+  }
+  if (run->status != ir::RunStatus::Ok) {
+    fmt::print(stderr, "{}: the tensor program has undefined behaviour on seed {}\n", file, seed);
+    return kExitFinding;
+  }
+  for (const ir::ExpectedOutput& want : program.header.outputs) {
+    auto got = run->outputs.find(want.slot);
+    if (got == run->outputs.end() || got->second.size() != want.values.size()) {
+      fmt::print(stderr, "{}: @output {}: the program has no output of {} elements there\n", file,
+                 want.slot, want.values.size());
+      return kExitFinding;
+    }
+    for (size_t i = 0; i < want.values.size(); ++i)
+      if (!check::agrees_at(got->second, i, want.values[i])) {
+        fmt::print(stderr, "{}: @output {}[{}] is {} on the tensor oracle, expected {}\n", file,
+                   want.slot, i, ir::format_value(got->second.dtype(), got->second.get(i)),
+                   ir::format_value(got->second.dtype(), want.values[i]));
+        return kExitFinding;
+      }
+  }
+  auto corpus = fuzz::read_corpus_header(program.header, text);
+  if (!corpus) {
+    fmt::print(stderr, "{}:{}: error: {}\n", file, corpus.error().loc.line, corpus.error().message);
+    return kExitBadInput;
+  }
+  if (!corpus->check_clean) return kExitOk;
+  check::ProgramCheckOptions po;
+  po.check = fuzz::replay_check_options(*corpus, program.header);
+  po.check.latency.reset();
+  auto r = check::check_program(ctx, program, po);
+  if (r.unsupported) {
+    fmt::print(stderr, "{}: error: {}\n", file, *r.unsupported);
+    return kExitBadInput;
+  }
   if (r.kind == check::FindingKind::None) return kExitOk;
   fmt::print(stderr, "{}: check: {}: {}\n", file, check::finding_kind_name(r.kind), r.details);
   return kExitFinding;

@@ -1,4 +1,5 @@
-// uopfuzz run FILE: a kernel's outputs on one backend, and its header's expectations.
+// uopfuzz run FILE: a kernel's outputs on one backend, and its header's expectations; a tensor
+// program's outputs from the tensor oracle, or from its lowered Program on one backend.
 
 #include <fmt/format.h>
 
@@ -7,10 +8,16 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "backends/program_runner.h"
+#include "backends/registry.h"
 #include "check/expectations.h"
 #include "cli/command.h"
 #include "cli/kernel_file.h"
 #include "cli/shared_flags.h"
+#include "ir/printer.h"
+#include "ir/tensor.h"
+#include "oracle/tensor_eval.h"
+#include "schedule/lower.h"
 
 namespace uopfuzz::cli {
 namespace {
@@ -19,7 +26,7 @@ using json = nlohmann::ordered_json;
 
 struct RunFlags {
   std::string file;
-  std::string backend = "oracle";
+  std::string backend;  ///< empty: the oracle (a tensor program: the tensor oracle, not lowered)
   std::optional<uint64_t> seed;
   std::vector<std::string> vars;
   bool json = false;
@@ -74,11 +81,23 @@ const char* status_name(oracle::RunStatus s) {
   return "?";
 }
 
-/// Prints the run as `--json` asks, or as text.
-void print_run(const RunFlags& f, const LoadedKernel& k, uint64_t seed, const check::CaseRun& c) {
+/// What ran: the backend, or for a tensor program the tensor oracle or the lowered Program.
+std::string backend_label(const RunFlags& f, const LoadedKernel& k) {
+  if (!ir::is_tensor_program(k.parsed.kernel.root)) return f.backend.empty() ? "oracle" : f.backend;
+  return f.backend.empty() ? "tensor-oracle" : f.backend + " (lowered)";
+}
+
+/// Prints the run as `--json` asks, or as text. `failed_kernel`: a lowered Program's kernel
+/// that hit UB (its nodes are not the file's), else -1.
+void print_run(const RunFlags& f, const LoadedKernel& k, uint64_t seed, const check::CaseRun& c,
+               int failed_kernel = -1) {
   const ir::KernelHeader& h = k.parsed.kernel.header;
   const oracle::RunOutput& out = c.run;
-  auto name_of = [&](ir::UOp u) { return fmt::format("%{}", k.names.at(u)); };
+  const std::string backend = backend_label(f, k);
+  auto name_of = [&](ir::UOp u) {
+    if (k.names.count(u)) return fmt::format("%{}", k.names.at(u));
+    return fmt::format("kernel {} node {}", failed_kernel, ir::describe(u));
+  };
   auto line_of = [&](ir::UOp u) { return k.parsed.where.count(u) ? k.parsed.where.at(u).line : 0; };
   const bool pass = c.verdict.pass;
   if (f.json) {
@@ -89,7 +108,7 @@ void print_run(const RunFlags& f, const LoadedKernel& k, uint64_t seed, const ch
     json j;
     j["file"] = f.file;
     j["name"] = h.name;
-    j["backend"] = f.backend;
+    j["backend"] = backend;
     j["seed"] = seed;
     j["vars"] = c.inputs.vars;
     j["status"] = status_name(out.status);
@@ -102,6 +121,7 @@ void print_run(const RunFlags& f, const LoadedKernel& k, uint64_t seed, const ch
                  {"line", line_of(out.ub->node)},
                  {"what", out.ub->what},
                  {"iteration", it}};
+      if (failed_kernel >= 0) j["ub"]["kernel"] = failed_kernel;
     }
     json outputs = json::array();
     for (const auto& [slot, buf] : out.outputs) {
@@ -117,7 +137,7 @@ void print_run(const RunFlags& f, const LoadedKernel& k, uint64_t seed, const ch
     fmt::print("{}\n", j.dump(2));
     return;
   }
-  fmt::print("{} ({}, seed {}): {} after {} steps\n", h.name.empty() ? f.file : h.name, f.backend,
+  fmt::print("{} ({}, seed {}): {} after {} steps\n", h.name.empty() ? f.file : h.name, backend,
              seed, status_name(out.status), out.steps);
   if (out.ub) {
     std::string where;
@@ -141,8 +161,75 @@ void print_run(const RunFlags& f, const LoadedKernel& k, uint64_t seed, const ch
                h.outputs.empty() ? "" : " with outputs", pass ? "met" : "NOT met");
 }
 
+/// How far the backend's float outputs of the Program may be from the tensor oracle's: the
+/// most any of its kernels is allowed.
+check::OutputTolerance program_tolerance(backends::Backend& backend, const ir::Program& program) {
+  int ulps = 0;
+  for (const ir::ProgramKernel& kernel : program.kernels)
+    ulps = std::max(ulps, backend.tolerance_ulps(kernel.root));
+  check::OutputTolerance t;
+  t.declared = check::Tolerance(ulps, !backend.caps().signed_zeros);
+  return t;
+}
+
+/// A tensor program: the tensor oracle's outputs, or, with --backend, the outputs of its
+/// lowered and simplified Program on that backend (where the tensor oracle finds no UB).
+int run_tensor_program(const RunFlags& f, const LoadedKernel& k, uint64_t seed,
+                       const std::map<std::string, int64_t>& vars) {
+  const ir::Kernel& program = k.parsed.kernel;
+  check::CaseRun c;
+  c.inputs = ir::make_inputs(program, seed, vars);
+  auto reference = oracle::eval_tensor_program(program.root, c.inputs);
+  if (!reference) {
+    fmt::print(stderr, "{}: error: the tensor oracle cannot run it: {}\n", f.file,
+               reference.error().message);
+    return kExitBadInput;
+  }
+  c.run = std::move(*reference);
+  int failed_kernel = -1;
+  bool converged = true;
+  check::OutputTolerance tolerance;  // the tensor oracle's outputs are the header's, bit for bit
+  if (!f.backend.empty() && c.run.status != oracle::RunStatus::Ok) {
+    c.backend_skipped = true;
+    fmt::print(stderr, "{}: note: not lowered and run on {}: the tensor oracle found it {}\n",
+               f.file, f.backend,
+               c.run.status == oracle::RunStatus::Ub ? "has undefined behaviour"
+                                                     : "runs past the step limit");
+  } else if (!f.backend.empty()) {
+    auto lowered = schedule::lower(*k.ctx, program.root);
+    if (!lowered) {
+      fmt::print(stderr, "{}: error: cannot lower the tensor program: {}\n", f.file,
+                 lowered.error().message);
+      return backends::is_unsupported(lowered.error()) ? kExitBadInput : kExitFinding;
+    }
+    schedule::SimplifiedProgram simplified = schedule::simplify_program(*k.ctx, *lowered);
+    converged = simplified.converged;
+    if (!converged)
+      fmt::print(stderr, "{}: error: the simplifier did not converge on a kernel\n", f.file);
+    if (f.dump_ir) fmt::print("{}", ir::print_program(simplified.program));
+    backends::Backend& backend = *backends::find_backend(f.backend);
+    backends::RunOptions ro;
+    ro.threads = f.threads;
+    ro.max_steps = f.max_steps;
+    auto ran = backends::run_program(backend, simplified.program, c.inputs, ro);
+    if (!ran) {
+      fmt::print(stderr, "{}: error: {} cannot run the lowered program: {}\n", f.file, f.backend,
+                 ran.error().message);
+      return backends::is_unsupported(ran.error()) ? kExitBadInput : kExitFinding;
+    }
+    c.run.status = ran->status;
+    c.run.outputs = std::move(ran->outputs);
+    c.run.ub = std::move(ran->ub);
+    failed_kernel = ran->failed_kernel;
+    tolerance = program_tolerance(backend, simplified.program);
+  }
+  c.verdict = check::check_expectations(program.header, c.run, tolerance);
+  print_run(f, k, seed, c, failed_kernel);
+  return c.verdict.pass && converged ? kExitOk : kExitFinding;
+}
+
 int run_run(const RunFlags& f) {
-  if (!valid_backends({f.backend})) return kExitBadInput;
+  if (!f.backend.empty() && !valid_backends({f.backend})) return kExitBadInput;
   if (f.threads < 1) {
     fmt::print(stderr, "error: --threads must be at least 1\n");
     return kExitBadInput;
@@ -152,8 +239,10 @@ int run_run(const RunFlags& f) {
   const ir::Kernel& kernel = k->parsed.kernel;
   auto vars = var_values(kernel.header, f.vars);
   if (!vars) return kExitBadInput;
+  if (ir::is_tensor_program(kernel.root))
+    return run_tensor_program(f, *k, f.seed.value_or(kernel.header.seed.value_or(0)), *vars);
   check::CaseRunOptions o;
-  o.backend = f.backend;
+  o.backend = f.backend.empty() ? "oracle" : f.backend;
   o.seed = f.seed.value_or(kernel.header.seed.value_or(0));
   o.vars = std::move(*vars);
   o.max_steps = f.max_steps;
@@ -179,12 +268,14 @@ int run_run(const RunFlags& f) {
 
 Action add_run(CLI::App& cmd, Invocation& invocation) {
   auto f = std::make_shared<RunFlags>();
-  cmd.add_option("FILE", f->file, "the .uop file")->required();
-  cmd.add_option("--backend", f->backend, "backend to run on (available: " + backend_list() + ")")
-      ->capture_default_str();
+  cmd.add_option("FILE", f->file, "the .uop file (a kernel or a tensor program)")->required();
+  cmd.add_option("--backend", f->backend,
+                 "backend to run on (available: " + backend_list() +
+                     "; default: oracle). A tensor program runs on the tensor oracle unless a "
+                     "backend is given: then it is lowered, simplified and run on it");
   cmd.add_flag("--dump-ir", f->dump_ir,
                "print the backend's listing (cpu: LLVM IR as lowered and as optimized; vulkan: "
-               "GLSL and SPIR-V)");
+               "GLSL and SPIR-V); a tensor program with --backend: the Program it ran");
   cmd.add_option("--threads", f->threads, "threads a compiled backend may use")
       ->capture_default_str();
   cmd.add_option("--seed", f->seed, "input-fill seed (default: the file's @seed, else 0)");

@@ -1,4 +1,5 @@
-// uopfuzz selftest: a campaign per planted bug; every one must be found.
+// uopfuzz selftest: a campaign per planted bug (and a tensor-level campaign per planted
+// lowering bug); every one must be found.
 
 #include <fmt/format.h>
 
@@ -18,6 +19,7 @@ using json = nlohmann::ordered_json;
 struct SelftestFlags {
   fuzz::SelftestOptions options;
   std::string json_path;
+  std::string only;  ///< "kernel", "lowering", or "" for both
 };
 
 // Every line of `text` indented by four spaces (a case printed under a table row).
@@ -66,6 +68,33 @@ json row_json(const fuzz::SelftestRow& row) {
   return j;
 }
 
+void print_lowering_row(const fuzz::LoweringSelftestRow& row) {
+  const fuzz::NewFinding* f = row.finding ? &*row.finding : nullptr;
+  std::string sig = f ? f->signature.text() : "";
+  if (f && !row.found) sig += fmt::format(" [another finding; {} in all]", row.new_findings);
+  fmt::print("{:<28} {:<7} {:>9} {:>8} {:>6}  {}\n", schedule::lowering_bug_name(row.bug),
+             row.found ? "yes"
+             : f       ? "OTHER"
+                       : "NO",
+             f ? fmt::format("{:.2f}", f->seconds) : "-", row.graphs,
+             f ? std::to_string(f->nodes_reduced) : "-", sig);
+}
+
+json lowering_row_json(const fuzz::LoweringSelftestRow& row) {
+  json j = {{"bug", schedule::lowering_bug_name(row.bug)},
+            {"kind", "lowering"},
+            {"found", row.found},
+            {"graphs", row.graphs}};
+  if (const auto& f = row.finding) {
+    j["seconds"] = f->seconds;
+    j["nodes_found"] = f->nodes_found;
+    j["nodes_reduced"] = f->nodes_reduced;
+    j["signature"] = f->signature.text();
+    j["case"] = f->reduced_text;
+  }
+  return j;
+}
+
 int run_selftest(const SelftestFlags& f) {
   const fuzz::SelftestOptions& o = f.options;
   if (!valid_backends(o.backends)) return kExitBadInput;
@@ -76,22 +105,30 @@ int run_selftest(const SelftestFlags& f) {
   }
   fmt::print("{:<28} {:<7} {:>9} {:>8} {:>6}  {}\n", "bug", "found", "time (s)", "graphs", "nodes",
              "signature");
-  fuzz::SelftestResult r = fuzz::run_selftest(o, print_row);
-  fmt::print("selftest: {} found, {} missed; median time to find {:.2f}s\n",
-             r.rows.size() - r.missed, r.missed, r.median_seconds);
+  fuzz::SelftestResult r;
+  if (f.only != "lowering") r = fuzz::run_selftest(o, print_row);
+  fuzz::LoweringSelftestResult lr;
+  if (f.only != "kernel") lr = fuzz::run_lowering_selftest(o, print_lowering_row);
+  const size_t bugs = r.rows.size() + lr.rows.size();
+  const int missed = r.missed + lr.missed;
+  fmt::print("selftest: {} found, {} missed; median time to find {:.2f}s{}\n", bugs - missed,
+             missed, r.median_seconds,
+             lr.rows.empty() ? "" : fmt::format(" (lowering bugs: {:.2f}s)", lr.median_seconds));
   if (!f.json_path.empty()) {
     json rows = json::array();
     for (const auto& row : r.rows) rows.push_back(row_json(row));
+    for (const auto& row : lr.rows) rows.push_back(lowering_row_json(row));
     std::ofstream out(f.json_path);
     out << json{{"seed", o.seed},
                 {"seconds_per_bug", o.seconds_per_bug},
                 {"bugs", rows},
-                {"missed", r.missed},
-                {"median_seconds", r.median_seconds}}
+                {"missed", missed},
+                {"median_seconds", r.median_seconds},
+                {"median_seconds_lowering", lr.median_seconds}}
                .dump(2)
         << "\n";
   }
-  return r.missed ? kExitFinding : kExitOk;
+  return missed ? kExitFinding : kExitOk;
 }
 
 }  // namespace
@@ -113,6 +150,10 @@ Action add_selftest(CLI::App& cmd, Invocation& invocation) {
   cmd.add_option("--timeout", o.graph_timeout,
                  "seconds one check may take before it counts as a hang (default: 2 on the oracle "
                  "alone, 10 with a compiled backend)");
+  cmd.add_option("--only", f->only,
+                 "run only the planted simplifier bugs (kernel) or only the planted lowering bugs "
+                 "(lowering, tensor-level campaigns); default: both")
+      ->check(CLI::IsMember({"kernel", "lowering"}));
   add_device_flag(cmd, invocation.device);
   return [f] { return run_selftest(*f); };
 }

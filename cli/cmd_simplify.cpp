@@ -1,13 +1,18 @@
-// uopfuzz simplify FILE: the rewritten graph (or the planted bugs, or the rule names).
+// uopfuzz simplify FILE: the rewritten graph (or the planted bugs, or the rule names); a tensor
+// program's lowered Program with each kernel rewritten.
 
 #include <fmt/format.h>
 
+#include "backends/backend.h"
 #include "cli/command.h"
 #include "cli/kernel_file.h"
 #include "cli/shared_flags.h"
 #include "ir/printer.h"
+#include "ir/program.h"
 #include "ir/run_io.h"
+#include "ir/tensor.h"
 #include "ir/verify.h"
+#include "schedule/lower.h"
 
 namespace uopfuzz::cli {
 namespace {
@@ -16,6 +21,7 @@ struct SimplifyCommandFlags {
   std::string file;
   SimplifyFlags simplify;
   bool stats = false;
+  bool no_simplify = false;
   bool list_bugs = false;
   bool list_rules = false;
 };
@@ -32,6 +38,50 @@ int list_rules() {
   return kExitOk;
 }
 
+const char* role_plural(ir::ProgramBuffer::Role r) {
+  switch (r) {
+    case ir::ProgramBuffer::Role::Input: return "inputs";
+    case ir::ProgramBuffer::Role::Output: return "outputs";
+    case ir::ProgramBuffer::Role::Intermediate: return "intermediates";
+  }
+  return "?";
+}
+
+/// A tensor program: lowered to a Program, each kernel rewritten (unless --no-simplify), printed.
+int simplify_tensor_program(const SimplifyCommandFlags& f, const LoadedKernel& k,
+                            const simplifier::SimplifyOptions& opts) {
+  auto lowered = schedule::lower(*k.ctx, k.parsed.kernel.root);
+  if (!lowered) {
+    fmt::print(stderr, "{}: error: cannot lower the tensor program: {}\n", f.file,
+               lowered.error().message);
+    return backends::is_unsupported(lowered.error()) ? kExitBadInput : kExitFinding;
+  }
+  schedule::SimplifiedProgram r;
+  r.program = *lowered;
+  if (!f.no_simplify) r = schedule::simplify_program(*k.ctx, *lowered, opts);
+  fmt::print("{}", ir::print_program(r.program));
+  if (f.stats) {
+    std::map<ir::ProgramBuffer::Role, int> roles;
+    for (const auto& b : r.program.buffers) ++roles[b.role];
+    std::string by_role;
+    for (auto [role, n] : roles)
+      by_role += fmt::format("{}{} {}", by_role.empty() ? "" : ", ", n, role_plural(role));
+    fmt::print("# kernels {}\n# buffers {} ({})\n", r.program.kernels.size(),
+               r.program.buffers.size(), by_role);
+    for (const auto& [name, n] : r.hits) fmt::print("# hit {} {}\n", name, n);
+  }
+  bool ok = r.converged;
+  for (size_t i = 0; i < r.program.kernels.size(); ++i)
+    for (const auto& e : ir::verify(r.program.kernels[i].root)) {
+      ok = false;
+      fmt::print(stderr, "{}: error: kernel {} does not verify: [{}] {} at {}\n", f.file, i,
+                 ir::verify_rule_name(e.rule), e.message, ir::describe(e.node));
+    }
+  if (!r.converged)
+    fmt::print(stderr, "{}: error: the simplifier did not converge on a kernel\n", f.file);
+  return ok ? kExitOk : kExitFinding;
+}
+
 int run_simplify(const SimplifyCommandFlags& f) {
   if (f.list_bugs) return list_bugs();
   if (f.list_rules) return list_rules();
@@ -43,8 +93,11 @@ int run_simplify(const SimplifyCommandFlags& f) {
   if (!opts) return kExitBadInput;
   auto k = load_kernel(f.file);
   if (!k) return kExitBadInput;
+  if (ir::is_tensor_program(k->parsed.kernel.root)) return simplify_tensor_program(f, *k, *opts);
   ir::Kernel out = k->parsed.kernel;
-  auto r = simplifier::simplify(*k->ctx, out.root, *opts);
+  simplifier::SimplifyResult r;
+  r.root = out.root;
+  if (!f.no_simplify) r = simplifier::simplify(*k->ctx, out.root, *opts);
   out.root = r.root;
   ir::fit_given_inputs(out);  // an input the rewrite no longer reads loses its @input line
   auto errors = ir::verify(out.root);
@@ -71,10 +124,15 @@ int run_simplify(const SimplifyCommandFlags& f) {
 
 Action add_simplify(CLI::App& cmd, Invocation&) {
   auto f = std::make_shared<SimplifyCommandFlags>();
-  cmd.add_option("FILE", f->file, "the .uop file");
+  cmd.add_option("FILE", f->file,
+                 "the .uop file; a tensor program is lowered to a Program (its buffer table "
+                 "and kernels) and each kernel rewritten");
   add_simplify_flags(cmd, f->simplify);
+  cmd.add_flag("--no-simplify", f->no_simplify,
+               "rewrite nothing: a tensor program's Program as lowering leaves it");
   cmd.add_flag("--stats", f->stats,
-               "append the stages' rewrite counts and the rule hit counts as # comments");
+               "append the stages' rewrite counts and the rule hit counts as # comments (a "
+               "tensor program: the counts of kernels and buffers, and the rule hits)");
   cmd.add_flag("--list-bugs", f->list_bugs, "list the planted bugs and exit");
   cmd.add_flag("--list-rules", f->list_rules, "list the rule names and exit");
   return [f] { return run_simplify(*f); };

@@ -22,14 +22,48 @@ std::optional<std::string> read_file(const std::string& path) {
   return ss.str();
 }
 
+void print_unreadable(const std::string& path) {
+  fmt::print(stderr,
+             "{}: error: cannot read the file (missing, unreadable or not a regular file)\n", path);
+}
+
 }  // namespace
+
+bool is_program_file(const std::string& path) {
+  auto text = read_file(path);
+  if (!text) return false;
+  std::istringstream lines(*text);
+  std::string line;
+  while (std::getline(lines, line)) {
+    std::istringstream words(line);
+    std::string first;
+    if (!(words >> first) || first[0] == '#') continue;
+    return first == "@buffer";
+  }
+  return false;
+}
+
+std::optional<LoadedProgram> load_program(const std::string& path) {
+  auto text = read_file(path);
+  if (!text) {
+    print_unreadable(path);
+    return std::nullopt;
+  }
+  LoadedProgram p;
+  auto parsed = ir::parse_program(*p.ctx, *text);
+  if (!parsed) {
+    const Error& e = parsed.error();
+    fmt::print(stderr, "{}:{}:{}: error: {}\n", path, e.loc.line, e.loc.col, e.message);
+    return std::nullopt;
+  }
+  p.program = std::move(*parsed);
+  return p;
+}
 
 std::optional<LoadedKernel> load_kernel(const std::string& path) {
   auto text = read_file(path);
   if (!text) {
-    fmt::print(stderr,
-               "{}: error: cannot read the file (missing, unreadable or not a regular file)\n",
-               path);
+    print_unreadable(path);
     return std::nullopt;
   }
   LoadedKernel k;

@@ -15,6 +15,36 @@ uint64_t graph_seed(uint64_t campaign_seed, uint64_t index) {
   return ir::mix64(campaign_seed * 0x9e3779b97f4a7c15ull + index + 1);  // splitmix64 of (seed, i)
 }
 
+std::string_view level_name(Level level) {
+  switch (level) {
+    case Level::Kernel: return "kernel";
+    case Level::Tensor: return "tensor";
+    case Level::Mixed: return "mixed";
+  }
+  return "?";
+}
+
+std::optional<Level> parse_level(std::string_view name) {
+  for (Level l : {Level::Kernel, Level::Tensor, Level::Mixed})
+    if (level_name(l) == name) return l;
+  return std::nullopt;
+}
+
+namespace {
+// Graph i's draw for its level, independent of the generator's and the mutation's use of
+// its seed.
+constexpr uint64_t kLevelSalt = 0x74656e736f72ull;
+}  // namespace
+
+bool is_tensor_graph(Level level, uint64_t campaign_seed, uint64_t index) {
+  switch (level) {
+    case Level::Kernel: return false;
+    case Level::Tensor: return true;
+    case Level::Mixed: return ir::mix64(graph_seed(campaign_seed, index) ^ kLevelSalt) % 4 == 0;
+  }
+  return false;
+}
+
 std::optional<ir::Kernel> make_mutant(ir::Context& ctx, const MutantRecipe& recipe,
                                       const gen::GenPolicy& policy) {
   auto parent = ir::parse_kernel(ctx, recipe.parent_text);

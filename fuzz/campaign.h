@@ -20,6 +20,11 @@
  * graph that is not a mutant is the generated graph i, as without mutation; a mutation that
  * is rejected falls back to it. A mutant is a function of its parent's text, a donor's text
  * and a seed (MutantRecipe), which is how an isolated worker's crash on one is reproduced.
+ *
+ * At the tensor level (or for the tensor share of a mixed campaign) graph i is a tensor
+ * program from CampaignOptions::tensor_source, checked by check::check_program and signed by
+ * check::sign_program_finding; its findings are reduced and kept like a kernel's. Which
+ * level graph i gets is a function of the campaign seed and i alone.
  */
 #pragma once
 
@@ -28,9 +33,11 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "check/dedup.h"
+#include "check/program_check.h"
 #include "gen/policy.h"
 #include "ir/kernel.h"
 #include "reduce/reducer.h"
@@ -66,6 +73,12 @@ struct MutantRecipe {
 std::optional<ir::Kernel> make_mutant(ir::Context& ctx, const MutantRecipe& recipe,
                                       const gen::GenPolicy& policy);
 
+/// Which graphs a campaign tries: kernels, tensor programs (lowered, then checked by
+/// check::check_program), or both (graph i is a tensor program when is_tensor_graph says so).
+enum class Level : uint8_t { Kernel, Tensor, Mixed };
+std::string_view level_name(Level level);
+std::optional<Level> parse_level(std::string_view name);
+
 struct CampaignOptions {
   double seconds = 60;        ///< wall-clock budget
   uint64_t max_graphs = 0;    ///< 0: until the time is up
@@ -84,7 +97,12 @@ struct CampaignOptions {
   /// With check.latency: graph i is timed only when i % latency_every == 0 (a sample of
   /// the same graphs whatever the number of jobs), so that throughput stays useful.
   uint64_t latency_every = 1;
-  MutationOptions mutation;  ///< off unless mutation.share > 0
+  MutationOptions mutation;  ///< off unless mutation.share > 0 (kernels only)
+  Level level = Level::Kernel;
+  /// Builds the tensor program for one graph seed (a function of the seed alone, like the
+  /// GraphSource); needed unless level is Kernel.
+  GraphSource tensor_source;
+  schedule::LowerOptions lower;  ///< planted lowering bugs (tensor programs)
   /// Called about twice a second, and once at the end.
   std::function<void(const struct CampaignProgress&)> on_progress;
 };
@@ -149,6 +167,12 @@ struct CampaignProgress {
   /// more loop iterations on the first input seed, else small.
   uint64_t small_graphs = 0, large_graphs = 0;
   double small_seconds = 0, large_seconds = 0;
+  /// Tensor programs among the graphs (the rest are kernels, counted small or large above),
+  /// the seconds spent on them, those no part of the pipeline could take yet (unsupported:
+  /// not findings), and their node counts.
+  uint64_t tensor_programs = 0, tensor_unsupported = 0;
+  double tensor_seconds = 0;
+  Histogram tensor_nodes;
 };
 
 /// Loop iterations from which a graph counts as large (CampaignProgress::large_graphs).
@@ -165,6 +189,10 @@ struct CampaignResult {
 };
 
 uint64_t graph_seed(uint64_t campaign_seed, uint64_t index);
+
+/// Whether graph i of a campaign at `level` with seed `campaign_seed` is a tensor program:
+/// at Mixed, one graph in four, drawn from the graph's seed.
+bool is_tensor_graph(Level level, uint64_t campaign_seed, uint64_t index);
 
 /// Every rule that fired fewer than `target` times (zero included), by name, except the
 /// rules that cannot fire or only record (simplifier/unfireable.h).

@@ -135,6 +135,7 @@ double unit(uint64_t bits) {
 }  // namespace
 
 std::optional<NewFinding> GraphChecker::check(uint64_t i, CampaignProgress& tally) {
+  if (is_tensor_graph(o_.level, o_.seed, i)) return check_tensor(i, tally);
   const uint64_t gs = graph_seed(o_.seed, i);
   const auto started = Clock::now();
   ir::Context ctx;

@@ -40,8 +40,8 @@ class GraphChecker {
                Clock::time_point start)
       : o_(o), source_(source), shrink_(shrink), start_(start), corpus_(o.mutation.corpus_size) {}
 
-  /// Checks graph i (generated, or a mutant of the corpus: campaign.h) and counts it in
-  /// `tally`. Returns a finding (signed, shrunk) when its signature is new to this checker.
+  /// Checks graph i (generated, a mutant of the corpus, or a tensor program: campaign.h) and counts
+  /// it in `tally`. Returns a finding (signed, shrunk) when its signature is new to this checker.
   std::optional<NewFinding> check(uint64_t i, CampaignProgress& tally);
 
   /// Told, before graph i is made, what makes it: a mutant's recipe, or nullptr for the
@@ -49,6 +49,9 @@ class GraphChecker {
   void on_graph(std::function<void(const MutantRecipe*)> sink) { recipe_sink_ = std::move(sink); }
 
  private:
+  /// check() for a graph the campaign's level makes a tensor program (fuzz/tensor_graph.cpp).
+  std::optional<NewFinding> check_tensor(uint64_t i, CampaignProgress& tally);
+
   const CampaignOptions& o_;
   const GraphSource& source_;
   const Shrinker& shrink_;

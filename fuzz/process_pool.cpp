@@ -19,6 +19,8 @@
 
 #include "fuzz/graph_checker.h"
 #include "fuzz/isolate.h"
+#include "fuzz/tensor_graph.h"
+#include "ir/tensor.h"
 #include "reduce/predicates.h"
 
 namespace uopfuzz::fuzz {
@@ -126,7 +128,11 @@ json tally_message(const CampaignProgress& t) {
           {"small_graphs", t.small_graphs},
           {"large_graphs", t.large_graphs},
           {"small_seconds", t.small_seconds},
-          {"large_seconds", t.large_seconds}};
+          {"large_seconds", t.large_seconds},
+          {"tensor_programs", t.tensor_programs},
+          {"tensor_unsupported", t.tensor_unsupported},
+          {"tensor_seconds", t.tensor_seconds},
+          {"tensor_nodes", t.tensor_nodes.counts}};
 }
 
 void add_histogram(Histogram& h, const json& j) {
@@ -149,6 +155,10 @@ void add_tally(CampaignProgress& p, const json& j) {
   p.large_graphs += j.value("large_graphs", uint64_t{0});
   p.small_seconds += j.value("small_seconds", 0.0);
   p.large_seconds += j.value("large_seconds", 0.0);
+  p.tensor_programs += j.value("tensor_programs", uint64_t{0});
+  p.tensor_unsupported += j.value("tensor_unsupported", uint64_t{0});
+  p.tensor_seconds += j.value("tensor_seconds", 0.0);
+  add_histogram(p.tensor_nodes, j.at("tensor_nodes"));
 }
 
 // Where each worker lane leaves the recipe of the mutant it is on (length 0: a generated
@@ -225,7 +235,9 @@ NewFinding triage(const CampaignOptions& o, const GraphSource& source, const Shr
   ir::Context ctx;
   std::optional<ir::Kernel> mutant;
   if (recipe) mutant = make_mutant(ctx, *recipe, o.mutation.policy);
-  ir::Kernel k = mutant ? std::move(*mutant) : source(ctx, f.graph_seed);
+  ir::Kernel k = mutant                                ? std::move(*mutant)
+                 : is_tensor_graph(o.level, o.seed, i) ? o.tensor_source(ctx, f.graph_seed)
+                                                       : source(ctx, f.graph_seed);
   const check::CheckOptions co = options_for(o, k, i);
   // A re-run that takes longer than this counts as a hang: candidates are small, and a
   // legitimate check of one takes milliseconds.
@@ -235,8 +247,9 @@ NewFinding triage(const CampaignOptions& o, const GraphSource& source, const Shr
         [&] {
           ir::Context c;
           ir::Kernel copy = reduce::clone_kernel(c, candidate);
-          if (!reduce::original_is_defined(copy, co)) return std::string("undefined");
-          return std::string(check::finding_kind_name(check::check_kernel(c, copy, co).kind));
+          if (!ir::is_tensor_program(copy.root) && !reduce::original_is_defined(copy, co))
+            return std::string("undefined");
+          return check_kind_name(c, copy, o, co);
         },
         limit);
   };
@@ -247,9 +260,8 @@ NewFinding triage(const CampaignOptions& o, const GraphSource& source, const Shr
     return died && out.rule == rule;
   };
   // Reproduce with the full per-graph limit: a slow but finite check is not a hang.
-  ChildOutcome first = run_isolated(
-      [&] { return std::string(check::finding_kind_name(check::check_kernel(ctx, k, co).kind)); },
-      o.graph_timeout_s);
+  ChildOutcome first =
+      run_isolated([&] { return check_kind_name(ctx, k, o, co); }, o.graph_timeout_s);
   if (!same_failure(first)) {
     f.details =
         fmt::format("the check {} on graph {}, but {} when re-run alone (not reproducible)",

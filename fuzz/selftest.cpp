@@ -2,8 +2,10 @@
 
 #include <algorithm>
 
+#include "check/program_check.h"
 #include "fuzz/isolate.h"
 #include "gen/generator.h"
+#include "gen/tensor_gen.h"
 #include "ir/parser.h"
 
 namespace uopfuzz::fuzz {
@@ -53,7 +55,82 @@ CampaignOptions campaign_for(const SelftestOptions& o, const simplifier::BugInfo
   return co;
 }
 
+// Whether the faithful lowering and simplifier pass the minimized tensor program, checked in
+// a child.
+bool faithful_lowering_passes(const std::string& reduced_text) {
+  ChildOutcome faithful = run_isolated(
+      [&] {
+        ir::Context ctx;
+        auto k = ir::parse_kernel(ctx, reduced_text);
+        if (!k.ok()) return std::string("unparsable");
+        check::ProgramCheckOptions opts;
+        opts.check.vars.insert(k->kernel.header.vars.begin(), k->kernel.header.vars.end());
+        auto r = check::check_program(ctx, k->kernel, opts);
+        return r.unsupported ? std::string("unsupported")
+                             : std::string(check::finding_kind_name(r.kind));
+      },
+      30);
+  return faithful.status == ChildOutcome::Status::Returned && faithful.output == "none";
+}
+
+double median(std::vector<double> times) {
+  std::sort(times.begin(), times.end());
+  return times.empty() ? 0 : times[times.size() / 2];
+}
+
 }  // namespace
+
+LoweringSelftestResult run_lowering_selftest(
+    const SelftestOptions& o, const std::function<void(const LoweringSelftestRow&)>& on_row) {
+  gen::GenPolicy policy;
+  GraphSource source = [&](ir::Context& ctx, uint64_t gs) {
+    return gen::generate(ctx, policy, gs).kernel;
+  };
+  Shrinker shrink = reducer_shrinker(10);
+  LoweringSelftestResult result;
+  std::vector<double> times;
+  for (schedule::LoweringBug b : schedule::all_lowering_bugs()) {
+    CampaignOptions co;
+    co.seconds = o.seconds_per_bug;
+    co.seed = o.seed;
+    co.level = Level::Tensor;
+    co.tensor_source = [&](ir::Context& ctx, uint64_t gs) {
+      return gen::generate_tensor_program(ctx, policy, gs).program;
+    };
+    co.lower.bugs.insert(b);
+    co.check.seeds = 2;
+    co.check.max_steps = 10'000'000;
+    co.check.backends = o.backends;
+    co.isolate = true;
+    co.graph_timeout_s = o.graph_timeout > 0 ? o.graph_timeout : 10;
+    co.triage_timeout_s = std::min(co.graph_timeout_s, 5.0);
+    std::optional<NewFinding> planted;
+    const std::string name(schedule::lowering_bug_name(b));
+    co.stop_when = [&](const NewFinding& f) {
+      if (f.signature.culprit != name || f.reduced_text.empty() ||
+          !faithful_lowering_passes(f.reduced_text))
+        return false;
+      planted = f;
+      return true;
+    };
+    CampaignResult r = run_campaign(co, source, shrink);
+    LoweringSelftestRow row{b};
+    row.found = planted.has_value();
+    row.finding = planted                  ? planted
+                  : r.new_findings.empty() ? std::nullopt
+                                           : std::optional<NewFinding>(r.new_findings.front());
+    row.graphs = row.finding ? row.finding->graph_index + 1 : r.totals.graphs;
+    row.new_findings = r.new_findings.size();
+    if (row.found)
+      times.push_back(row.finding->seconds);
+    else
+      ++result.missed;
+    if (on_row) on_row(row);
+    result.rows.push_back(std::move(row));
+  }
+  result.median_seconds = median(times);
+  return result;
+}
 
 SelftestResult run_selftest(const SelftestOptions& o,
                             const std::function<void(const SelftestRow&)>& on_row) {
@@ -88,8 +165,7 @@ SelftestResult run_selftest(const SelftestOptions& o,
     if (on_row) on_row(row);
     result.rows.push_back(std::move(row));
   }
-  std::sort(times.begin(), times.end());
-  result.median_seconds = times.empty() ? 0 : times[times.size() / 2];
+  result.median_seconds = median(times);
   return result;
 }
 

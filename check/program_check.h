@@ -1,0 +1,69 @@
+/** \file The program-level differential check: a tensor program (rooted at REALIZE) is
+ * evaluated by the tensor oracle (the reference), lowered (schedule::lower), simplified
+ * kernel by kernel (schedule::simplify_program) and run (backends::run_program) on the
+ * oracle backend and on every other backend of CheckOptions::backends.
+ *
+ * Outputs compare bit for bit (after NaN canonicalization), with a backend's declared ULPs
+ * and sign-of-zero freedom, except a float output stored straight from a reassociable sum
+ * (backends/float_sums.h): the lowering may add its terms in another order than the tensor
+ * oracle, so it compares within the reassociated-sum bound (SEMANTICS.md).
+ *
+ * A program the tensor oracle, the lowering or a backend cannot handle yet ("unsupported:
+ * ...") is not a finding: it is reported as unsupported, with the reason.
+ *
+ * Blame (the signature's culprit): the lowered, unsimplified program is compared with the
+ * reference first; if it is already wrong the culprit is "lowering", or the planted lowering
+ * bug whose absence alone hides it. Otherwise kernels are simplified one by one in order and
+ * the first kernel whose simplification shows the finding has its rewrite trace replayed
+ * (the pipeline stopped after k steps, bisected), as check::signature_of does for a kernel;
+ * the rule of the first bad step is the culprit. When the replay cannot show it, rule
+ * bisection over the rules that fired is the fallback.
+ */
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "check/dedup.h"
+#include "check/differential.h"
+#include "ir/kernel.h"
+#include "schedule/lower.h"
+
+namespace uopfuzz::check {
+
+struct ProgramCheckOptions {
+  /// Simplifier switches (planted rule bugs), input seeds, step limit, backends.
+  CheckOptions check;
+  schedule::LowerOptions lower;  ///< planted lowering bugs
+};
+
+struct ProgramCheckResult {
+  FindingKind kind = FindingKind::None;
+  std::string details;  ///< one line a person can read
+  std::string backend = "oracle";
+  /// Set when the program could not be checked (not a finding): why.
+  std::optional<std::string> unsupported;
+  std::vector<std::string> notes;  ///< e.g. a backend skipped because it cannot run a kernel
+  std::optional<Mismatch> mismatch;
+  bool lowering_wrong = false;  ///< the unsimplified lowering alone disagrees with the reference
+  schedule::SimplifiedProgram simplified;
+  size_t kernels = 0;
+  int seeds_run = 0;      ///< seeds where the reference ran without undefined behaviour
+  int seeds_skipped = 0;  ///< seeds whose tensor program is undefined
+};
+
+ProgramCheckResult check_program(ir::Context& ctx, const ir::Kernel& program,
+                                 const ProgramCheckOptions& options = {});
+
+/// The comparison alone, on a given lowering of `program` (a hand-made Program, or one read
+/// with ir::parse_program): `lowered` runs, as it is, on the oracle and options.backends and
+/// is compared with the tensor oracle like check_program's simplified program.
+ProgramCheckResult compare_lowered(ir::Context& ctx, const ir::Kernel& program,
+                                   const ir::Program& lowered, const CheckOptions& options = {});
+
+/// Signs `found`, a finding of check_program on `program` (see the file comment).
+Signature sign_program_finding(ir::Context& ctx, const ir::Kernel& program,
+                               const ProgramCheckOptions& options, const ProgramCheckResult& found);
+
+}  // namespace uopfuzz::check

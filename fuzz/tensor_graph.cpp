@@ -1,0 +1,110 @@
+#include "fuzz/tensor_graph.h"
+
+#include <fmt/format.h>
+
+#include "fuzz/corpus.h"
+#include "fuzz/corpus_header.h"
+#include "fuzz/graph_checker.h"
+#include "ir/graph.h"
+#include "ir/printer.h"
+#include "ir/run_io.h"
+#include "ir/tensor.h"
+#include "ir/verify.h"
+#include "oracle/tensor_eval.h"
+
+namespace uopfuzz::fuzz {
+
+check::ProgramCheckOptions program_options_for(const CampaignOptions& o, const ir::Kernel& k) {
+  check::ProgramCheckOptions po;
+  po.check = o.check;
+  po.check.latency.reset();  // the latency detector times kernels, not programs
+  for (const auto& [name, v] : k.header.vars) po.check.vars.emplace(name, v);
+  po.lower = o.lower;
+  return po;
+}
+
+reduce::Interesting keeps_program_signature(const check::ProgramCheckOptions& options,
+                                            const check::Signature& signature) {
+  return [options, want = signature.text(), kind = signature.kind](const ir::Kernel& candidate) {
+    ir::Context ctx;
+    ir::Kernel copy = reduce::clone_kernel(ctx, candidate);
+    if (!ir::is_tensor_program(copy.root) || !ir::verify(copy.root).empty()) return false;
+    check::ProgramCheckResult r = check::check_program(ctx, copy, options);
+    if (r.kind != kind) return false;
+    return check::sign_program_finding(ctx, copy, options, r).text() == want;
+  };
+}
+
+ir::Kernel tensor_corpus_entry(const ir::Kernel& k, const NewFinding& f, const CampaignOptions& o,
+                               const check::ProgramCheckOptions& po) {
+  ir::Kernel out = k;
+  out.header.name = "finding-" + content_hash(k).substr(0, 8);
+  out.header.seed = po.check.base_seed;
+  out.header.expect = ir::Expect::Ok;
+  out.header.expect_given = true;
+  out.header.outputs.clear();
+  ir::Inputs in = ir::make_inputs(k, po.check.base_seed, po.check.vars);
+  if (auto run = oracle::eval_tensor_program(k.root, in);
+      run.ok() && run->status == ir::RunStatus::Ok)
+    for (const auto& [index, buf] : run->outputs) {
+      ir::ExpectedOutput e{index, {}};
+      for (size_t i = 0; i < buf.size(); ++i) e.values.push_back(buf.get(i));
+      out.header.outputs.push_back(std::move(e));
+    }
+  CorpusHeader corpus;
+  corpus.signature = f.signature.text();
+  corpus.check_clean = true;  // the faithful lowering and simplifier must agree
+  if (f.signature.backend != "oracle") corpus.check_backends = {"oracle", f.signature.backend};
+  corpus.found_by = o.found_by.empty() ? "uopfuzz fuzz" : o.found_by;
+  corpus.graph_seed = f.graph_seed;
+  corpus.details = f.details;
+  out.header.extra = corpus_header_lines(corpus);
+  return out;
+}
+
+std::string check_kind_name(ir::Context& ctx, const ir::Kernel& k, const CampaignOptions& o,
+                            const check::CheckOptions& co) {
+  if (!ir::is_tensor_program(k.root))
+    return std::string(check::finding_kind_name(check::check_kernel(ctx, k, co).kind));
+  check::ProgramCheckOptions po = program_options_for(o, k);
+  po.check = co;
+  return std::string(check::finding_kind_name(check::check_program(ctx, k, po).kind));
+}
+
+std::optional<NewFinding> GraphChecker::check_tensor(uint64_t i, CampaignProgress& tally) {
+  const uint64_t gs = graph_seed(o_.seed, i);
+  const auto started = Clock::now();
+  if (recipe_sink_) recipe_sink_(nullptr);
+  ir::Context ctx;
+  const ir::Kernel k = o_.tensor_source(ctx, gs);
+  const check::ProgramCheckOptions po = program_options_for(o_, k);
+  check::ProgramCheckResult r = check::check_program(ctx, k, po);
+  ++tally.graphs;
+  ++tally.tensor_programs;
+  tally.tensor_seconds += seconds_since(started);
+  if (k.root) tally.tensor_nodes.add(ir::toposort(k.root).size());
+  if (r.unsupported) {
+    ++tally.tensor_unsupported;
+    return std::nullopt;
+  }
+  for (const auto& [name, n] : r.simplified.hits) tally.rule_hits[name] += n;
+  if (r.kind == check::FindingKind::None) return std::nullopt;
+  ++tally.findings;
+  check::Signature sig = check::sign_program_finding(ctx, k, po, r);
+  ++tally.by_signature[sig.text()];
+  if (!seen_.insert(sig.text()).second) return std::nullopt;
+  NewFinding f;
+  f.signature = sig;
+  f.graph_seed = gs;
+  f.graph_index = i;
+  f.seconds = seconds_since(start_);
+  f.details = r.details;
+  f.nodes_found = ir::toposort(k.root).size();
+  const ir::Kernel small = shrink_ ? shrink_(ctx, k, keeps_program_signature(po, sig)) : k;
+  f.nodes_reduced = ir::toposort(small.root).size();
+  f.reduced_text = ir::print_kernel(small);
+  f.corpus_text = ir::print_kernel(tensor_corpus_entry(small, f, o_, po));
+  return f;
+}
+
+}  // namespace uopfuzz::fuzz
