@@ -316,6 +316,7 @@ class Parser {
       if (auto e = take_list(ln, toks, colon + 2, dims, end)) return e;
       if (end != toks.size()) return fail(ln, toks[end].col, "expected nothing after the shape");
       shape.emplace();
+      if (!shaped_) shaped_ = SourceLoc{ln, toks[colon + 2].col};
       for (const Token& d : dims) {
         int64_t v;
         if (!parse_int(d.text, v) || v < 0 || v > (int64_t{1} << 31))
@@ -695,6 +696,10 @@ class Parser {
                               "(a tensor program), got {}",
                               op_name(root.op())));
     const bool tensor = root.op() == Op::Realize;
+    if (!tensor && shaped_)
+      return fail(shaped_->line, shaped_->col,
+                  "a kernel's node has no shape (shapes are for tensor programs, rooted at "
+                  "REALIZE)");
     if (tensor && !shapeless_.empty())
       return fail(shapeless_[0].line, shapeless_[0].col,
                   "a tensor program's node needs a shape after its dtype, e.g. : int32[3,4] "
@@ -784,6 +789,7 @@ class Parser {
   std::unordered_map<std::string, int> lines_;
   std::unordered_map<UOp, SourceLoc, UOpHash> where_;
   std::vector<UOp> nodes_;
+  std::optional<SourceLoc> shaped_;   ///< the first shape written, if any
   std::vector<SourceLoc> shapeless_;  ///< just past the dtype of each tensor without a shape
   SourceLoc last_loc_;
 };

@@ -183,6 +183,18 @@ TEST(TensorFormat, TensorNodesNeedAShape) {
                "PARAM needs size=<integer>");
 }
 
+TEST(TensorFormat, KernelNodesHaveNoShape) {
+  const std::string kernel =
+      "%0 = PARAM slot=0 size=1 out : int32\n%1 = CONST 0 : index\n%2 = INDEX %0 %1 : int32\n"
+      "%3 = CONST 7 : int32[]\n%4 = STORE %2 %3 : void\n%5 = SINK %4 : void\n";
+  expect_error(kernel, 4, 21, "a kernel's node has no shape");
+  expect_error(
+      "%0 = PARAM slot=0 size=4 out : int32[4]\n%1 = CONST 0 : index\n"
+      "%2 = INDEX %0 %1 : int32\n%3 = CONST 7 : int32\n%4 = STORE %2 %3 : void\n"
+      "%5 = SINK %4 : void\n",
+      1, 37, "(shapes are for tensor programs, rooted at REALIZE)");
+}
+
 TEST(TensorFormat, ArgumentErrors) {
   expect_error(with_line("%y = PERMUTE %x : int32[4,3]"), 2, 6, "PERMUTE needs order=[...]");
   expect_error(with_line("%y = PERMUTE %x order=[1,a] : int32[4,3]"), 2, 26,

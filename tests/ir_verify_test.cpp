@@ -399,16 +399,22 @@ const std::vector<VerifyCase>& cases() {
          "INVALID is used by WHERE");
 
     // ---- tensor-op (more cases, on tensor programs: ir_tensor_verify_test.cpp)
-    text("reshape_in_a_kernel", VerifyRule::TensorOp,
-         store_of("int32", "%v = CONST 5 : int32\n%bad = RESHAPE %v : int32[1]"),
-         "RESHAPE is a tensor-level op; kernels (rooted at SINK) cannot hold it");
+    text("contiguous_in_a_kernel", VerifyRule::TensorOp,
+         store_of("int32", "%v = CONST 5 : int32\n%bad = CONTIGUOUS %v : int32"),
+         "CONTIGUOUS is a tensor-level op; kernels (rooted at SINK) cannot hold it");
     text("bufferize_in_a_kernel", VerifyRule::TensorOp,
          store_of("int32", "%v = CONST 5 : int32\n%bad = BUFFERIZE %v : int32"),
          "BUFFERIZE is a tensor-level op");
 
     // ---- shape
-    text("kernel_const_with_a_shape", VerifyRule::Shape,
-         store_of("int32", "%bad = CONST 5 : int32[1]"), "a kernel node has no shape, got [1]");
+    // (The parser refuses a shape in a kernel, so build it.)
+    built(
+        "kernel_const_with_a_shape", VerifyRule::Shape,
+        [](Context& ctx) {
+          UOp bad = ctx.make(Op::Const, dtypes::Int32, {}, ConstArg{Value::of_int(5)}, {1});
+          return store_built(ctx, bad, bad);
+        },
+        "a kernel node has no shape, got [1]");
     return v;
   }();
   return all;
