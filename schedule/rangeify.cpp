@@ -62,6 +62,28 @@ std::vector<UOp> reshape_access(IndexSimplifier& simplify, const std::vector<UOp
   return idx;
 }
 
+std::unordered_set<UOp, ir::UOpHash> ranges_in(UOp expr) {
+  std::unordered_set<UOp, ir::UOpHash> out;
+  for (UOp u : ir::toposort(expr))
+    if (u.op() == Op::Range) out.insert(u);
+  return out;
+}
+
+/// True when every reader's gate uses only ranges that the (shared) index uses.
+bool gates_in_scope(const std::vector<Access>& reads) {
+  bool differ = std::any_of(reads.begin(), reads.end(),
+                            [&](const Access& a) { return a.valid != reads[0].valid; });
+  if (!differ) return true;
+  std::unordered_set<UOp, ir::UOpHash> open;
+  for (UOp i : reads[0].idx) open.merge(ranges_in(i));
+  for (const Access& a : reads) {
+    if (!a.valid) continue;
+    for (UOp r : ranges_in(a.valid))
+      if (!open.contains(r)) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 IndexSimplifier::IndexSimplifier(ir::Context& ctx)
@@ -110,8 +132,12 @@ Access source_access(IndexSimplifier& simplify, UOp node, const NodeRanges& nr,
       for (size_t i = 0; i < in.size(); ++i) {
         auto [before, after] = pairs[i];
         UOp r = nr.at.idx[i];
+        // r >= before spelled as tinygrad does, not (r < before): the reduce rules that
+        // fold a sum over a gate (bound_lower, bound_two_sided) match this form.
         if (before > 0)
-          gate = both(ctx, gate, ctx.alu(Op::CmpLt, {index_const(ctx, before - 1), r}));
+          gate = both(ctx, gate,
+                      ctx.alu(Op::CmpNe, {ctx.alu(Op::CmpLt, {r, index_const(ctx, before)}),
+                                          ctx.const_bool(true)}));
         if (after > 0) {
           int64_t end = in[i] + before + (bugs.contains(LoweringBug::PadValidOffByOne) ? 1 : 0);
           gate = both(ctx, gate, ctx.alu(Op::CmpLt, {r, index_const(ctx, end)}));
@@ -213,6 +239,9 @@ Result<RangeifyPlan> rangeify(IndexSimplifier& simplify, UOp root, const Lowerin
       bool agree =
           std::all_of(r.begin(), r.end(), [&](const Access& a) { return a.idx == r[0].idx; });
       if (!agree && !bugs.contains(LoweringBug::MultiConsumerReuse)) realize = true;
+      // The OR of the readers' gates is evaluated wherever the node is: a gate over a range
+      // its index does not use (one only its own reader has open) cannot be shared.
+      if (!realize && r.size() > 1 && !gates_in_scope(r)) realize = true;
       // Fusion decision: a reduce whose result is broadcast is computed once, not per
       // broadcast element.
       bool broadcast = std::any_of(r.begin(), r.end(), [](const Access& a) { return a.broadcast; });

@@ -251,6 +251,25 @@ TEST_F(ScheduleLower, DisagreeingConsumersRealizeTheNode) {
             (I64s{4, 8, 12, 16}));
 }
 
+// y = 2x (one element) read at index 0 by two kernels, each under its own PAD gate: the
+// gates cannot be OR-ed (each names its own kernel's range), so y gets a buffer.
+// x = [5]: [0,10,10,10] and [10,10,0,0].
+TEST_F(ScheduleLower, GatesFromDifferentKernelsRealizeTheNode) {
+  auto out = run(lower_ok(parse(R"(
+%0 = PARAM slot=0 in : int32[1]
+%1 = CONST 2 : int32[1]
+%2 = MUL %0 %1 : int32[1]
+%3 = EXPAND %2 : int32[3]
+%4 = PAD %3 pad=[1:0] : int32[4]
+%5 = EXPAND %2 : int32[2]
+%6 = PAD %5 pad=[0:2] : int32[4]
+%7 = REALIZE %4 %6 : void
+)")),
+                 {{0, {5}}});
+  EXPECT_EQ(out[0], (I64s{0, 10, 10, 10}));
+  EXPECT_EQ(out[1], (I64s{10, 10, 0, 0}));
+}
+
 // Outputs that are an input, a constant, the same node twice, and a CONTIGUOUS.
 TEST_F(ScheduleLower, SeveralOutputs) {
   Program p = lower_ok(parse(R"(
@@ -303,6 +322,31 @@ TEST_F(ScheduleLower, RankZero) {
   auto out = run(lower_ok(tensor::realize(ctx_, {plus, sum})), {{0, {5}}, {1, {1, 2, 3, 4, 5, 6}}});
   EXPECT_EQ(out[0], (I64s{6, 6, 6, 6}));
   EXPECT_EQ(out[1], (I64s{21}));
+}
+
+// Every tensor op in one program: row sums of arange(12) as [3,4] ([6,22,38]), and of its
+// transpose padded, cut, flipped ([[4,8],[0,0]]), the max (8) plus 1 broadcast to [1,5].
+TEST_F(ScheduleLower, EveryOpInOneProgram) {
+  I64s x;
+  for (int64_t i = 0; i < 12; ++i) x.push_back(i);
+  auto out = run(lower_ok(parse(R"(
+%0 = PARAM slot=0 in : int32[12]
+%1 = RESHAPE %0 : int32[3,4]
+%2 = REDUCE_AXIS %1 op=ADD axes=[1] : int32[3,1]
+%3 = RESHAPE %2 : int32[3]
+%4 = PERMUTE %1 order=[1,0] : int32[4,3]
+%5 = PAD %4 pad=[1:0,0:2] : int32[5,5]
+%6 = SHRINK %5 shrink=[0:2,1:3] : int32[2,2]
+%7 = FLIP %6 axes=[0] : int32[2,2]
+%8 = REDUCE_AXIS %7 op=MAX axes=all : int32[1,1]
+%9 = CONST 1 : int32[1,1]
+%10 = ADD %8 %9 : int32[1,1]
+%11 = EXPAND %10 : int32[1,5]
+%12 = REALIZE %3 %11 : void
+)")),
+                 {{0, x}});
+  EXPECT_EQ(out[0], (I64s{6, 22, 38}));
+  EXPECT_EQ(out[1], (I64s{9, 9, 9, 9, 9}));
 }
 
 // tinygrad's arange(n): ones(n) padded n-1 before, windows of n (the pool trick: expand,
