@@ -38,15 +38,6 @@ int list_rules() {
   return kExitOk;
 }
 
-const char* role_plural(ir::ProgramBuffer::Role r) {
-  switch (r) {
-    case ir::ProgramBuffer::Role::Input: return "inputs";
-    case ir::ProgramBuffer::Role::Output: return "outputs";
-    case ir::ProgramBuffer::Role::Intermediate: return "intermediates";
-  }
-  return "?";
-}
-
 /// A tensor program: lowered to a Program, each kernel rewritten (unless --no-simplify), printed.
 int simplify_tensor_program(const SimplifyCommandFlags& f, const LoadedKernel& k,
                             const simplifier::SimplifyOptions& opts) {
@@ -63,11 +54,10 @@ int simplify_tensor_program(const SimplifyCommandFlags& f, const LoadedKernel& k
   if (f.stats) {
     std::map<ir::ProgramBuffer::Role, int> roles;
     for (const auto& b : r.program.buffers) ++roles[b.role];
-    std::string by_role;
-    for (auto [role, n] : roles)
-      by_role += fmt::format("{}{} {}", by_role.empty() ? "" : ", ", n, role_plural(role));
-    fmt::print("# kernels {}\n# buffers {} ({})\n", r.program.kernels.size(),
-               r.program.buffers.size(), by_role);
+    fmt::print("# kernels {}\n# buffers {} (inputs {}, outputs {}, intermediates {})\n",
+               r.program.kernels.size(), r.program.buffers.size(),
+               roles[ir::ProgramBuffer::Role::Input], roles[ir::ProgramBuffer::Role::Output],
+               roles[ir::ProgramBuffer::Role::Intermediate]);
     for (const auto& [name, n] : r.hits) fmt::print("# hit {} {}\n", name, n);
   }
   bool ok = r.converged;

@@ -49,8 +49,11 @@ std::map<int, UOp> params_by_slot(UOp root) {
 }  // namespace
 
 std::string print_program(const Program& program) {
-  std::string out = fmt::format("# Program: {} buffers, {} kernels\n", program.buffers.size(),
-                                program.kernels.size());
+  auto count = [](size_t n, std::string_view what) {
+    return fmt::format("{} {}{}", n, what, n == 1 ? "" : "s");
+  };
+  std::string out = fmt::format("# Program: {}, {}\n", count(program.buffers.size(), "buffer"),
+                                count(program.kernels.size(), "kernel"));
   for (size_t i = 0; i < program.buffers.size(); ++i) out += buffer_line(i, program.buffers[i]);
   for (size_t k = 0; k < program.kernels.size(); ++k) {
     const ProgramKernel& kernel = program.kernels[k];

@@ -193,6 +193,8 @@ TEST(ProgramText, KernelBlockMistakesAreReportedAtTheirLineInTheFile) {
   expect_error(edited("@slot 1 buffer=1  # intermediate\n%0 = PARAM slot=0 size=3",
                       "@slot 1 buffer=1\n@slot 2 buffer=1\n%0 = PARAM slot=0 size=3"),
                28, 7, "@slot 2: the kernel has no PARAM slot=2");
+  // A kernel that parses but does not verify: the verifier's rule and message, at the node.
+  expect_error(edited("%12 = STORE %3 %11 : void", "%12 = STORE %3 %11 : int32"), 21, 7, "] STORE");
   // A node after the kernel's SINK: the kernel parser's message, at the file's line.
   expect_error(edited("%14 = SINK %13 : void\n", "%14 = SINK %13 : void\n%15 = CONST 1 : int32\n"),
                24, 7, "the last node must be the root");
