@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "ir/scalar_eval.h"
 #include "ir/tensor.h"
 #include "ir/verify.h"
 #include "schedule/rangeify.h"
@@ -140,9 +141,18 @@ class KernelBuilder {
         std::vector<UOp> rsrc{src[0]};
         for (UOp r : nr.reduce_ranges)
           if (r.op() == Op::Range) rsrc.push_back(r);
-        out = rsrc.size() == 1 ? src[0]
-                               : ctx_.make(Op::Reduce, node.dtype(), std::move(rsrc),
-                                           ir::ReduceArg{node.arg<ir::ReduceAxisArg>().op});
+        const Op rop = node.arg<ir::ReduceAxisArg>().op;
+        if (rsrc.size() > 1) {
+          out = ctx_.make(Op::Reduce, node.dtype(), std::move(rsrc), ir::ReduceArg{rop});
+        } else if (node.dtype().is_float()) {
+          // Every reduced dim has size 1: one step from the identity, as REDUCE_AXIS is
+          // defined; for floats that step is not a no-op (0.0 + -0.0 is +0.0).
+          out = ctx_.alu(
+              rop,
+              {ctx_.const_value(node.dtype(), ir::reduce_identity(rop, node.dtype())), src[0]});
+        } else {
+          out = src[0];  // the identity step is exact on integers and bools
+        }
         break;
       }
       case Op::Neg:

@@ -13,6 +13,7 @@
 //  - Sized integers wrap and index arithmetic may not overflow: a rule that moves a term
 //    across a comparison fires only when the interval analysis proves no wrap.
 #include <algorithm>
+#include <unordered_map>
 #include <vector>
 
 #include "simplifier/exact_float.h"
@@ -117,6 +118,68 @@ UOp bound_count(RewriteCtx& rc, UOp lo, UOp hi, UOp n) {
   return smax(rc, x, idx_const(ctx, 0));
 }
 
+// ---- reduce_affine_sum: sum_{r<n} v(r) -> v(0)*n + (v(1) - v(0)) * n(n-1)/2, v affine in r
+
+/// Does `u` read the range `r`?
+bool mentions(UOp u, UOp r, std::unordered_map<UOp, bool, UOpHash>& memo) {
+  if (u == r) return true;
+  if (auto it = memo.find(u); it != memo.end()) return it->second;
+  bool found = false;
+  for (UOp s : u.src()) found = found || mentions(s, r, memo);
+  memo.emplace(u, found);
+  return found;
+}
+
+/// Is `u` affine in the range `r` in the ring its dtype computes in? Index arithmetic is
+/// exact, sized integers wrap (arithmetic modulo 2^bits keeps affinity), and a CAST keeps it
+/// only when it is that ring's homomorphism: from index, or from a sized integer at least as
+/// wide (truncation). A widening CAST (sign or zero extension) does not.
+struct AffineCheck {
+  UOp r;
+  std::unordered_map<UOp, bool, UOpHash> seen, affine;
+  bool free(UOp u) { return !mentions(u, r, seen); }
+  bool operator()(UOp u) {
+    if (u == r) return true;
+    if (auto it = affine.find(u); it != affine.end()) return it->second;
+    bool ok = free(u);
+    const Op op = u.op();
+    if (!ok && (u.dtype().is_int() || u.dtype().is_index())) {
+      if (op == Op::Add || op == Op::Sub)
+        ok = (*this)(u.src(0)) && (*this)(u.src(1));
+      else if (op == Op::Neg)
+        ok = (*this)(u.src(0));
+      else if (op == Op::Mul)
+        ok = (free(u.src(0)) && (*this)(u.src(1))) || (free(u.src(1)) && (*this)(u.src(0)));
+      else if (op == Op::Cast) {
+        const DType from = u.src(0).dtype();
+        ok = (from.is_index() || (from.is_int() && from.bits() >= u.dtype().bits())) &&
+             (*this)(u.src(0));
+      }
+    }
+    affine.emplace(u, ok);
+    return ok;
+  }
+};
+
+// A sized-integer sum only: it wraps, so the closed form is exact in the same ring whatever
+// the size of its terms (an index sum could overflow in n*v(0) where the loop did not).
+// v(0) and v(1) are iterations the loop runs (n >= 2), so evaluating them adds no UB.
+UOp reduce_affine_sum(RewriteCtx& rc, const Bindings& b) {
+  UOp red = b["red"], r = b["r"], v = red.src(0);
+  const DType dt = red.dtype();
+  if (!dt.is_int() || dt.is_index() || !r.src(0).is_const()) return UOp();
+  const int64_t n = r.src(0).const_value().i;
+  AffineCheck affine{r, {}, {}};
+  if (n < 2 || n > (int64_t{1} << 31) || affine.free(v) || !affine(v)) return UOp();
+  Context& ctx = rc.ctx;
+  UOp v0 = substitute(ctx, v, {{r, idx_const(ctx, 0)}});
+  UOp v1 = substitute(ctx, v, {{r, idx_const(ctx, 1)}});
+  const int64_t pairs = n * (n - 1) / 2;  // exact: n <= 2^31
+  return ctx.alu(Op::Add,
+                 {ctx.alu(Op::Mul, {v0, ctx.const_int(dt, n)}),
+                  ctx.alu(Op::Mul, {ctx.alu(Op::Sub, {v1, v0}), ctx.const_int(dt, pairs)})});
+}
+
 // sum_r where(r<U, v, 0) -> clamp(min(U,N), 0, N) * v
 UOp bound_upper(RewriteCtx& rc, const Bindings& b) {
   UOp count = bound_count(rc, UOp(), b["hi"], b["r"].src(0));
@@ -176,6 +239,8 @@ RuleSet pm_reduce_collapse() {
            UOp s = rc.ctx.make(Op::Reduce, b["x"].dtype(), std::move(src), red.arg());
            return rc.ctx.alu(Op::Where, {b["g"], s, b["inv"]});
          });
+  // sum_{r<n} v(r) -> v(0)*n + (v(1)-v(0))*n(n-1)/2, v affine in r (sized integers)
+  rs.add("reduce_affine_sum", sum_r(x), reduce_affine_sum);
   // sum(x+y) -> sum(x) + sum(y)
   rs.add("reduce_split_add", sum(x + y), [](RewriteCtx& rc, const Bindings& b) {
     UOp red = b["red"];

@@ -392,8 +392,6 @@ RuleSet symbolic() {
                      : rc.ctx.alu(Op::Add, {b["x"], rc.ctx.const_int(dtypes::Index,
                                                                      static_cast<int64_t>(shift))});
         });
-  r.add("mod_congruence", fmod(x, c).dtype(dtypes::Index).when(pos_c),
-        mod_congruence);  // (24*j + w) % 23 -> j + w when 0 <= j + w < 23
   r.add("mul_div", fdiv(x * c2, c).dtype(dtypes::Index).when(pos_c),
         [](RewriteCtx& rc, const Bindings& b) {
           int64_t k = ival(b["c2"]), d = ival(b["c"]);  // (x*k)//d -> x*(k/d) when d | k
@@ -434,6 +432,9 @@ RuleSet symbolic() {
         ret("x"));  // (x//c)*c + x%c -> x
   r.add("divmod_recombine_scaled", Pat::op(Op::Add).dtype(dtypes::Index).named("n"),
         divmod_recombine_scaled);  // (m%c)*k + (m//c)*(c*k) + rest -> m*k + rest
+  // Last of the divmod rules: it generalizes mul_mod and add_mod, which keep their cases.
+  r.add("mod_congruence", fmod(x, c).dtype(dtypes::Index).when(pos_c),
+        mod_congruence);  // (24*j + w) % 23 -> j + w when 0 <= j + w < 23
   return r;
 }
 

@@ -228,13 +228,45 @@ TEST(Symbolic, ModCongruenceFoldsWithinOnePeriod) {
     expect_same_results(k.root, r.root);
   }
   Context ctx;
-  const std::string spans = "%k = CONST 24 : index\n%c = CONST 7 : index\n%a = MUL %r %k : "
-                            "index\n%x = FLOORMOD %a %c : index\n";
+  const std::string spans =
+      "%k = CONST 24 : index\n%c = CONST 7 : index\n%a = MUL %r %k : "
+      "index\n%x = FLOORMOD %a %c : index\n";
   Kernel k = parse_or_die(ctx, index_kernel(spans, "12"));
   auto r = simplify(ctx, k.root);
   EXPECT_EQ(r.hits.count("mod_congruence"), 0u) << print_graph(r.root);
   EXPECT_GE(count_op(r.root, Op::FloorMod), 1) << print_graph(r.root);
   expect_same_results(k.root, r.root);
+}
+
+// sum over k < 7 of v(k) = CAST(3*k + r) (int32, wrapping) folds to v(0)*7 + (v(1)-v(0))*21;
+// through a widening CAST (int8 values sign-extended to int32) the sum is not affine in the
+// int32 ring (3*k + r wraps in int8 first), and the REDUCE stays.
+TEST(Symbolic, AffineIntegerSumsFoldToAClosedForm) {
+  auto kernel = [](const std::string& value) {
+    return "%out = PARAM slot=0 size=4 out : int32\n%n = CONST 4 : index\n%r = RANGE %n "
+           "axis=0 LOOP : index\n%at = INDEX %out %r : int32\n%m = CONST 7 : index\n%k = RANGE "
+           "%m axis=1 REDUCE : index\n%c3 = CONST 60 : index\n%a = MUL %k %c3 : index\n%b = "
+           "ADD %a %r : index\n" +
+           value +
+           "%red = REDUCE %v %k op=ADD : int32\n%st = STORE %at %red : void\n%e = END %st %r : "
+           "void\n%s = SINK %e : void\n";
+  };
+  {
+    Context ctx;
+    Kernel k = parse_or_die(ctx, kernel("%v = CAST %b : int32\n"));
+    auto r = simplify(ctx, k.root);
+    EXPECT_GE(r.hits["reduce_affine_sum"], 1u) << print_graph(r.root);
+    EXPECT_EQ(count_op(r.root, Op::Reduce), 0) << print_graph(r.root);
+    expect_same_results(k.root, r.root);
+  }
+  {
+    Context ctx;
+    Kernel k = parse_or_die(ctx, kernel("%v8 = CAST %b : int8\n%v = CAST %v8 : int32\n"));
+    auto r = simplify(ctx, k.root);
+    EXPECT_EQ(r.hits.count("reduce_affine_sum"), 0u) << print_graph(r.root);
+    EXPECT_EQ(count_op(r.root, Op::Reduce), 1) << print_graph(r.root);
+    expect_same_results(k.root, r.root);
+  }
 }
 
 // (m % c) * k + (m // c) * (c*k) -> m * k, also with other terms in the sum, a negative
