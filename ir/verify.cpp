@@ -151,7 +151,7 @@ class Verifier {
                  fmt::format("{} is a tensor-level op; kernels (rooted at SINK) cannot hold it",
                              op_name(u.op())));
     if (!u.shape().empty())
-      add(u, VerifyRule::Shape,
+      add(u, VerifyRule::TensorShape,
           fmt::format("a kernel node has no shape, got {}", shape_text(u.shape())));
     check_uses(u);
     if (op_in(u.op(), Alu)) return check_alu(u);
@@ -315,7 +315,7 @@ class Verifier {
       if (u != root_) add(u, VerifyRule::Root, "REALIZE is only allowed as the root");
       if (!u.dtype().is_void()) add(u, VerifyRule::DType, "REALIZE has dtype void");
       if (!u.shape().empty())
-        add(u, VerifyRule::Shape,
+        add(u, VerifyRule::TensorShape,
             fmt::format("REALIZE has no shape, got {}", shape_text(u.shape())));
       return;
     }
@@ -325,20 +325,20 @@ class Verifier {
     // What the text format can spell (parser.cpp), so that a verified program prints to
     // text that parses back.
     if (u.shape().size() > kMaxRank)
-      return add(u, VerifyRule::Shape,
+      return add(u, VerifyRule::TensorShape,
                  fmt::format("shape {} has more than {} dims", shape_text(u.shape()), kMaxRank));
     for (int64_t d : u.shape())
       if (d > kMaxBufferElems)
-        return add(u, VerifyRule::Shape,
+        return add(u, VerifyRule::TensorShape,
                    fmt::format("shape {} has a dim above 2^31", shape_text(u.shape())));
     auto shape = infer_shape(op, u.src(), u.arg(), u.shape());
-    if (auto* why = std::get_if<std::string>(&shape)) return add(u, VerifyRule::Shape, *why);
+    if (auto* why = std::get_if<std::string>(&shape)) return add(u, VerifyRule::TensorShape, *why);
     if (std::get<Shape>(shape) != u.shape())
-      return add(u, VerifyRule::Shape,
+      return add(u, VerifyRule::TensorShape,
                  fmt::format("{} gives shape {}, the node says {}", op_name(op),
                              shape_text(std::get<Shape>(shape)), shape_text(u.shape())));
     if (numel(u.shape()) > kMaxBufferElems)
-      add(u, VerifyRule::Shape,
+      add(u, VerifyRule::TensorShape,
           fmt::format("shape {} has more than 2^31 elements", shape_text(u.shape())));
     if (op_in(op, Alu)) return check_alu(u);
     if (op == Op::Const) return check_const(u);

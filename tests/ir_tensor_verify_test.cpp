@@ -47,81 +47,82 @@ const std::vector<TensorCase>& cases() {
     };
 
     // ---- shape: each tensor op's shape rule
-    text("reshape_changes_the_count", VerifyRule::Shape, on_x("%bad = RESHAPE %x : int32[5]"),
+    text("reshape_changes_the_count", VerifyRule::TensorShape, on_x("%bad = RESHAPE %x : int32[5]"),
          "RESHAPE from [3,4] to [5] changes the element count (12 vs 5)");
-    text("reshape_of_an_empty_tensor_to_one", VerifyRule::Shape,
+    text("reshape_of_an_empty_tensor_to_one", VerifyRule::TensorShape,
          "%x = CONST 0 : int32[0,3]\n%bad = RESHAPE %x : int32[1]\n%r = REALIZE %bad : void\n",
          "changes the element count (0 vs 1)");
-    text("expand_of_a_non_one_dim", VerifyRule::Shape, on_x("%bad = EXPAND %x : int32[3,8]"),
+    text("expand_of_a_non_one_dim", VerifyRule::TensorShape, on_x("%bad = EXPAND %x : int32[3,8]"),
          "EXPAND from [3,4] to [3,8]: dim 1 has size 4, neither equal nor 1");
-    text("expand_changes_the_rank", VerifyRule::Shape, on_x("%bad = EXPAND %x : int32[2,3,4]"),
-         "EXPAND from [3,4] to [2,3,4] changes the rank");
-    text("expand_of_a_zero_dim", VerifyRule::Shape,
+    text("expand_changes_the_rank", VerifyRule::TensorShape,
+         on_x("%bad = EXPAND %x : int32[2,3,4]"), "EXPAND from [3,4] to [2,3,4] changes the rank");
+    text("expand_of_a_zero_dim", VerifyRule::TensorShape,
          "%x = CONST 0 : int32[0]\n%bad = EXPAND %x : int32[4]\n%r = REALIZE %bad : void\n",
          "dim 0 has size 0, neither equal nor 1");
-    text("permute_repeats_a_dim", VerifyRule::Shape,
+    text("permute_repeats_a_dim", VerifyRule::TensorShape,
          on_x("%bad = PERMUTE %x order=[0,0] : int32[3,3]"),
          "PERMUTE order [0,0] is not a permutation of the 2 dims of [3,4]");
-    text("permute_of_too_few_dims", VerifyRule::Shape,
+    text("permute_of_too_few_dims", VerifyRule::TensorShape,
          on_x("%bad = PERMUTE %x order=[0] : int32[3]"), "is not a permutation of the 2 dims");
-    text("permute_out_of_range", VerifyRule::Shape,
+    text("permute_out_of_range", VerifyRule::TensorShape,
          on_x("%bad = PERMUTE %x order=[2,0] : int32[3,3]"), "order [2,0] is not a permutation");
-    text("pad_negative", VerifyRule::Shape, on_x("%bad = PAD %x pad=[-1:0,0:0] : int32[2,4]"),
+    text("pad_negative", VerifyRule::TensorShape, on_x("%bad = PAD %x pad=[-1:0,0:0] : int32[2,4]"),
          "PAD dim 0: (-1,0) is not a pair of sizes in 0..2^31");
-    text("pad_pair_count", VerifyRule::Shape, on_x("%bad = PAD %x pad=[1:1] : int32[5,4]"),
+    text("pad_pair_count", VerifyRule::TensorShape, on_x("%bad = PAD %x pad=[1:1] : int32[5,4]"),
          "PAD lists 1 pairs for the 2 dims of [3,4]");
-    text("shrink_past_the_end", VerifyRule::Shape,
+    text("shrink_past_the_end", VerifyRule::TensorShape,
          on_x("%bad = SHRINK %x shrink=[0:3,2:5] : int32[3,3]"),
          "SHRINK dim 1: 2:5 is not within 0 <= begin <= end <= 4");
-    text("shrink_begin_after_end", VerifyRule::Shape,
+    text("shrink_begin_after_end", VerifyRule::TensorShape,
          on_x("%bad = SHRINK %x shrink=[2:1,0:4] : int32[0,4]"), "SHRINK dim 0: 2:1");
-    text("shrink_negative_begin", VerifyRule::Shape,
+    text("shrink_negative_begin", VerifyRule::TensorShape,
          on_x("%bad = SHRINK %x shrink=[-1:1,0:4] : int32[2,4]"), "SHRINK dim 0: -1:1");
-    text("flip_unsorted_axes", VerifyRule::Shape, on_x("%bad = FLIP %x axes=[1,0] : int32[3,4]"),
+    text("flip_unsorted_axes", VerifyRule::TensorShape,
+         on_x("%bad = FLIP %x axes=[1,0] : int32[3,4]"),
          "FLIP axes [1,0] are not ascending, distinct dims of [3,4]");
-    text("flip_duplicate_axis", VerifyRule::Shape, on_x("%bad = FLIP %x axes=[1,1] : int32[3,4]"),
-         "FLIP axes [1,1]");
-    text("flip_axis_out_of_range", VerifyRule::Shape, on_x("%bad = FLIP %x axes=[2] : int32[3,4]"),
-         "FLIP axes [2]");
-    text("reduce_unsorted_axes", VerifyRule::Shape,
+    text("flip_duplicate_axis", VerifyRule::TensorShape,
+         on_x("%bad = FLIP %x axes=[1,1] : int32[3,4]"), "FLIP axes [1,1]");
+    text("flip_axis_out_of_range", VerifyRule::TensorShape,
+         on_x("%bad = FLIP %x axes=[2] : int32[3,4]"), "FLIP axes [2]");
+    text("reduce_unsorted_axes", VerifyRule::TensorShape,
          on_x("%bad = REDUCE_AXIS %x op=ADD axes=[1,0] : int32[1,1]"),
          "REDUCE_AXIS axes [1,0] are not ascending, distinct dims of [3,4]");
-    text("reduce_duplicate_axis", VerifyRule::Shape,
+    text("reduce_duplicate_axis", VerifyRule::TensorShape,
          on_x("%bad = REDUCE_AXIS %x op=ADD axes=[0,0] : int32[1,4]"), "REDUCE_AXIS axes [0,0]");
-    text("reduce_negative_axis", VerifyRule::Shape,
+    text("reduce_negative_axis", VerifyRule::TensorShape,
          on_x("%bad = REDUCE_AXIS %x op=MAX axes=[-1] : int32[3,1]"), "REDUCE_AXIS axes [-1]");
-    text("reduce_axis_on_rank_zero", VerifyRule::Shape,
+    text("reduce_axis_on_rank_zero", VerifyRule::TensorShape,
          "%x = CONST 1 : int32[]\n%bad = REDUCE_AXIS %x op=ADD axes=[0] : int32[]\n"
          "%r = REALIZE %bad : void\n",
          "REDUCE_AXIS axes [0] are not ascending, distinct dims of []");
-    text("reduce_drops_the_dim", VerifyRule::Shape,
+    text("reduce_drops_the_dim", VerifyRule::TensorShape,
          on_x("%bad = REDUCE_AXIS %x op=ADD axes=[1] : int32[3]"),
          "REDUCE_AXIS gives shape [3,1], the node says [3]");
-    text("permute_says_the_wrong_shape", VerifyRule::Shape,
+    text("permute_says_the_wrong_shape", VerifyRule::TensorShape,
          on_x("%bad = PERMUTE %x order=[1,0] : int32[3,4]"),
          "PERMUTE gives shape [4,3], the node says [3,4]");
-    text("elementwise_shapes_differ", VerifyRule::Shape,
+    text("elementwise_shapes_differ", VerifyRule::TensorShape,
          on_x("%y = CONST 1 : int32[4,3]\n%bad = ADD %x %y : int32[3,4]"),
          "ADD operands have different shapes ([3,4] and [4,3])");
-    text("elementwise_rank_differs", VerifyRule::Shape,
+    text("elementwise_rank_differs", VerifyRule::TensorShape,
          on_x("%y = CONST 1 : int32[]\n%bad = MUL %x %y : int32[3,4]"),
          "MUL operands have different shapes ([3,4] and [])");
-    text("where_condition_shape", VerifyRule::Shape,
+    text("where_condition_shape", VerifyRule::TensorShape,
          on_x("%c = CONST true : bool[3,1]\n%bad = WHERE %c %x %x : int32[3,4]"),
          "WHERE operands have different shapes ([3,1] and [3,4])");
-    text("where_branch_shape", VerifyRule::Shape,
+    text("where_branch_shape", VerifyRule::TensorShape,
          on_x("%c = CONST true : bool[3,4]\n%y = CONST 0 : int32[3,1]\n"
               "%bad = WHERE %c %x %y : int32[3,4]"),
          "WHERE operands have different shapes ([3,4] and [3,1])");
-    text("cast_says_the_wrong_shape", VerifyRule::Shape, on_x("%bad = CAST %x : float32[12]"),
+    text("cast_says_the_wrong_shape", VerifyRule::TensorShape, on_x("%bad = CAST %x : float32[12]"),
          "CAST gives shape [3,4], the node says [12]");
-    text("too_many_elements", VerifyRule::Shape,
+    text("too_many_elements", VerifyRule::TensorShape,
          "%bad = CONST 0 : int8[65536,65536]\n%r = REALIZE %bad : void\n",
          "shape [65536,65536] has more than 2^31 elements");
-    text("realize_with_a_shape", VerifyRule::Shape,
+    text("realize_with_a_shape", VerifyRule::TensorShape,
          "%x = CONST 0 : int8[2]\n%bad = REALIZE %x : void[2]\n", "REALIZE has no shape, got [2]");
     built(
-        "pad_past_the_printable_size", VerifyRule::Shape,
+        "pad_past_the_printable_size", VerifyRule::TensorShape,
         [](Context& ctx) {
           // [0, 2^31+2] has no element but a dim the text format cannot spell.
           UOp x = t::constant(ctx, dtypes::Int32, 0, {0, int64_t{1} << 31});
@@ -130,7 +131,7 @@ const std::vector<TensorCase>& cases() {
         },
         "has a dim above 2^31");
     built(
-        "seventeen_dims", VerifyRule::Shape,
+        "seventeen_dims", VerifyRule::TensorShape,
         [](Context& ctx) {
           UOp bad = t::constant(ctx, dtypes::Int32, 0, Shape(17, 1));
           return std::pair{t::realize(ctx, {bad}), bad};
@@ -265,7 +266,7 @@ int run_cases_for(VerifyRule rule) {
 }
 
 TEST(TensorVerify, ShapeRule) {
-  EXPECT_GE(run_cases_for(VerifyRule::Shape), 25);
+  EXPECT_GE(run_cases_for(VerifyRule::TensorShape), 25);
 }
 TEST(TensorVerify, TensorOpRule) {
   EXPECT_GE(run_cases_for(VerifyRule::TensorOp), 3);

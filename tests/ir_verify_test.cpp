@@ -409,7 +409,7 @@ const std::vector<VerifyCase>& cases() {
     // ---- shape
     // (The parser refuses a shape in a kernel, so build it.)
     built(
-        "kernel_const_with_a_shape", VerifyRule::Shape,
+        "kernel_const_with_a_shape", VerifyRule::TensorShape,
         [](Context& ctx) {
           UOp bad = ctx.make(Op::Const, dtypes::Int32, {}, ConstArg{Value::of_int(5)}, {1});
           return store_built(ctx, bad, bad);
@@ -516,7 +516,7 @@ TEST(Verify, TensorOpRuleInKernels) {
   EXPECT_GE(run_cases_for(VerifyRule::TensorOp), 2);
 }
 TEST(Verify, ShapeRuleInKernels) {
-  EXPECT_GE(run_cases_for(VerifyRule::Shape), 1);
+  EXPECT_GE(run_cases_for(VerifyRule::TensorShape), 1);
 }
 
 TEST(Verify, EveryRuleIsExercisedByACase) {

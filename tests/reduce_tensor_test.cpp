@@ -97,8 +97,11 @@ TEST(ReduceTensor, BigProgramShrinksToItsPadAndReduce) {
   EXPECT_LE(size_of(r.kernel).ops, 6u) << ir::print_kernel(r.kernel);
   EXPECT_LE(r.final_nodes, 4u) << ir::print_kernel(r.kernel);
   // The kernel passes had nothing to say about a tensor program.
-  for (const PassStats& s : r.passes)
-    if (s.pass < Pass::TensorDropOutput) EXPECT_EQ(s.proposed, 0u) << pass_name(s.pass);
+  for (const PassStats& s : r.passes) {
+    if (s.pass < Pass::TensorDropOutput) {
+      EXPECT_EQ(s.proposed, 0u) << pass_name(s.pass);
+    }
+  }
 }
 
 // The value finding: a FLIP whose value (by the tensor oracle, on the inputs of seed 0)
