@@ -83,6 +83,7 @@ bool replayable(FindingKind k) {
     case FindingKind::Timeout:
     case FindingKind::BackendError:
     case FindingKind::Latency:
+    case FindingKind::Protocol:
     // A pipeline stopped after k steps is not meant to be a fixed point: bisect rules.
     case FindingKind::NotIdempotent: return false;
   }

@@ -30,6 +30,7 @@ std::string_view finding_kind_name(FindingKind k) {
     case FindingKind::Latency: return "latency";
     case FindingKind::RewriteStepLimit: return "rewrite-step-limit";
     case FindingKind::NotIdempotent: return "not-idempotent";
+    case FindingKind::Protocol: return "protocol";
   }
   return "?";
 }
@@ -202,7 +203,25 @@ void set_check_started_hook(void (*hook)()) {
 CheckResult check_kernel(Context& ctx, const Kernel& kernel, const CheckOptions& options) {
   if (g_check_started) g_check_started();
   CheckResult res;
-  res.simplified = simplifier::simplify(ctx, kernel.root, options.simplify);
+  sut::Outcome outcome =
+      sut::simplify_with(options.simplifier.get(), ctx, kernel.root, options.simplify);
+  res.child_seconds = outcome.child_seconds;
+  res.protocol_seconds = outcome.protocol_seconds;
+  if (outcome.failure) {
+    const sut::Failure& f = *outcome.failure;
+    res.simplifier_failure = f;
+    switch (f.kind) {
+      case sut::FailureKind::Unsupported: return res;
+      case sut::FailureKind::Crash: res.kind = FindingKind::Crash; break;
+      case sut::FailureKind::Hang: res.kind = FindingKind::Timeout; break;
+      case sut::FailureKind::Protocol: res.kind = FindingKind::Protocol; break;
+    }
+    res.backend = options.simplifier->name();
+    res.details = fmt::format("the simplifier under test ({}): {}: {}",
+                              options.simplifier->name(), sut::failure_kind_name(f.kind), f.reason);
+    return res;
+  }
+  res.simplified = std::move(outcome.result);
   UOp rewritten = res.simplified.root;
   auto errors = verify(rewritten);
   if (!errors.empty()) {
@@ -340,7 +359,9 @@ CheckResult check_kernel(Context& ctx, const Kernel& kernel, const CheckOptions&
     }
   }
   // Results agree: is the rewrite a fixed point (a second simplify changes nothing)?
-  if (auto why = not_idempotent(ctx, res.simplified, options.simplify)) {
+  // (The built-in pipeline's final stage; an external simplifier's stages are its own.)
+  if (auto why = options.simplifier ? std::nullopt
+                                    : not_idempotent(ctx, res.simplified, options.simplify)) {
     res.kind = FindingKind::NotIdempotent;
     res.details = *why;
     return res;

@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -23,6 +24,7 @@
 #include "check/latency.h"
 #include "ir/kernel.h"
 #include "simplifier/simplifier.h"
+#include "sut/simplifier_under_test.h"
 
 namespace uopfuzz::check {
 
@@ -43,6 +45,10 @@ enum class FindingKind : uint8_t {
   RewriteStepLimit,
   /// Simplifying the converged rewrite again changes it (check/idempotence.h).
   NotIdempotent,
+  /// The external simplifier under test answered something that is not the protocol's
+  /// (docs/external-simplifier.md). Its crashes are Crash and its hangs Timeout; all three
+  /// are signed "<kind>/external[@where]/<simplifier>" with no replay.
+  Protocol,
 };
 std::string_view finding_kind_name(FindingKind k);
 
@@ -54,6 +60,9 @@ struct Mismatch {
 };
 
 struct CheckOptions {
+  /// The simplifier under test (sut/simplifier_under_test.h); null: the built-in one,
+  /// called directly. Shared: a campaign's checks reuse one external child per process.
+  std::shared_ptr<sut::Simplifier> simplifier;
   simplifier::SimplifyOptions simplify;
   int seeds = 3;  ///< input seeds tried: base_seed, base_seed+1, ...
   uint64_t base_seed = 0;
@@ -83,6 +92,11 @@ struct CheckResult {
   uint64_t original_steps = 0;            ///< oracle instructions executed
   uint64_t original_iterations = 0;       ///< loop iterations (oracle::RunOutput::iterations)
   std::optional<LatencyVerdict> latency;  ///< the detector's verdict, when it ran
+  /// The simplifier under test gave no rewrite: Unsupported leaves kind None (counted by
+  /// reason, not a finding); Crash, Hang and Protocol set kind Crash, Timeout, Protocol.
+  std::optional<sut::Failure> simplifier_failure;
+  double child_seconds = 0;     ///< time spent in an external simplifier's process
+  double protocol_seconds = 0;  ///< of the check's own time, spent on the protocol
 };
 
 /// The first element where `got` differs from the reference `want` under a tolerance of

@@ -1,0 +1,1 @@
+"""The tinygrad adapter's modules (see ../README.md)."""

@@ -1,0 +1,107 @@
+/** \file The simplifier under test, as a value: the built-in C++ rules in process, or an
+ * external simplifier (another project's rewriter, tinygrad's first) behind the protocol of
+ * docs/external-simplifier.md. Everything downstream of the rewrite (check, dedup, reduce,
+ * corpus, latency) takes one of these and treats both alike.
+ *
+ * An external simplifier is one persistent child process per worker: the first request in
+ * a process starts it, later requests reuse it, and a request made in a forked worker starts
+ * that worker's own child (the parent's pipes are never shared). When the child crashes,
+ * hangs past the per-graph timeout or answers something unparsable, the request fails with
+ * that kind (a finding of its own) and the next request starts a fresh child.
+ */
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ir/result.h"
+#include "ir/uop.h"
+#include "simplifier/simplifier.h"
+
+namespace uopfuzz::sut {
+
+/// Why a simplifier under test gave no rewrite.
+enum class FailureKind : uint8_t {
+  Unsupported,  ///< it declines the kernel with a reason: counted per reason, not a finding
+  Crash,        ///< it raised an error, or its process died
+  Hang,         ///< no answer within the per-graph timeout
+  Protocol,     ///< an answer that is not a frame of the protocol, or a kernel that does not parse
+};
+std::string_view failure_kind_name(FailureKind k);  ///< "unsupported", "crash", "hang", "protocol"
+
+struct Failure {
+  FailureKind kind = FailureKind::Crash;
+  std::string reason;  ///< one line: the unsupported reason, the error, the exit status
+  /// Where in the simplifier's own source a crash was raised ("file:line"), when it says;
+  /// it tells two crash bugs apart in a signature.
+  std::string where;
+  std::string log;  ///< what the child wrote (its traceback, the tail of its stderr)
+};
+
+struct Outcome {
+  /// The rewrite (root, converged, hits; the built-in one also fills stages, gates and the
+  /// trace). Meaningful only when !failure.
+  simplifier::SimplifyResult result;
+  std::optional<Failure> failure;
+  /// Seconds the request spent in another process: 0 in process; for an external one, from
+  /// sending the request to its last frame (the rest of the check's time is ours).
+  double child_seconds = 0;
+  double protocol_seconds = 0;  ///< of those, ours: printing the request, parsing the answer
+};
+
+/// Which SimplifyOptions a simplifier honours. An option it does not honour is ignored, so
+/// the callers that need one (planted bugs, trace replay, rule bisection) ask first.
+struct Capabilities {
+  bool bugs = false;        ///< SimplifyOptions::bugs: the built-in planted bugs
+  bool disable = false;     ///< SimplifyOptions::disabled: rules switched off by name
+  bool stop_after = false;  ///< SimplifyOptions::stop_after: the graph after k rule applications
+  bool trace = false;       ///< SimplifyOptions::trace: each application's node and rule
+  bool stages = false;      ///< optimize=false and final_stage_only
+};
+
+class Simplifier {
+ public:
+  virtual ~Simplifier() = default;
+  /// "builtin", "tinygrad", or "external:CMD": what `--simplifier` took, as corpus headers
+  /// and JSON record it.
+  virtual std::string name() const = 0;
+  /// What version of it runs ("uopfuzz <git describe>", a tinygrad commit); an external one
+  /// learns it from its child's hello, so this may start the child. "" when unknown.
+  virtual std::string version() = 0;
+  virtual Capabilities capabilities() = 0;
+  /// The rewrite of the kernel rooted at `root` (a SINK), made in `ctx`.
+  virtual Outcome simplify(ir::Context& ctx, ir::UOp root,
+                           const simplifier::SimplifyOptions& options) = 0;
+};
+
+/// The built-in simplifier (simplifier::simplify, in process, every capability).
+std::shared_ptr<Simplifier> builtin();
+
+/// How to start and run an external simplifier.
+struct ExternalOptions {
+  double timeout_s = 10;          ///< seconds one request may take before it is a hang
+  double startup_timeout_s = 60;  ///< seconds the child may take to say hello
+  // The tinygrad adapter (adapters/tinygrad/):
+  std::string tinygrad_path;  ///< a tinygrad checkout ("" : $TINYGRAD_PATH, else an importable one)
+  std::string tinygrad_stage = "symbolic";  ///< "symbolic" or "full"
+  std::vector<std::string> adapter_bugs;    ///< the adapter's planted bugs to switch on
+  std::string python = "python3";
+};
+
+/// The simplifier `spec` names: "builtin", "tinygrad" or "external:CMD" (CMD run by
+/// /bin/sh). Errors: an unknown spec; for tinygrad, no tinygrad found (the message says how
+/// to point at one) or no adapter script. An external child is started lazily, on first use.
+Result<std::shared_ptr<Simplifier>> make_simplifier(std::string_view spec,
+                                                    const ExternalOptions& options = {});
+
+/// The rewrite of `root` by `sut`, or by the built-in simplifier when `sut` is null: the
+/// one call site every check goes through.
+Outcome simplify_with(Simplifier* sut, ir::Context& ctx, ir::UOp root,
+                      const simplifier::SimplifyOptions& options);
+
+}  // namespace uopfuzz::sut
