@@ -1,6 +1,11 @@
 # uopfuzz top-level Makefile: every target first makes sure the Debian packages are
 # there (scripts/install-deps.sh is quiet when nothing is missing), then configures
 # and builds through the CMake presets.
+# The tinygrad the adapter's tests and `--simplifier tinygrad` use: the caller's
+# TINYGRAD_PATH, else the snapshot beside this checkout when there is one.
+TINYGRAD_PATH ?= $(if $(wildcard ../shared/vendor/tinygrad/tinygrad/__init__.py),$(abspath ../shared/vendor/tinygrad))
+export TINYGRAD_PATH
+
 .PHONY: all deps release debug asan libfuzzer test fuzz bench clean format format-check tidy
 
 

@@ -18,6 +18,8 @@ packages=(
   # Only for the dashboard screenshot test (ctest dashboard.screenshot): headless Chromium
   # renders the page (its fontconfig brings the DejaVu fonts), libpng reads the screenshot.
   chromium libpng-dev
+  # The tinygrad adapter (adapters/tinygrad: Python standard library plus tinygrad)
+  python3
 )
 
 missing=()
