@@ -173,6 +173,14 @@ TEST(SutExternal, AnExitIsACrashWithItsStatusAndStderr) {
   EXPECT_NE(f.log.find("fake: exiting on the marker"), std::string::npos) << f.log;
 }
 
+TEST(SutExternal, TheLogKeepsTheTailOfALongStderr) {
+  Failure f = fails_then_recovers("--mode noisy-exit --marker 777", FailureKind::Crash, false);
+  EXPECT_EQ(f.reason, "exited with status 3");
+  EXPECT_LE(f.log.size(), 8192u);
+  EXPECT_GT(f.log.size(), 4096u);
+  EXPECT_TRUE(f.log.ends_with("x\nlast words\n")) << f.log.substr(f.log.size() - 40);
+}
+
 TEST(SutExternal, ASignalIsACrashNamingIt) {
   Failure f = fails_then_recovers("--mode segv --marker 777", FailureKind::Crash, false);
   EXPECT_EQ(f.reason, "killed by signal 11 (SIGSEGV)");
