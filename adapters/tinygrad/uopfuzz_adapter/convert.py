@@ -248,6 +248,7 @@ class _Printer:
         return var if self.dtype(u) == dt else self.add(u, "CAST", [var], [], self.dtype(u))
       if u.arg.slot not in self.conv.params: raise Unsupported(f"PARAM slot {u.arg.slot} the rewrite introduced")
       args, dt = self.conv.params[u.arg.slot]
+      if self.dtype(u) != dt: raise Unsupported(f"PARAM slot {u.arg.slot} of {dt} retyped to {u.dtype} in the rewrite")
       return self.add(u, "PARAM", [], args, dt)
     if op is Ops.RANGE:
       ids, kind = u.arg[:-1], u.arg[-1]
