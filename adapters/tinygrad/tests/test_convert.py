@@ -198,6 +198,19 @@ class FromTinygrad(unittest.TestCase):
     got = back(store_sink(UOp(Ops.INDEX, dtypes.int32, src=(exp, UOp(Ops.CONST, dtypes.weakint, arg=1)))), text)
     self.assertEqual(got[-3:], ["CONST 3 : int32", "STORE %2 %3 : void", "SINK %4 : void"])
 
+  def test_end_of_no_range_is_its_body(self):
+    sink = store_sink(UOp(Ops.CONST, dtypes.int32, arg=1))
+    ended = sink.replace(src=(UOp(Ops.END, dtypes.void, src=(sink.src[0],)),))
+    self.assertEqual(back(ended)[-2:], ["STORE %2 %3 : void", "SINK %4 : void"])
+
+  def test_gated_index_lowered_to_int32_stays_index(self):
+    text = kernel("%3 = PARAM slot=1 size=2 in : int32", "%4 = INDEX %3 %1 : int32", "%5 = LOAD %4 : int32")
+    i = UOp(Ops.CONST, dtypes.int32, arg=1)
+    gated = UOp(Ops.WHERE, dtypes.int32, src=(UOp(Ops.CONST, dtypes.bool, arg=True), i, UOp.invalid()))
+    got = back(store_sink(UOp(Ops.INDEX, dtypes.int32, src=(UOp.param(1, dtypes.int32, shape=(2,)), gated))), text)
+    self.assertEqual(got[3:9], ["PARAM slot=1 size=2 in : int32", "CONST true : bool", "CONST 1 : index", "INVALID : index",
+                                "WHERE %4 %5 %6 : index", "INDEX %3 %7 : int32"])
+
   def test_integer_mulacc_is_mul_then_add(self):
     a = UOp(Ops.CONST, dtypes.int32, arg=2)
     got = back(store_sink(UOp(Ops.MULACC, dtypes.int32, src=(a, a, a))))

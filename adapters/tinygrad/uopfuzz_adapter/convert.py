@@ -213,6 +213,7 @@ class _Printer:
     """The node for `u` used as a value of dtype `want` (None: its own)."""
     if u.op is Ops.CONST and u.arg is Invalid:
       return self.add(("invalid",), "INVALID", [], [], "index")
+    if u.op is Ops.WHERE and u.src[2].op is Ops.CONST and u.src[2].arg is Invalid: return self.emit(u)
     if u.op is Ops.INDEX:
       if u.src[0].op is Ops.EXPAND and u.src[0].src[0].op is Ops.CONST: return self.const_buffer_load(u)
       idx = self.emit(u)
@@ -297,7 +298,7 @@ class _Printer:
     if op is Ops.END:
       body = self.effect(u.src[0])
       ranges = [self.emit(r) for r in u.src[1:]]
-      if body is None: return None
+      if body is None or not ranges: return body  # an END of no range is its body
       return self.add(u, "END", [body] + ranges, [], "void")
     if op is Ops.REDUCE:
       rop = u.arg[0] if isinstance(u.arg, tuple) else u.arg
@@ -321,7 +322,9 @@ class _Printer:
       a, b, c = (self.value(s, dt) for s in u.src)
       return self.add(u, "ADD", [self.add(("mul", u), "MUL", [a, b], [], dt), c], [], dt)
     if op in ALU_FROM_TG:
-      return self.add(u, ALU_FROM_TG[op], self._alu_srcs(u), [], self.dtype(u))
+      # a gated index stays index-typed here when tinygrad lowers the index to int32
+      dt = "index" if op is Ops.WHERE and u.src[2].op is Ops.CONST and u.src[2].arg is Invalid else self.dtype(u)
+      return self.add(u, ALU_FROM_TG[op], self._alu_srcs(u), [], dt)
     raise Unsupported(f"op {op.name} (tinygrad-only) in the rewrite")
 
   def min_of(self, u, inner):
