@@ -181,7 +181,7 @@ class FromTinygrad(unittest.TestCase):
     with self.assertRaisesRegex(Unsupported, "AFTER"):
       back(store_sink(after))
     with self.assertRaisesRegex(Unsupported, "weakfloat|bfloat16|MULACC"):
-      f = UOp(Ops.CONST, dtypes.float32, arg=1.0)
+      f = UOp.const(1.0, dtypes.float32)
       back(store_sink(UOp(Ops.MULACC, dtypes.float32, src=(f, f, f)), dtypes.float32), kernel("%3 = CONST 1.0 : float32", out="float32"))
 
   def test_narrowed_range_is_an_index_range_and_a_cast(self):
