@@ -108,6 +108,9 @@ def to_tinygrad(text):
       built.append(_to_uop(node, [built[s] for s in node.srcs], conv, kernel))
     except Unsupported as e:
       raise Unsupported(f"line {node.line}: {e}") from None
+    except (KeyError, IndexError, ValueError, TypeError, OverflowError, RuntimeError, AssertionError) as e:
+      # text the C++ verifier would reject, or a node tinygrad's constructors refuse
+      raise Unsupported(f"line {node.line}: {node.op} not convertible ({type(e).__name__}: {e})") from None
   return built[-1], conv
 
 
@@ -224,9 +227,9 @@ class _Printer:
     if u.op is Ops.RANGE and u.dtype is not dtypes.weakint:
       # a RANGE the full rewrite narrowed: the loop is an index RANGE, its value a CAST of it
       rng = self.emit(u)
-      cast = self.add(("cast", u), "CAST", [rng], [], self.dtype(u))
       if want == "index": return rng
-      return cast if want is None or want == self.dtype(u) else self.add(("cast", u, want), "CAST", [rng], [], want)
+      want = want or self.dtype(u)
+      return self.add(("cast", u, want), "CAST", [rng], [], want)
     have = self.dtype(u)
     if want is None or want == have: return self.emit(u)
     if u.op is Ops.CONST:
