@@ -211,6 +211,13 @@ class FromTinygrad(unittest.TestCase):
     self.assertEqual(got[3:9], ["PARAM slot=1 size=2 in : int32", "CONST true : bool", "CONST 1 : index", "INVALID : index",
                                 "WHERE %4 %5 %6 : index", "INDEX %3 %7 : int32"])
 
+  def test_header_of_a_buffer_the_rewrite_dropped_goes(self):
+    text = kernel("%3 = PARAM slot=1 size=1 in vmin=3 vmax=3 : int32", "%4 = INDEX %3 %1 : int32", "%5 = LOAD %4 : int32",
+                  header="@name pinned\n@input 1 [3]\n@output 0 [3]\n")
+    _, conv = convert.to_tinygrad(text)
+    got = convert.from_tinygrad(store_sink(UOp(Ops.CONST, dtypes.int32, arg=3)), conv)
+    self.assertEqual(got.splitlines()[:3], ["@name pinned", "@output 0 [3]", "%0 = PARAM slot=0 size=1 out : int32"])
+
   def test_integer_mulacc_is_mul_then_add(self):
     a = UOp(Ops.CONST, dtypes.int32, arg=2)
     got = back(store_sink(UOp(Ops.MULACC, dtypes.int32, src=(a, a, a))))

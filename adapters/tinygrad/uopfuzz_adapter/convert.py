@@ -368,7 +368,11 @@ def from_tinygrad(sink, conversion):
     printer.emit(sink)
   finally:
     sys.setrecursionlimit(limit)
-  return uop_text.print_kernel(uop_text.Kernel(conversion.header, printer.nodes))
+  # @input/@output name buffers by slot, and .uop requires the slot's PARAM: a buffer the
+  # rewrite no longer reads (a pinned input folded to its constant) loses its line.
+  slots = {n.keyed()[0].get("slot") for n in printer.nodes if n.op == "PARAM"}
+  header = [h for h in conversion.header if not (h.startswith(("@input ", "@output ")) and h.split()[1] not in slots)]
+  return uop_text.print_kernel(uop_text.Kernel(header, printer.nodes))
 
 
 
