@@ -281,10 +281,14 @@ class SemanticGate(unittest.TestCase):
                        (("%6 = CONST 1.5 : float32", "%7 = ADD %5 %6 : float32", "%8 = ADD %7 %6 : float32"), "chain"),
                        (("%6 = CONST 2.0 : float32", "%7 = CONST 3.0 : float32", "%8 = MUL %5 %6 : float32",
                          "%9 = MUL %5 %7 : float32", "%10 = ADD %8 %9 : float32"), "x\\*c0\\+x\\*c1"),
-                       (("%6 = CONST 1.0 : float32", "%7 = CMPLT %6 %5 : bool", "%8 = WHERE %7 %5 %6 : float32"), "MAX")):
+                       (("%6 = CONST 1.0 : float32", "%7 = CMPLT %6 %5 : bool", "%8 = WHERE %7 %5 %6 : float32"), "MAX"),
+                       (("%6 = CONST nan : float32", "%7 = MAX %5 %6 : float32"), "NaN or zero"),
+                       (("%6 = CONST -0.0 : float32", "%7 = MAX %5 %6 : float32"), "NaN or zero"),
+                       (("%6 = CONST -0.5 : float32", "%7 = TRUNC %6 : float32", "%8 = ADD %5 %7 : float32"), "TRUNC")):
       with self.subTest(why=why):
         self.assertRegex(gate(*x, *extra, out="float32") or "", why)
     self.assertIsNone(gate(*x, "%6 = CONST 1.5 : float32", "%7 = ADD %5 %6 : float32", out="float32"))
+    self.assertIsNone(gate(*x, "%6 = CONST -1.5 : float32", "%7 = TRUNC %6 : float32", "%8 = MAX %5 %7 : float32", out="float32"))
 
   def test_range_closed_twice_only_matters_to_the_full_rewrite(self):
     text = ("%0 = PARAM slot=0 size=2 out : int32\n%1 = CONST 2 : index\n%2 = RANGE %1 axis=0 LOOP : index\n"
