@@ -133,6 +133,24 @@ def _to_uop(node, src, conv, kernel):
   raise Unsupported(f"op {op}: not a kernel op tinygrad's codegen takes")
 
 
+def _wrap(value, dtype):
+  """A tinygrad integer constant as a `dtype` value: tinygrad may leave a sized-int CONST
+  outside its dtype's range (its folds reason on unbounded ints); rendered, it wraps, as
+  every sized-int value does here. An index is 64-bit here and unbounded there."""
+  dt = DTYPE_TO_TG[dtype]
+  if dtype == "index":
+    if not dtypes.int64.min <= value <= dtypes.int64.max:
+      raise Unsupported(f"index constant {value} outside int64 in the rewrite (tinygrad's index is unbounded)")
+    return value
+  span = 1 << dt.bitsize
+  value %= span
+  return value - span if value > dt.max else value
+
+
+def _is_int(dtype):
+  return dtype == "index" or dtype.startswith(("int", "uint"))
+
+
 def _format(value, dtype):
   if value is Invalid: raise Unsupported("an Invalid CONST outside a gated index")
   if dtype == "bool": return "true" if value else "false"
@@ -144,7 +162,7 @@ def _format(value, dtype):
   if isinstance(value, float):
     if not value.is_integer(): raise Unsupported(f"float constant {value} where {dtype} is needed")
     value = int(value)
-  return str(int(value))
+  return str(_wrap(int(value), dtype))
 
 
 class _Printer:
@@ -171,17 +189,43 @@ class _Printer:
     if u.op is Ops.CONST and u.arg is Invalid:
       return self.add(("invalid",), "INVALID", [], [], "index")
     if u.op is Ops.INDEX:
+      if u.src[0].op is Ops.EXPAND and u.src[0].src[0].op is Ops.CONST: return self.const_buffer_load(u)
       idx = self.emit(u)
       return self.add(("load", u), "LOAD", [idx], [], self.dtype(u))
+    if u.op is Ops.CONST and u.dtype in dtypes.weaks:
+      # a weak float alone (a CAST's operand) is the Python double tinygrad holds
+      return self.const(u.arg, want or ("index" if u.dtype is dtypes.weakint else "float64"))
+    if u.op is Ops.RANGE and u.dtype is not dtypes.weakint:
+      # a RANGE the full rewrite narrowed: the loop is an index RANGE, its value a CAST of it
+      rng = self.emit(u)
+      cast = self.add(("cast", u), "CAST", [rng], [], self.dtype(u))
+      if want == "index": return rng
+      return cast if want is None or want == self.dtype(u) else self.add(("cast", u, want), "CAST", [rng], [], want)
     have = self.dtype(u)
     if want is None or want == have: return self.emit(u)
     if u.op is Ops.CONST:
-      text = _format(u.arg, want)
-      _literal(text, want)  # a weak constant too big for `want` is refused, not wrapped
-      return self.add(("const", text, want), "CONST", [], [text], want)
-    if u.dtype not in dtypes.weaks:
+      return self.const(u.arg, want)
+    # Integers of another width are the index narrowed by the full rewrite (int32 indexing) or
+    # a weak int taking the width of its use: the CAST states what tinygrad's code does, and
+    # the check judges it (a narrowing that wraps is a mismatch, not hidden).
+    # A bool where tinygrad's promotion wants an integer is 0 or 1, as a CAST makes it.
+    if not ((_is_int(have) or have == "bool") and _is_int(want)):
       raise Unsupported(f"{u.op.name} of {have} where {want} is needed")
-    return self.add(("cast", u, want), "CAST", [self.emit(u)], [], want)
+    return self.add(("cast", u, want), "CAST", [self.value(u)], [], want)
+
+  def const(self, value, dtype):
+    text = _format(value, dtype)
+    return self.add(("const", text, dtype), "CONST", [], [text], dtype)
+
+  def const_buffer_load(self, u):
+    """A read of INDEX(EXPAND(CONST c), idx): tinygrad's form of a buffer whose bounds pin
+    every element to c (vmin = vmax). It reads c, or 0 through an index gated off."""
+    dt = self.dtype(u)
+    c = self.const(u.src[0].src[0].arg, dt)
+    gate = u.src[1] if len(u.src) == 2 else None
+    if gate is None or not (gate.op is Ops.WHERE and gate.src[2].op is Ops.CONST and gate.src[2].arg is Invalid): return c
+    valid = self.value(gate.src[0], "bool")
+    return self.add(("where", valid, c, dt), "WHERE", [valid, c, self.const(0, dt)], [], dt)
 
   def effect(self, u):
     """An effect's node, or None for tinygrad's NOOP (a STORE it proved never runs)."""
@@ -199,21 +243,26 @@ class _Printer:
       if u.arg.addrspace is AddrSpace.ALU:
         if u.arg.name not in self.conv.vars: raise Unsupported(f"variable {u.arg.name} the rewrite introduced")
         args, dt = self.conv.vars[u.arg.name]
-        return self.add(u, "VAR", [], args, dt)
+        var = self.add(("var", u.arg.name), "VAR", [], args, dt)
+        # the full rewrite narrows a variable to the width it is used at
+        return var if self.dtype(u) == dt else self.add(u, "CAST", [var], [], self.dtype(u))
       if u.arg.slot not in self.conv.params: raise Unsupported(f"PARAM slot {u.arg.slot} the rewrite introduced")
       args, dt = self.conv.params[u.arg.slot]
+      if self.dtype(u) != dt: raise Unsupported(f"PARAM slot {u.arg.slot} of {dt} retyped to {u.dtype} in the rewrite")
       return self.add(u, "PARAM", [], args, dt)
     if op is Ops.RANGE:
       ids, kind = u.arg[:-1], u.arg[-1]
       if kind.name not in AXIS_TYPES: raise Unsupported(f"RANGE axis type {kind.name}")
       if not ids or any(not isinstance(i, int) or i < 0 for i in ids): raise Unsupported(f"RANGE axis id {ids}")
       end = self.value(u.src[0], "index")
-      return self.add(u, "RANGE", [end], ["axis=" + ".".join(map(str, ids)), kind.name], self.dtype(u))
+      return self.add(u, "RANGE", [end], ["axis=" + ".".join(map(str, ids)), kind.name], "index")
     if op is Ops.INDEX:
+      if u.src[0].op is not Ops.PARAM or u.src[0].dtype != u.dtype:
+        raise Unsupported(f"INDEX of {u.dtype} into {u.src[0].op.name} of {u.src[0].dtype} in the rewrite")
       buf = self.emit(u.src[0])
       return self.add(u, "INDEX", [buf] + [self.value(s, "index") for s in u.src[1:]], [], self.dtype(u))
     if op is Ops.LOAD:
-      if u.src[0].op is not Ops.INDEX: raise Unsupported(f"LOAD of {u.src[0].op.name}")
+      if u.src[0].op is not Ops.INDEX or len(u.src) > 2: raise Unsupported(f"LOAD of {u.src[0].op.name} with {len(u.src)} operands")
       dt = self.dtype(u)
       return self.add(u, "LOAD", [self.emit(u.src[0])] + [self.value(s, dt) for s in u.src[1:]], [], dt)
     if op is Ops.STORE:
@@ -234,8 +283,17 @@ class _Printer:
     if op is Ops.SINK:
       effects = [e for e in (self.effect(s) for s in u.src) if e is not None]
       return self.add(u, "SINK", effects, [], "void")
+    if op is Ops.CAST and u.src[0].op is Ops.CONST and u.src[0].dtype in dtypes.weaks:
+      # tinygrad's sized constant: a weak CONST with its width on a CAST
+      dt = self.dtype(u)
+      if _is_int(dt) == (u.src[0].dtype is dtypes.weakint) and dt != "bool": return self.const(u.src[0].arg, dt)
     if op in (Ops.CAST, Ops.BITCAST):
       return self.add(u, op.name, [self.value(u.src[0])], [], self.dtype(u))
+    if op is Ops.MULACC:
+      dt = self.dtype(u)
+      if not _is_int(dt): raise Unsupported(f"MULACC of {dt}: fused or not is the backend's choice")
+      a, b, c = (self.value(s, dt) for s in u.src)
+      return self.add(u, "ADD", [self.add(("mul", u), "MUL", [a, b], [], dt), c], [], dt)
     if op in ALU_FROM_TG:
       return self.add(u, ALU_FROM_TG[op], self._alu_srcs(u), [], self.dtype(u))
     raise Unsupported(f"op {op.name} (tinygrad-only) in the rewrite")
