@@ -30,9 +30,10 @@ def read_frame(stream):
 class Adapter:
   """One adapter child; hello is read on start."""
 
-  def __init__(self, *args, stage="symbolic"):
+  def __init__(self, *args, stage="symbolic", env=None):
     cmd = [sys.executable, ADAPTER, "--tinygrad", tinygrad_checkout(), "--stage", stage, *args]
-    self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                 env=dict(os.environ, **(env or {})))
     kind, _, body = read_frame(self.proc.stdout)
     assert kind == "hello", kind
     self.hello = dict(line.split(": ", 1) if ": " in line else (line.rstrip(":"), "") for line in body.splitlines())
@@ -54,6 +55,7 @@ class Adapter:
     self.proc.stdin.close()
     self.proc.stdout.close()
     status = self.proc.wait(timeout=30)
+    self.stderr = self.proc.stderr.read().decode(errors="replace")
     self.proc.stderr.close()
     return status
 
