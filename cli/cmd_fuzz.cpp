@@ -355,7 +355,8 @@ Action add_fuzz(CLI::App& cmd, Invocation& invocation) {
   cmd.add_option("--jobs,-j", f->jobs, "worker processes (graph i goes to worker i mod N)")
       ->capture_default_str();
   cmd.add_option("--timeout", f->graph_timeout,
-                 "seconds one graph may take before it counts as a hang")
+                 "seconds one graph may take before it counts as a hang (with an external "
+                 "simplifier, at least --simplifier-timeout + 5)")
       ->capture_default_str();
   cmd.add_option("--backends", f->backends,
                  "backends each graph is checked on (available: " + backend_list() + ")")
