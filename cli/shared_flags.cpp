@@ -66,7 +66,7 @@ std::optional<std::shared_ptr<sut::Simplifier>> simplifier_under_test(
   eo.adapter_bugs = f.adapter_bugs;
   auto made = sut::make_simplifier(f.spec, eo);
   if (!made) {
-    fmt::print(stderr, "error: --simplifier {}: {}\n", f.spec, made.error().message);
+    fmt::print(stderr, "error: {}\n", made.error().message);
     return std::nullopt;
   }
   std::shared_ptr<sut::Simplifier> s = *made;

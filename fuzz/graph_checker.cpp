@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "backends/registry.h"
 #include "fuzz/corpus.h"
 #include "fuzz/corpus_header.h"
 #include "gen/mutate.h"
@@ -52,7 +53,8 @@ ir::Kernel corpus_entry(const ir::Kernel& k, const NewFinding& f, const Campaign
   corpus.signature = f.signature.text();
   corpus.check_clean = true;  // the faithful simplifier must agree
   // A finding on a compiled backend replays there too (the backend must run it right).
-  if (f.signature.backend != "oracle" && !f.latency)
+  // (A failure of the simplifier under test is signed by its name, not a backend's.)
+  if (f.signature.backend != "oracle" && !f.latency && backends::find_backend(f.signature.backend))
     corpus.check_backends = {"oracle", f.signature.backend};
   corpus.found_by = o.found_by.empty() ? "uopfuzz fuzz" : o.found_by;
   corpus.graph_seed = f.graph_seed;
