@@ -33,6 +33,7 @@ struct RunFlags {
   uint64_t max_steps = 2'000'000'000;
   bool dump_ir = false;
   int threads = 1;
+  SimplifierFlags simplifier;  ///< what rewrites a tensor program's kernels (with --backend)
 };
 
 json value_json(ir::DType dt, ir::Value v) {
@@ -202,7 +203,26 @@ int run_tensor_program(const RunFlags& f, const LoadedKernel& k, uint64_t seed,
                  lowered.error().message);
       return backends::is_unsupported(lowered.error()) ? kExitBadInput : kExitFinding;
     }
-    schedule::SimplifiedProgram simplified = schedule::simplify_program(*k.ctx, *lowered);
+    auto under_test = simplifier_under_test(f.simplifier);
+    if (!under_test) return kExitBadInput;
+    schedule::SimplifiedProgram simplified;
+    if (*under_test) {
+      simplified.program = *lowered;
+      for (size_t i = 0; i < simplified.program.kernels.size(); ++i) {
+        ir::ProgramKernel& pk = simplified.program.kernels[i];
+        sut::Outcome o = (*under_test)->simplify(*k.ctx, pk.root, {});
+        if (o.failure) {
+          fmt::print(stderr, "{}: error: the simplifier under test ({}) on kernel {}: {}: {}\n",
+                     f.file, f.simplifier.spec, i, sut::failure_kind_name(o.failure->kind),
+                     o.failure->reason);
+          return o.failure->kind == sut::FailureKind::Unsupported ? kExitBadInput : kExitFinding;
+        }
+        pk.root = o.result.root;
+        simplified.converged = simplified.converged && o.result.converged;
+      }
+    } else {
+      simplified = schedule::simplify_program(*k.ctx, *lowered);
+    }
     converged = simplified.converged;
     if (!converged)
       fmt::print(stderr, "{}: error: the simplifier did not converge on a kernel\n", f.file);
@@ -284,6 +304,7 @@ Action add_run(CLI::App& cmd, Invocation& invocation) {
   cmd.add_flag("--json", f->json, "print the result as JSON (schema in README)");
   cmd.add_option("--max-steps", f->max_steps, "stop after this many interpreter steps")
       ->capture_default_str();
+  add_simplifier_flags(cmd, f->simplifier);
   add_device_flag(cmd, invocation.device);
   return [f] { return run_run(*f); };
 }
