@@ -20,6 +20,7 @@ struct SelftestFlags {
   fuzz::SelftestOptions options;
   std::string json_path;
   std::string only;  ///< "kernel", "lowering", or "" for both
+  SimplifierFlags simplifier;
 };
 
 // Every line of `text` indented by four spaces (a case printed under a table row).
@@ -98,6 +99,14 @@ json lowering_row_json(const fuzz::LoweringSelftestRow& row) {
 int run_selftest(const SelftestFlags& f) {
   const fuzz::SelftestOptions& o = f.options;
   if (!valid_backends(o.backends)) return kExitBadInput;
+  if (f.simplifier.external()) {
+    if (!simplifier_under_test(f.simplifier)) return kExitBadInput;
+    fmt::print(stderr,
+               "error: selftest plants its bugs in the built-in simplifier; --simplifier {} "
+               "lacks the bugs capability\n",
+               f.simplifier.spec);
+    return kExitBadInput;
+  }
   if (!is_compiled_backend(o.latency_backend)) {
     fmt::print(stderr, "error: --latency-backend must be a compiled backend (available: {})\n",
                backend_list());
@@ -154,6 +163,7 @@ Action add_selftest(CLI::App& cmd, Invocation& invocation) {
                  "run only the planted simplifier bugs (kernel) or only the planted lowering bugs "
                  "(lowering, tensor-level campaigns); default: both")
       ->check(CLI::IsMember({"kernel", "lowering"}));
+  add_simplifier_flags(cmd, f->simplifier);
   add_device_flag(cmd, invocation.device);
   return [f] { return run_selftest(*f); };
 }
