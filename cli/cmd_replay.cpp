@@ -20,6 +20,9 @@ namespace {
 
 /// A case replay_case could not check: the simplifier it records cannot be made here.
 constexpr int kSkipped = -1;
+/// A case an external simplifier's finding made still shows that finding: a known bug of
+/// that simplifier (uopfuzz does not own its fix), not a failure of the replay.
+constexpr int kKnown = -2;
 
 /// The simplifiers cases name (@simplifier, else --simplifier), each made once and shared by
 /// all its cases (one child process for all of them).
@@ -63,6 +66,28 @@ std::optional<check::CheckOptions> with_simplifier(check::CheckOptions co,
   return co;
 }
 
+/// Whether `r`, the replay of a case an external simplifier's finding made, still shows the
+/// finding it records (same kind as its @signature): then it is that simplifier's known bug.
+/// Prints what the replay shows either way; a built-in case is left to the caller.
+bool judge_external(const std::string& file, const fuzz::CorpusHeader& corpus,
+                    check::FindingKind found, const std::string& details) {
+  const bool external = !corpus.simplifier.empty() && corpus.simplifier != "builtin";
+  const std::string_view kind = check::finding_kind_name(found);
+  const std::string_view recorded =
+      std::string_view(corpus.signature).substr(0, corpus.signature.find('/'));
+  if (external && found == check::FindingKind::None) {
+    fmt::print(stderr, "{}: note: the {} bug it records ({}) no longer shows with this {}\n", file,
+               corpus.simplifier, corpus.signature, corpus.simplifier);
+    return false;
+  }
+  if (found == check::FindingKind::None) return false;
+  fmt::print(stderr, "{}: check: {}: {}\n", file, kind, details);
+  if (!external || kind != recorded) return false;
+  fmt::print(stderr, "{}: known bug of {} ({}): it still shows\n", file, corpus.simplifier,
+             corpus.signature);
+  return true;
+}
+
 /// One case: its header's expectations on the oracle, then, for a case whose header says
 /// `@check clean` (every corpus finding), the differential check with the faithful
 /// simplifier (the bug it found stays fixed; a latency finding is re-timed), the one its
@@ -101,9 +126,9 @@ int replay_case(const std::string& file, Simplifiers& simplifiers) {
                r.simplifier_failure->reason);
     return kSkipped;
   }
-  if (r.kind == check::FindingKind::None) return kExitOk;
-  fmt::print(stderr, "{}: check: {}: {}\n", file, check::finding_kind_name(r.kind), r.details);
-  return kExitFinding;
+  return judge_external(file, *corpus, r.kind, r.details) ? kKnown
+         : r.kind == check::FindingKind::None             ? kExitOk
+                                                          : kExitFinding;
 }
 
 /// A tensor program: its @output values on the tensor oracle, then, for `@check clean`, the
@@ -158,9 +183,9 @@ int replay_tensor_case(const std::string& file, ir::Context& ctx, const ir::Kern
     fmt::print(stderr, "{}: error: {}\n", file, *r.unsupported);
     return kExitBadInput;
   }
-  if (r.kind == check::FindingKind::None) return kExitOk;
-  fmt::print(stderr, "{}: check: {}: {}\n", file, check::finding_kind_name(r.kind), r.details);
-  return kExitFinding;
+  return judge_external(file, *corpus, r.kind, r.details) ? kKnown
+         : r.kind == check::FindingKind::None             ? kExitOk
+                                                          : kExitFinding;
 }
 
 /// The .uop files under PATHS (directories searched recursively), sorted; nullopt (and a
@@ -193,18 +218,20 @@ int run_replay(const ReplayFlags& f) {
   auto files = case_files(f.paths);
   if (!files) return kExitBadInput;
   Simplifiers simplifiers(f.simplifier);
-  int passed = 0, failed = 0, skipped = 0;
+  int passed = 0, failed = 0, skipped = 0, known = 0;
   for (const std::string& file : *files) {
     const int rc = replay_case(file, simplifiers);
     fmt::print("{} {}\n",
                rc == kExitOk        ? "PASS"
                : rc == kSkipped     ? "SKIP"
+               : rc == kKnown       ? "KNOWN"
                : rc == kExitFinding ? "FAIL"
                                     : "ERROR",
                file);
-    (rc == kExitOk ? passed : rc == kSkipped ? skipped : failed)++;
+    (rc == kExitOk ? passed : rc == kSkipped ? skipped : rc == kKnown ? known : failed)++;
   }
-  fmt::print("replay: {} passed, {} failed{}\n", passed, failed,
+  fmt::print("replay: {} passed, {} failed{}{}\n", passed, failed,
+             known ? fmt::format(", {} known bugs of an external simplifier", known) : "",
              skipped ? fmt::format(", {} skipped", skipped) : "");
   return failed ? kExitFinding : kExitOk;
 }
@@ -220,7 +247,8 @@ Action add_replay(CLI::App& cmd, Invocation&) {
       "A case whose header says @simplifier NAME is checked with that simplifier (--tinygrad and "
       "the other simplifier flags say how to run it); one without, with --simplifier. A case "
       "whose simplifier cannot be made here, or declines it, is SKIPped with the reason: "
-      "neither passed nor failed.");
+      "neither passed nor failed. A finding of an external simplifier that still shows (same "
+      "kind as its @signature) is KNOWN: that simplifier's open bug, not a failure.");
   return [f] { return run_replay(*f); };
 }
 
