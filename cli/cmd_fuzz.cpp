@@ -290,10 +290,12 @@ int run_fuzz(const FuzzFlags& f, const std::string& command_line) {
         "  latency: {} graph(s) timed on {} (one in {} sampled; unchanged rewrites are not "
         "timed)\n",
         t.latency_timed, (*latency)->backend, f.latency_every);
+  // Gate verdicts are the built-in rules' own; an external simplifier reports none.
   const simplifier::GateGaps gaps = simplifier::gate_gaps(t.gate_counts);
-  fmt::print("  gates: {} in all; never declining {}: {}\n  gates never accepting {}: {}\n",
-             gaps.gates, gaps.never_declined.size(), fmt::join(gaps.never_declined, " "),
-             gaps.never_accepted.size(), fmt::join(gaps.never_accepted, " "));
+  if (!t.gate_counts.empty())
+    fmt::print("  gates: {} in all; never declining {}: {}\n  gates never accepting {}: {}\n",
+               gaps.gates, gaps.never_declined.size(), fmt::join(gaps.never_declined, " "),
+               gaps.never_accepted.size(), fmt::join(gaps.never_accepted, " "));
   for (const auto& nf : r.new_findings)
     fmt::print("  NEW {}: graph {} (seed {:#x}) after {:.2f}s, {} -> {} nodes{}\n    {}\n",
                nf.signature.text(), nf.graph_index, nf.graph_seed, nf.seconds, nf.nodes_found,
