@@ -4,23 +4,327 @@ The contract the rest of the adapter uses: to_tinygrad() turns a kernel's .uop t
 tinygrad SINK plus what from_tinygrad() needs to turn a rewritten SINK back into .uop text.
 Anything the two IRs do not share raises Unsupported with a reason a person can read
 ("op BUFFERIZE", "dtype float16 BITCAST ..."); the server answers `unsupported` with it.
+
+The kernel form is the one tinygrad's scheduler hands to full_rewrite_to_sink: PARAMs with
+their element dtype and a size, INDEX(PARAM, idx) used directly as the loaded value (tinygrad
+adds its LOADs late), STORE(INDEX, value), END(body, ranges...), REDUCE(value, ranges...)
+and a SINK carrying a KernelInfo. `index` is tinygrad's weakint, INVALID its Invalid CONST.
 """
+import math
+import sys
+
+from tinygrad.dtype import AddrSpace, Invalid, dtypes
+from tinygrad.uop.ops import AxisType, KernelInfo, Ops, UOp
+
+from uopfuzz_adapter import uop_text
 
 
 class Unsupported(Exception):
   """A kernel (or a rewrite) the two IRs cannot share; str(e) is the reason."""
 
 
+DTYPE_TO_TG = {
+  "void": dtypes.void, "bool": dtypes.bool, "index": dtypes.weakint,
+  "int8": dtypes.int8, "int16": dtypes.int16, "int32": dtypes.int32, "int64": dtypes.int64,
+  "uint8": dtypes.uint8, "uint16": dtypes.uint16, "uint32": dtypes.uint32, "uint64": dtypes.uint64,
+  "float16": dtypes.float16, "float32": dtypes.float32, "float64": dtypes.float64,
+}
+DTYPE_FROM_TG = {v: k for k, v in DTYPE_TO_TG.items()}
+
+# Ops whose .uop and tinygrad forms are the same node with the same operands.
+ALU = {name: getattr(Ops, name) for name in (
+  "NEG", "RECIPROCAL", "SQRT", "EXP2", "LOG2", "SIN", "TRUNC",
+  "ADD", "SUB", "MUL", "CDIV", "CMOD", "FLOORDIV", "FLOORMOD", "MAX",
+  "CMPLT", "CMPNE", "CMPEQ", "AND", "OR", "XOR", "SHL", "SHR", "WHERE")}
+ALU_FROM_TG = {v: k for k, v in ALU.items()}
+COMPARISONS = ("CMPLT", "CMPNE", "CMPEQ")
+REDUCE_OPS = {"ADD": Ops.ADD, "MUL": Ops.MUL, "MAX": Ops.MAX}
+AXIS_TYPES = ("GLOBAL", "LOCAL", "WARP", "LOOP", "GROUP_REDUCE", "REDUCE", "UPCAST", "UNROLL",
+              "THREAD", "DEVICE")
+NO_MIN = ("tinygrad has no MIN op (its minimum() is a rewrite into MAX and negations that "
+          "does not read back as one MIN)")
+
+
 class Conversion:
-  """What from_tinygrad needs from to_tinygrad: buffer slots, VAR names, axis ids..."""
+  """What from_tinygrad needs from to_tinygrad: the header, each buffer's and VAR's
+  arguments as written (in/out, size and value bounds have no tinygrad field of their own)."""
+
+  def __init__(self, header):
+    self.header = list(header)
+    self.params = {}  # slot -> (argument tokens, dtype name)
+    self.vars = {}    # name -> (argument tokens, dtype name)
+
+
+def _int(text, what):
+  try:
+    return int(text)
+  except ValueError:
+    raise Unsupported(f"{what} is not an integer: '{text}'") from None
+
+
+def _literal(text, dtype):
+  """A .uop literal as the Python value tinygrad keeps in a CONST of `dtype`."""
+  if dtype == "bool":
+    if text in ("true", "1"): return True
+    if text in ("false", "0"): return False
+    raise Unsupported(f"bool literal '{text}'")
+  if dtype.startswith("float"): return float(text)
+  return _int(text, f"{dtype} literal")
 
 
 def to_tinygrad(text):
   """(sink UOp, Conversion) for the kernel in `text` (.uop). Raises Unsupported."""
-  raise Unsupported("the converter is not built yet")
+  try:
+    kernel = uop_text.parse(text)
+  except uop_text.UopTextError as e:
+    raise Unsupported(f"not a .uop kernel: {e}") from None
+  if kernel.root.op != "SINK":
+    raise Unsupported(f"root {kernel.root.op}: a tensor program, not a kernel (lower it first)")
+  conv = Conversion(kernel.header)
+  built = []
+  for node in kernel.nodes:
+    try:
+      built.append(_to_uop(node, [built[s] for s in node.srcs], conv, kernel))
+    except Unsupported as e:
+      raise Unsupported(f"line {node.line}: {e}") from None
+  return built[-1], conv
+
+
+def _dtype(name):
+  if name not in DTYPE_TO_TG: raise Unsupported(f"dtype {name}")
+  return DTYPE_TO_TG[name]
+
+
+def _to_uop(node, src, conv, kernel):
+  op, dt = node.op, _dtype(node.dtype)
+  kv, bare = node.keyed()
+  if op == "CONST":
+    return UOp(Ops.CONST, dt, arg=dt.const(_literal(node.args[0], node.dtype)))
+  if op == "INVALID": return UOp.invalid()
+  if op == "PARAM":
+    slot, size = _int(kv["slot"], "PARAM slot"), _int(kv["size"], "PARAM size")
+    bounds = None
+    if "vmin" in kv or "vmax" in kv:
+      bounds = (_int(kv.get("vmin", dt.min), "vmin"), _int(kv.get("vmax", dt.max), "vmax"))
+    conv.params[slot] = (node.args, node.dtype)
+    mult = _int(kv["multiple_of"], "multiple_of") if "multiple_of" in kv else None
+    return UOp.param(slot, dt, shape=(size,), vmin_vmax=bounds, multiple_of=mult)
+  if op == "VAR":
+    conv.vars[kv["name"]] = (node.args, node.dtype)
+    return UOp.variable(kv["name"], _int(kv["min"], "VAR min"), _int(kv["max"], "VAR max"), dtype=dt,
+                        multiple_of=_int(kv.get("multiple_of", "1"), "multiple_of"), param=True)
+  if op == "RANGE":
+    if not bare or bare[0] not in AXIS_TYPES: raise Unsupported(f"RANGE axis type {bare}")
+    ids = tuple(_int(i, "axis id") for i in kv["axis"].split("."))
+    return UOp(Ops.RANGE, dt, src=tuple(src), arg=ids + (AxisType[bare[0]],))
+  if op == "INDEX": return UOp(Ops.INDEX, dt, src=tuple(src))
+  # tinygrad's kernels read through INDEX itself; an explicit LOAD is only kept for its alt.
+  if op == "LOAD": return src[0] if len(src) == 1 else UOp(Ops.LOAD, dt, src=tuple(src))
+  if op in ("STORE", "END"): return UOp(getattr(Ops, op), dtypes.void, src=tuple(src))
+  if op == "REDUCE":
+    if kv.get("op") not in REDUCE_OPS: raise Unsupported(f"REDUCE op={kv.get('op')}: {NO_MIN}")
+    return UOp(Ops.REDUCE, dt, src=tuple(src), arg=(REDUCE_OPS[kv["op"]], 0))
+  if op == "SINK":
+    name = kernel.header_value("name") or "kernel"
+    return UOp(Ops.SINK, dtypes.void, src=tuple(src), arg=KernelInfo(name=name))
+  if op in ("CAST", "BITCAST"): return UOp(getattr(Ops, op), dt, src=tuple(src), arg=dt)
+  if op == "MIN": raise Unsupported(f"op MIN: {NO_MIN}")
+  if op in ALU: return UOp(ALU[op], dt, src=tuple(src))
+  raise Unsupported(f"op {op}: not a kernel op tinygrad's codegen takes")
+
+
+def _wrap(value, dtype):
+  """A tinygrad integer constant as a `dtype` value: tinygrad may leave a sized-int CONST
+  outside its dtype's range (its folds reason on unbounded ints); rendered, it wraps, as
+  every sized-int value does here. An index is 64-bit here and unbounded there."""
+  dt = DTYPE_TO_TG[dtype]
+  if dtype == "index":
+    if not dtypes.int64.min <= value <= dtypes.int64.max:
+      raise Unsupported(f"index constant {value} outside int64 in the rewrite (tinygrad's index is unbounded)")
+    return value
+  span = 1 << dt.bitsize
+  value %= span
+  return value - span if value > dt.max else value
+
+
+def _is_int(dtype):
+  return dtype == "index" or dtype.startswith(("int", "uint"))
+
+
+def _format(value, dtype):
+  if value is Invalid: raise Unsupported("an Invalid CONST outside a gated index")
+  if dtype == "bool": return "true" if value else "false"
+  if dtype.startswith("float"):
+    v = float(value)
+    if math.isnan(v): return "nan"
+    if math.isinf(v): return "inf" if v > 0 else "-inf"
+    return repr(v)
+  if isinstance(value, float):
+    if not value.is_integer(): raise Unsupported(f"float constant {value} where {dtype} is needed")
+    value = int(value)
+  return str(_wrap(int(value), dtype))
+
+
+class _Printer:
+  """Builds .uop nodes from a tinygrad graph, adding the LOADs tinygrad leaves implicit and
+  giving weak constants the dtype of the op that uses them."""
+
+  def __init__(self, conv):
+    self.conv = conv
+    self.nodes = []
+    self.memo = {}
+
+  def add(self, key, op, srcs, args, dtype):
+    if key not in self.memo:
+      self.memo[key] = len(self.nodes)
+      self.nodes.append(uop_text.Node(op, srcs, args, dtype))
+    return self.memo[key]
+
+  def dtype(self, u):
+    if u.dtype not in DTYPE_FROM_TG: raise Unsupported(f"dtype {u.dtype} ({u.op.name}) in the rewrite")
+    return DTYPE_FROM_TG[u.dtype]
+
+  def value(self, u, want=None):
+    """The node for `u` used as a value of dtype `want` (None: its own)."""
+    if u.op is Ops.CONST and u.arg is Invalid:
+      return self.add(("invalid",), "INVALID", [], [], "index")
+    if u.op is Ops.INDEX:
+      if u.src[0].op is Ops.EXPAND and u.src[0].src[0].op is Ops.CONST: return self.const_buffer_load(u)
+      idx = self.emit(u)
+      return self.add(("load", u), "LOAD", [idx], [], self.dtype(u))
+    if u.op is Ops.CONST and u.dtype in dtypes.weaks:
+      # a weak float alone (a CAST's operand) is the Python double tinygrad holds
+      return self.const(u.arg, want or ("index" if u.dtype is dtypes.weakint else "float64"))
+    if u.op is Ops.RANGE and u.dtype is not dtypes.weakint:
+      # a RANGE the full rewrite narrowed: the loop is an index RANGE, its value a CAST of it
+      rng = self.emit(u)
+      cast = self.add(("cast", u), "CAST", [rng], [], self.dtype(u))
+      if want == "index": return rng
+      return cast if want is None or want == self.dtype(u) else self.add(("cast", u, want), "CAST", [rng], [], want)
+    have = self.dtype(u)
+    if want is None or want == have: return self.emit(u)
+    if u.op is Ops.CONST:
+      return self.const(u.arg, want)
+    # Integers of another width are the index narrowed by the full rewrite (int32 indexing) or
+    # a weak int taking the width of its use: the CAST states what tinygrad's code does, and
+    # the check judges it (a narrowing that wraps is a mismatch, not hidden).
+    # A bool where tinygrad's promotion wants an integer is 0 or 1, as a CAST makes it.
+    if not ((_is_int(have) or have == "bool") and _is_int(want)):
+      raise Unsupported(f"{u.op.name} of {have} where {want} is needed")
+    return self.add(("cast", u, want), "CAST", [self.value(u)], [], want)
+
+  def const(self, value, dtype):
+    text = _format(value, dtype)
+    return self.add(("const", text, dtype), "CONST", [], [text], dtype)
+
+  def const_buffer_load(self, u):
+    """A read of INDEX(EXPAND(CONST c), idx): tinygrad's form of a buffer whose bounds pin
+    every element to c (vmin = vmax). It reads c, or 0 through an index gated off."""
+    dt = self.dtype(u)
+    c = self.const(u.src[0].src[0].arg, dt)
+    gate = u.src[1] if len(u.src) == 2 else None
+    if gate is None or not (gate.op is Ops.WHERE and gate.src[2].op is Ops.CONST and gate.src[2].arg is Invalid): return c
+    valid = self.value(gate.src[0], "bool")
+    return self.add(("where", valid, c, dt), "WHERE", [valid, c, self.const(0, dt)], [], dt)
+
+  def effect(self, u):
+    """An effect's node, or None for tinygrad's NOOP (a STORE it proved never runs)."""
+    if u.op is Ops.NOOP: return None
+    if u.op not in (Ops.STORE, Ops.END): raise Unsupported(f"op {u.op.name} as an effect in the rewrite")
+    return self.emit(u)
+
+  def emit(self, u):
+    if u in self.memo: return self.memo[u]
+    op = u.op
+    if op is Ops.CONST:
+      dt = self.dtype(u)
+      return self.add(u, "CONST", [], [_format(u.arg, dt)], dt)
+    if op is Ops.PARAM:
+      if u.arg.addrspace is AddrSpace.ALU:
+        if u.arg.name not in self.conv.vars: raise Unsupported(f"variable {u.arg.name} the rewrite introduced")
+        args, dt = self.conv.vars[u.arg.name]
+        var = self.add(("var", u.arg.name), "VAR", [], args, dt)
+        # the full rewrite narrows a variable to the width it is used at
+        return var if self.dtype(u) == dt else self.add(u, "CAST", [var], [], self.dtype(u))
+      if u.arg.slot not in self.conv.params: raise Unsupported(f"PARAM slot {u.arg.slot} the rewrite introduced")
+      args, dt = self.conv.params[u.arg.slot]
+      if self.dtype(u) != dt: raise Unsupported(f"PARAM slot {u.arg.slot} of {dt} retyped to {u.dtype} in the rewrite")
+      return self.add(u, "PARAM", [], args, dt)
+    if op is Ops.RANGE:
+      ids, kind = u.arg[:-1], u.arg[-1]
+      if kind.name not in AXIS_TYPES: raise Unsupported(f"RANGE axis type {kind.name}")
+      if not ids or any(not isinstance(i, int) or i < 0 for i in ids): raise Unsupported(f"RANGE axis id {ids}")
+      end = self.value(u.src[0], "index")
+      return self.add(u, "RANGE", [end], ["axis=" + ".".join(map(str, ids)), kind.name], "index")
+    if op is Ops.INDEX:
+      if u.src[0].op is not Ops.PARAM or u.src[0].dtype != u.dtype:
+        raise Unsupported(f"INDEX of {u.dtype} into {u.src[0].op.name} of {u.src[0].dtype} in the rewrite")
+      buf = self.emit(u.src[0])
+      return self.add(u, "INDEX", [buf] + [self.value(s, "index") for s in u.src[1:]], [], self.dtype(u))
+    if op is Ops.LOAD:
+      if u.src[0].op is not Ops.INDEX or len(u.src) > 2: raise Unsupported(f"LOAD of {u.src[0].op.name} with {len(u.src)} operands")
+      dt = self.dtype(u)
+      return self.add(u, "LOAD", [self.emit(u.src[0])] + [self.value(s, dt) for s in u.src[1:]], [], dt)
+    if op is Ops.STORE:
+      if len(u.src) != 2 or u.src[0].op is not Ops.INDEX: raise Unsupported("STORE with a gate or not into an INDEX")
+      idx = self.emit(u.src[0])
+      return self.add(u, "STORE", [idx, self.value(u.src[1], self.dtype(u.src[0]))], [], "void")
+    if op is Ops.END:
+      body = self.effect(u.src[0])
+      ranges = [self.emit(r) for r in u.src[1:]]
+      if body is None: return None
+      return self.add(u, "END", [body] + ranges, [], "void")
+    if op is Ops.REDUCE:
+      rop = u.arg[0] if isinstance(u.arg, tuple) else u.arg
+      if rop not in REDUCE_OPS.values(): raise Unsupported(f"REDUCE op {rop}")
+      dt = self.dtype(u)
+      srcs = [self.value(u.src[0], dt)] + [self.emit(r) for r in u.src[1:]]
+      return self.add(u, "REDUCE", srcs, [f"op={rop.name}"], dt)
+    if op is Ops.SINK:
+      effects = [e for e in (self.effect(s) for s in u.src) if e is not None]
+      return self.add(u, "SINK", effects, [], "void")
+    if op is Ops.CAST and u.src[0].op is Ops.CONST and u.src[0].dtype in dtypes.weaks:
+      # tinygrad's sized constant: a weak CONST with its width on a CAST
+      dt = self.dtype(u)
+      if _is_int(dt) == (u.src[0].dtype is dtypes.weakint) and dt != "bool": return self.const(u.src[0].arg, dt)
+    if op in (Ops.CAST, Ops.BITCAST):
+      return self.add(u, op.name, [self.value(u.src[0])], [], self.dtype(u))
+    if op is Ops.MULACC:
+      dt = self.dtype(u)
+      if not _is_int(dt): raise Unsupported(f"MULACC of {dt}: fused or not is the backend's choice")
+      a, b, c = (self.value(s, dt) for s in u.src)
+      return self.add(u, "ADD", [self.add(("mul", u), "MUL", [a, b], [], dt), c], [], dt)
+    if op in ALU_FROM_TG:
+      return self.add(u, ALU_FROM_TG[op], self._alu_srcs(u), [], self.dtype(u))
+    raise Unsupported(f"op {op.name} (tinygrad-only) in the rewrite")
+
+  def _alu_srcs(self, u):
+    name, dt = ALU_FROM_TG[u.op], self.dtype(u)
+    if name == "WHERE":
+      if u.src[2].op is Ops.CONST and u.src[2].arg is Invalid:
+        return [self.value(u.src[0], "bool"), self.value(u.src[1], "index"), self.value(u.src[2])]
+      return [self.value(u.src[0], "bool")] + [self.value(s, dt) for s in u.src[1:]]
+    if name in COMPARISONS:
+      # operands share one dtype: a weak one takes the other's
+      a, b = u.src
+      strong = next((x.dtype for x in (a, b) if x.dtype not in dtypes.weaks), a.dtype)
+      want = DTYPE_FROM_TG.get(strong)
+      return [self.value(a, want), self.value(b, want)]
+    return [self.value(s, dt) for s in u.src]
 
 
 def from_tinygrad(sink, conversion):
   """.uop text of a tinygrad SINK that came from to_tinygrad(...) and was rewritten.
   Raises Unsupported for ops the rewrite introduced that .uop cannot express."""
-  raise Unsupported("the converter is not built yet")
+  if sink.op is not Ops.SINK: raise Unsupported(f"the rewrite's root is {sink.op.name}, not SINK")
+  limit = sys.getrecursionlimit()
+  sys.setrecursionlimit(max(limit, 20000))
+  try:
+    printer = _Printer(conversion)
+    printer.emit(sink)
+  finally:
+    sys.setrecursionlimit(limit)
+  return uop_text.print_kernel(uop_text.Kernel(conversion.header, printer.nodes))
+
+
+

@@ -1,0 +1,137 @@
+"""Where tinygrad's semantics and SEMANTICS.md differ, in one place.
+
+semantic_gate(sink) looks at a kernel after to_tinygrad() and before any rewrite, and
+returns the reason it must not be checked (the server answers `unsupported` with it), or
+None. A kernel is refused only where one of tinygrad's rules is right by tinygrad's own
+semantics and wrong by ours, so the check would report a difference of definitions as a
+bug. Each difference is one function below, with why; the README's table lists them and
+the differences judged harmless.
+
+Harmless (no check): division by zero (UB here, 0 in tinygrad's evaluator: a kernel the
+check runs has none, and tinygrad's folds only remove divisions, e.g. x//x -> 1);
+CDIV/CMOD/FLOORDIV/FLOORMOD rounding (tinygrad's cdiv/cmod truncate and floordiv/floormod
+floor, as here); sized INT_MIN // -1 (both wrap); float constants (tinygrad keeps -0.0,
+inf and nan distinct, ConstFloat); the weak int width (converter: a weak constant takes
+the dtype of its use, a weak value an integer CAST).
+"""
+from tinygrad.dtype import dtypes
+from tinygrad.uop.ops import Ops
+
+INT64_MIN, INT64_MAX = -2**63, 2**63 - 1
+SIGNED = (dtypes.int8, dtypes.int16, dtypes.int32, dtypes.int64)
+FLOATS = (dtypes.float16, dtypes.float32, dtypes.float64)
+
+
+def _describe(u):
+  return f"{u.op.name} of {u.dtype}"
+
+
+def index_may_leave_int64(u):
+  """index is int64 here (overflow is UB) and unbounded in tinygrad (weakint): where
+  tinygrad's own bounds already reach past int64, its rewrites may compute intermediates
+  past it too, which the check would report as introduced index overflow."""
+  if u.dtype is not dtypes.weakint or u.op in (Ops.PARAM, Ops.CONST): return None
+  lo, hi = u.vmin, u.vmax
+  if lo < INT64_MIN or hi > INT64_MAX:
+    return f"index {_describe(u)} may leave int64 (tinygrad's bounds [{lo}, {hi}]; its index is unbounded, ours is int64)"
+  return None
+
+
+WRAPPING = (Ops.ADD, Ops.SUB, Ops.MUL, Ops.SHL)
+# Ops whose result carries a wrapped operand along without looking at its bounds.
+CARRIERS = (Ops.ADD, Ops.SUB, Ops.MUL, Ops.SHL, Ops.NEG, Ops.XOR, Ops.OR, Ops.WHERE)
+# Ops whose folds read an operand's bounds (min==max -> CONST, c0+x<c1, MAX by bounds,
+# cast and div/mod folding).
+BOUND_READERS = (Ops.CMPLT, Ops.CMPNE, Ops.CMPEQ, Ops.FLOORDIV, Ops.FLOORMOD, Ops.CDIV, Ops.CMOD,
+                 Ops.MAX, Ops.CAST, Ops.SHR, Ops.AND)
+
+
+def signed_int_may_wrap(sink):
+  """Sized signed integers wrap here; tinygrad's bounds (vmin/vmax) ignore wrapping, as C
+  assumes no signed overflow, and its folds read them (c0+x<c1 -> x<c1-c0, min==max ->
+  CONST, MAX and CAST by bounds). Refused where a signed ADD/SUB/MUL/SHL whose bounds leave
+  its dtype reaches, through ops that carry it, an op whose folds read bounds: a wrapped
+  value only stored or reduced is judged as it is. Unsigned wrapping is defined in C as
+  here, so a fold that ignores it stays reportable."""
+  wrapped = {}
+  for u in sink.toposort():
+    if u.op in BOUND_READERS:
+      for s in u.src:
+        if s in wrapped: return f"{wrapped[s]} may wrap before {u.op.name} reads its bounds (tinygrad assumes no signed overflow; here it wraps)"
+    if u.dtype in SIGNED and u.op in WRAPPING and u.overflows(u.dtype):
+      wrapped[u] = f"{_describe(u)} with bounds [{u.vmin}, {u.vmax}]"
+    elif u.op in CARRIERS and dtypes.is_int(u.dtype):
+      carried = next((wrapped[s] for s in u.src if s in wrapped), None)
+      if carried is not None: wrapped[u] = carried
+  return None
+
+
+def _const(u, pred=lambda v: True):
+  return u.op is Ops.CONST and isinstance(u.arg, float) and pred(u.arg)
+
+
+def float_fast_math(u):
+  """Floats are compared by bits here (-0 is not +0; NaN and inf propagate). tinygrad's
+  symbolic rules fold as fast-math does: x+0 -> x (x = -0), x*0 -> 0 (x = inf, nan, or a
+  negative: -0), -1*(x+c) -> -x+-c (sign of a zero sum), and regroup constants across
+  float ADD/MUL chains ((x+c1)+c2 -> x+(c1+c2), (x+c1)+y -> (x+y)+c1, x*c0+x*c1 ->
+  x*(c0+c1)), which round differently. Refused where the graph has such a shape."""
+  if u.dtype not in FLOATS or u.op not in (Ops.ADD, Ops.MUL): return None
+  a, b = u.src
+  if u.op is Ops.ADD and (_const(a, lambda v: v == 0) or _const(b, lambda v: v == 0)):
+    return "float x+0 (tinygrad folds it to x; here -0+0 is +0)"
+  if u.op is Ops.MUL and (_const(a, lambda v: v == 0) or _const(b, lambda v: v == 0)):
+    return "float x*0 (tinygrad folds it to 0; here inf*0 is nan and -1*0 is -0)"
+  if u.op is Ops.MUL and any(_const(s, lambda v: v == -1) for s in u.src) and any(s.op is Ops.ADD for s in u.src):
+    return "float -1*(x+c) (tinygrad distributes it; the sign of a zero sum differs)"
+  for s in (a, b):
+    if s.op is u.op and s.dtype == u.dtype and (any(_const(x) for x in s.src) or any(_const(x) for x in u.src)):
+      return f"float {u.op.name} chain with a constant (tinygrad regroups it; float {u.op.name} is not associative here)"
+  if u.op is Ops.ADD and _scaled_terms_share_factor(a, b):
+    return "float x*c0+x*c1 (tinygrad combines it to x*(c0+c1), which rounds differently)"
+  return None
+
+
+def _scaled_terms_share_factor(a, b):
+  def factors(t):
+    if t.op is Ops.MUL and any(_const(s) for s in t.src): return {s for s in t.src if not _const(s)}
+    return {t}
+  terms_a = factors(a) | (set().union(*(factors(s) for s in a.src)) if a.op is Ops.ADD else set())
+  return bool(factors(b) & terms_a) and (a.op is Ops.MUL or b.op is Ops.MUL)
+
+
+def float_where_is_max(u):
+  """tinygrad folds (a<b).where(b,a) with a constant a into MAX(a,b); here MAX propagates
+  NaN and MAX(-0,+0) is +0, where the select keeps a: the two differ on NaN and zeros."""
+  if u.op is not Ops.WHERE or u.dtype not in FLOATS or u.src[0].op is not Ops.CMPLT: return None
+  (x, y), t, f = u.src[0].src, u.src[1], u.src[2]
+  if (x.op is Ops.CONST and t is y and f.op is Ops.CONST) or (y.op is Ops.CONST and t.op is Ops.CONST and f is x):
+    return "float WHERE(a<b, b, a) with constants (tinygrad folds it to MAX, which differs on NaN and -0)"
+  return None
+
+
+def range_closed_twice(sink):
+  """Here a RANGE may be closed by several ENDs (the loop runs once per END); tinygrad's
+  full rewrite gives each RANGE one END (its linearizer asserts otherwise)."""
+  seen = {}
+  for u in sink.toposort():
+    if u.op is Ops.END:
+      for r in u.src[1:]:
+        if r in seen: return f"RANGE axis {r.arg[:-1]} closed by two ENDs (tinygrad's full rewrite takes one END per RANGE)"
+        seen[r] = u
+  return None
+
+
+NODE_CHECKS = (index_may_leave_int64, float_fast_math, float_where_is_max)
+
+
+def semantic_gate(sink, full_rewrite=False):
+  """None if checking tinygrad's rewrite of `sink` (from to_tinygrad) against SEMANTICS.md
+  is meaningful, else the difference that makes it not (a reason for `unsupported`).
+  `full_rewrite`: the rewrite is full_rewrite_to_sink, not the symbolic rules alone."""
+  for u in sink.toposort():
+    for check in NODE_CHECKS:
+      if (reason := check(u)) is not None: return reason
+  if (reason := signed_int_may_wrap(sink)) is not None: return reason
+  if full_rewrite: return range_closed_twice(sink)
+  return None

@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""uopfuzz's external simplifier for tinygrad: tinygrad's own rewrites behind the protocol of
+docs/external-simplifier.md (started by `uopfuzz --simplifier tinygrad`).
+
+  uopfuzz_tinygrad.py [--tinygrad PATH] [--stage symbolic|full] [--bug NAME]...
+  uopfuzz_tinygrad.py --list-bugs | --version | --one FILE.uop
+
+tinygrad comes from --tinygrad PATH (the folder holding the tinygrad/ package, e.g. a
+checkout), else $TINYGRAD_PATH, else an importable tinygrad. Exit status: 0 at the end of
+input, 2 for bad flags or a protocol error, 3 when no tinygrad is found, 1 when --one fails.
+"""
+import argparse
+import hashlib
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+NO_TINYGRAD = 3
+
+
+def find_tinygrad(flag):
+  """The folder to put first on sys.path ("" when tinygrad is importable as is) and how it was
+  found; (None, why) when there is none."""
+  for origin, path in (("--tinygrad", flag), ("TINYGRAD_PATH", os.environ.get("TINYGRAD_PATH", ""))):
+    if not path: continue
+    if os.path.isfile(os.path.join(path, "tinygrad", "__init__.py")): return os.path.abspath(path), origin
+    return None, f"{origin}={path} holds no tinygrad/ package"
+  try:
+    import tinygrad  # noqa: F401
+    return "", "importable"
+  except ImportError:
+    return None, "no --tinygrad, TINYGRAD_PATH is not set and tinygrad is not importable"
+
+
+def tinygrad_version(package_dir):
+  """The checkout's git commit (+dirty when the package has local changes), else the installed
+  package version, else tree-<sha256 of the package's .py files, 12 hex digits>."""
+  checkout = os.path.dirname(package_dir)
+  try:
+    run = lambda *args: subprocess.run(["git", "-C", checkout, *args], capture_output=True, text=True, timeout=10)
+    head = run("rev-parse", "--short", "HEAD")
+    inside = run("rev-parse", "--show-toplevel")
+    if head.returncode == 0 and inside.returncode == 0 and os.path.abspath(inside.stdout.strip()) == checkout:
+      dirty = run("status", "--porcelain", "--", "tinygrad").stdout.strip()
+      return head.stdout.strip() + ("+dirty" if dirty else "")
+  except (OSError, subprocess.SubprocessError):
+    pass
+  try:
+    from importlib import metadata
+    dist = metadata.distribution("tinygrad")
+    if os.path.abspath(str(dist.locate_file("tinygrad"))) == package_dir: return dist.version
+  except Exception:  # noqa: BLE001  (no metadata, or another tinygrad's)
+    pass
+  digest = hashlib.sha256()
+  for root, dirs, files in os.walk(package_dir):
+    dirs.sort()
+    for name in sorted(files):
+      if not name.endswith(".py"): continue
+      path = os.path.join(root, name)
+      digest.update(os.path.relpath(path, package_dir).replace(os.sep, "/").encode() + b"\0")
+      with open(path, "rb") as f: digest.update(f.read())
+      digest.update(b"\0")
+  return "tree-" + digest.hexdigest()[:12]
+
+
+def parse_args(argv):
+  p = argparse.ArgumentParser(prog="uopfuzz_tinygrad.py", description=__doc__.splitlines()[0])
+  p.add_argument("--tinygrad", default="", metavar="PATH", help="the folder holding the tinygrad/ package")
+  p.add_argument("--stage", default="symbolic", choices=["symbolic", "full"],
+                 help="symbolic: graph_rewrite(sink, symbolic); full: full_rewrite_to_sink's optimizing part (README)")
+  p.add_argument("--bug", action="append", default=[], metavar="NAME", help="switch a planted bug on (repeatable)")
+  p.add_argument("--list-bugs", action="store_true", help="print the planted bugs, one per line, and exit")
+  p.add_argument("--version", action="store_true", help="print the tinygrad version and exit")
+  p.add_argument("--one", metavar="FILE", help="rewrite one .uop file, print the result (and hits on stderr), exit")
+  return p.parse_args(argv)
+
+
+def main(argv):
+  args = parse_args(argv)
+  path, origin = find_tinygrad(args.tinygrad)
+  if path is None:
+    print(f"uopfuzz_tinygrad: no tinygrad found ({origin}); point at a tinygrad checkout with "
+          "--tinygrad PATH or TINYGRAD_PATH=PATH (the folder holding tinygrad/, e.g. ../shared/vendor/tinygrad)",
+          file=sys.stderr)
+    return NO_TINYGRAD
+  if path: sys.path.insert(0, path)
+  sys.path.insert(0, HERE)
+  import tinygrad
+  package_dir = os.path.dirname(os.path.abspath(tinygrad.__file__))
+  if args.version:
+    print(tinygrad_version(package_dir))
+    return 0
+
+  from uopfuzz_adapter import bugs, server, stages
+  try:
+    simplifier = stages.TinygradSimplifier(args.stage, package_dir, tinygrad_version(package_dir),
+                                           () if args.list_bugs else args.bug)
+  except ValueError as e:
+    print(f"uopfuzz_tinygrad: {e}", file=sys.stderr)
+    return 2
+  if args.list_bugs:
+    for bug in bugs.BUGS:
+      if bug.name in simplifier.available_bugs: print(f"{bug.name}: {bug.what}")
+    return 0
+  if args.one:
+    with open(args.one, encoding="utf-8") as f: text = f.read()
+    from uopfuzz_adapter.convert import Unsupported
+    try:
+      hits, result = simplifier.simplify(text)
+    except Unsupported as e:
+      print(f"unsupported: {e}", file=sys.stderr)
+      return 1
+    for name, count in sorted(hits.items()): print(f"{count} {name}", file=sys.stderr)
+    sys.stdout.write(result)
+    return 0
+  return server.serve(simplifier)
+
+
+if __name__ == "__main__":
+  sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,346 @@
+#include "sut/external.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <mutex>
+#include <optional>
+
+#include "ir/parser.h"
+#include "ir/printer.h"
+#include "sut/child_process.h"
+#include "sut/frames.h"
+
+namespace uopfuzz::sut {
+
+namespace {
+
+using Clock = ChildProcess::Clock;
+
+Clock::duration seconds(double s) {
+  return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));
+}
+
+double elapsed(Clock::time_point since, Clock::time_point until = Clock::now()) {
+  return std::chrono::duration<double>(until - since).count();
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\r' || s.back() == '\t'))
+    s.remove_suffix(1);
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  return s;
+}
+
+std::vector<std::string_view> lines_of(std::string_view text) {
+  std::vector<std::string_view> lines;
+  while (!text.empty()) {
+    const size_t eol = text.find('\n');
+    lines.push_back(text.substr(0, eol));
+    if (eol == std::string_view::npos) break;
+    text.remove_prefix(eol + 1);
+  }
+  return lines;
+}
+
+/// What a child's hello says about it.
+struct Hello {
+  std::string name, version;
+  Capabilities capabilities;
+};
+
+/// The hello body's `key: value` lines; nullopt with `error` set when it is not one.
+std::optional<Hello> parse_hello(std::string_view body, std::string& error) {
+  Hello h;
+  std::string protocol;
+  bool named = false;
+  for (std::string_view line : lines_of(body)) {
+    line = trim(line);
+    if (line.empty()) continue;
+    const size_t colon = line.find(':');
+    if (colon == std::string_view::npos) {
+      error = fmt::format("a hello line without 'key: value': '{}'", line);
+      return std::nullopt;
+    }
+    std::string_view key = trim(line.substr(0, colon)), value = trim(line.substr(colon + 1));
+    if (key == "protocol") protocol = value;
+    if (key == "name") named = true, h.name = value;
+    if (key == "version") h.version = value;
+    if (key == "capabilities") {
+      size_t i = 0;
+      while (i < value.size()) {
+        const size_t sp = std::min(value.find(' ', i), value.size());
+        std::string_view word = value.substr(i, sp - i);
+        if (word == "disable") h.capabilities.disable = true;
+        if (word == "stop-after") h.capabilities.stop_after = true;
+        i = sp + 1;
+      }
+    }
+  }
+  if (protocol != "1") {
+    error = protocol.empty() ? "a hello without 'protocol: 1'"
+                             : fmt::format("protocol {} (uopfuzz speaks protocol 1)", protocol);
+    return std::nullopt;
+  }
+  if (!named) {
+    error = "a hello without 'name:'";
+    return std::nullopt;
+  }
+  return h;
+}
+
+/// Adds a hits body's `<count> <rule name>` lines to `hits`; false when one is not such a line.
+bool add_hits(std::string_view body, std::map<std::string, uint64_t>& hits, std::string& error) {
+  for (std::string_view line : lines_of(body)) {
+    line = trim(line);
+    if (line.empty()) continue;
+    const size_t sp = line.find(' ');
+    std::string_view count = line.substr(0, sp);
+    std::string_view rule =
+        sp == std::string_view::npos ? std::string_view{} : trim(line.substr(sp + 1));
+    uint64_t n = 0;
+    bool digits = !count.empty() && count.size() <= 18;
+    for (char c : count) {
+      if (c < '0' || c > '9') digits = false;
+      n = n * 10 + static_cast<uint64_t>(c - '0');
+    }
+    if (!digits || rule.empty()) {
+      error = fmt::format("a hits line that is not '<count> <rule name>': '{}'", line);
+      return false;
+    }
+    hits[std::string(rule)] += n;
+  }
+  return true;
+}
+
+/// A rule name that fits in a `disable=` option (names are comma-separated, spaces end it).
+bool sendable_rule_name(const std::string& name) {
+  return !name.empty() && name.find_first_of(" ,\n\r\t") == std::string::npos;
+}
+
+class External final : public Simplifier {
+ public:
+  External(std::string name, std::string command, const ExternalOptions& options)
+      : name_(std::move(name)), command_(std::move(command)), options_(options) {}
+
+  std::string name() const override { return name_; }
+
+  std::string version() override {
+    std::lock_guard lock(mutex_);
+    if (ensure_child()) return "";
+    return hello_.version;
+  }
+
+  Capabilities capabilities() override {
+    std::lock_guard lock(mutex_);
+    if (ensure_child()) return {};
+    return hello_.capabilities;
+  }
+
+  Outcome simplify(ir::Context& ctx, ir::UOp root,
+                   const simplifier::SimplifyOptions& options) override {
+    std::lock_guard lock(mutex_);
+    Outcome out;
+    if (auto failure = ensure_child()) {
+      out.failure = std::move(failure);
+      return out;
+    }
+    const auto start = Clock::now();
+    const auto deadline = start + seconds(options_.timeout_s);
+    const std::string request =
+        frame_text("simplify", ir::print_graph(root), request_options(options));
+    const ChildProcess::Io wrote = child_->write_all(request, deadline);
+    out.protocol_seconds += elapsed(start);
+    if (wrote == ChildProcess::Io::Timeout) return fail(out, hang());
+    if (wrote == ChildProcess::Io::Eof) return fail(out, died(""));
+    std::string logs;
+    while (true) {
+      Frame frame;
+      std::string error;
+      const auto waiting = Clock::now();
+      const Read read = read_next(frame, error, deadline);
+      const auto arrived = Clock::now();
+      out.child_seconds += elapsed(waiting, arrived);
+      switch (read) {
+        case Read::Eof: return fail(out, died(logs));
+        case Read::Timeout: return fail(out, hang());
+        case Read::Malformed: return fail(out, protocol_error(error));
+        case Read::Frame: break;
+      }
+      if (frame.type == "hits") {
+        const bool ok = add_hits(frame.body, out.result.hits, error);
+        out.protocol_seconds += elapsed(arrived);
+        if (!ok) return fail(out, protocol_error(error));
+      } else if (frame.type == "log") {
+        logs += frame.body;
+      } else if (frame.type == "ok") {
+        auto parsed = ir::parse_kernel(ctx, frame.body);
+        out.protocol_seconds += elapsed(arrived);
+        if (!parsed.ok())
+          return fail(out, protocol_error(fmt::format(
+                               "the rewrite does not parse: {}:{}: {}", parsed.error().loc.line,
+                               parsed.error().loc.col, parsed.error().message)));
+        if (parsed->kernel.root.op() != ir::Op::Sink)
+          return fail(out, protocol_error(fmt::format(
+                               "the rewrite is not a kernel: its root is a {}, not a SINK",
+                               ir::op_name(parsed->kernel.root.op()))));
+        out.result.root = parsed->kernel.root;
+        for (const auto& [rule, n] : out.result.hits) out.result.steps += n;
+        child_->clear_stderr_tail();
+        return out;
+      } else if (frame.type == "unsupported") {
+        std::vector<std::string_view> lines = lines_of(frame.body);
+        std::string reason(lines.empty() ? std::string_view{} : trim(lines[0]));
+        child_->clear_stderr_tail();
+        return fail(out, Failure{FailureKind::Unsupported,
+                                 reason.empty() ? "no reason given" : reason, "", logs});
+      } else if (frame.type == "error") {
+        return fail(out, raised(frame.body, logs));
+      } else {
+        return fail(out, protocol_error(fmt::format("an unexpected '{}' frame", frame.type)));
+      }
+    }
+  }
+
+ private:
+  enum class Read { Frame, Eof, Timeout, Malformed };
+
+  static Outcome& fail(Outcome& out, Failure failure) {
+    out.failure = std::move(failure);
+    return out;
+  }
+
+  FrameOptions request_options(const simplifier::SimplifyOptions& options) const {
+    FrameOptions opts;
+    if (hello_.capabilities.disable && !options.disabled.empty()) {
+      std::vector<std::string> names;
+      for (const std::string& n : options.disabled)
+        if (sendable_rule_name(n)) names.push_back(n);
+      std::sort(names.begin(), names.end());
+      if (!names.empty()) opts.emplace_back("disable", fmt::format("{}", fmt::join(names, ",")));
+    }
+    if (hello_.capabilities.stop_after && options.stop_after)
+      opts.emplace_back("stop-after", std::to_string(*options.stop_after));
+    return opts;
+  }
+
+  /// The next frame the child sends (bytes after it stay buffered for the next call).
+  Read read_next(Frame& frame, std::string& error, Clock::time_point deadline) {
+    while (true) {
+      FrameRead r = read_frame(buffer_);
+      if (r.status == FrameRead::Status::Complete) {
+        frame = std::move(r.frame);
+        buffer_.erase(0, r.size);
+        return Read::Frame;
+      }
+      if (r.status == FrameRead::Status::Malformed) {
+        error = std::move(r.error);
+        return Read::Malformed;
+      }
+      switch (child_->read_some(buffer_, deadline)) {
+        case ChildProcess::Io::Ok: break;
+        case ChildProcess::Io::Eof: return Read::Eof;
+        case ChildProcess::Io::Timeout: return Read::Timeout;
+      }
+    }
+  }
+
+  /// Starts the child and reads its hello, unless this process already has one. A child
+  /// inherited through fork belongs to the parent: its pipes are closed, never used.
+  std::optional<Failure> ensure_child() {
+    if (child_ && !child_->owned_here()) forget_child();
+    if (child_) return std::nullopt;
+    auto started = ChildProcess::start(command_);
+    if (!started.ok()) return Failure{FailureKind::Crash, started.error().message, "", ""};
+    child_ = std::move(started.value());
+    Frame frame;
+    std::string error;
+    switch (read_next(frame, error, Clock::now() + seconds(options_.startup_timeout_s))) {
+      case Read::Eof: {
+        Failure f = died("");
+        f.reason += " before its hello";
+        return f;
+      }
+      case Read::Timeout: {
+        Failure f = hang();
+        f.reason = fmt::format("no hello within {} s", options_.startup_timeout_s);
+        return f;
+      }
+      case Read::Malformed: return protocol_error(error);
+      case Read::Frame: break;
+    }
+    if (frame.type != "hello")
+      return protocol_error(fmt::format("a '{}' frame where its hello belongs", frame.type));
+    auto hello = parse_hello(frame.body, error);
+    if (!hello) return protocol_error(error);
+    hello_ = std::move(*hello);
+    child_->clear_stderr_tail();
+    return std::nullopt;
+  }
+
+  void forget_child() {
+    if (child_ && !child_->owned_here()) child_->abandon();
+    child_.reset();
+    buffer_.clear();
+    hello_ = {};
+  }
+
+  /// The child's stdout closed: it died (or is about to). Reaps it and says how it ended.
+  Failure died(const std::string& logs) {
+    std::string how = child_->reap_and_describe(1.0);
+    Failure f{FailureKind::Crash, std::move(how), "", logs + child_->stderr_tail()};
+    forget_child();
+    return f;
+  }
+
+  Failure hang() {
+    child_->kill_group();
+    Failure f{FailureKind::Hang, fmt::format("no answer within {} s", options_.timeout_s), "",
+              child_->stderr_tail()};
+    forget_child();
+    return f;
+  }
+
+  /// The child said something outside the protocol: it may be out of step, so it goes.
+  Failure protocol_error(std::string why) {
+    child_->kill_group();
+    Failure f{FailureKind::Protocol, std::move(why), "", child_->stderr_tail()};
+    forget_child();
+    return f;
+  }
+
+  /// An `error` frame: the simplifier raised on this kernel and goes on serving.
+  Failure raised(std::string_view body, const std::string& logs) {
+    std::vector<std::string_view> lines = lines_of(body);
+    Failure f{FailureKind::Crash, std::string(lines.empty() ? "" : trim(lines[0])), "", ""};
+    if (f.reason.empty()) f.reason = "an error without a message";
+    for (size_t i = 1; i < lines.size(); ++i) {
+      std::string_view line = trim(lines[i]);
+      if (line.starts_with("where:")) {
+        f.where = trim(line.substr(6));
+        break;
+      }
+    }
+    child_->drain_stderr(false, Clock::now());
+    f.log = logs + std::string(body) + child_->stderr_tail();
+    child_->clear_stderr_tail();
+    return f;
+  }
+
+  const std::string name_, command_;
+  const ExternalOptions options_;
+  std::mutex mutex_;  // one request at a time on the one child
+  std::unique_ptr<ChildProcess> child_;
+  std::string buffer_;  // what the child wrote that no frame has taken yet
+  Hello hello_;
+};
+
+}  // namespace
+
+std::shared_ptr<Simplifier> make_external(std::string name, std::string command,
+                                          const ExternalOptions& options) {
+  return std::make_shared<External>(std::move(name), std::move(command), options);
+}
+
+}  // namespace uopfuzz::sut

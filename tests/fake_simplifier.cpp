@@ -1,0 +1,156 @@
+// A stand-in external simplifier for the tests of the protocol's client: it speaks the
+// protocol of docs/external-simplifier.md and misbehaves on demand.
+//
+//   fake_simplifier [--mode MODE] [--marker N] [--hello normal|slow|none|bad]
+//                   [--hello-delay S] [--capabilities "hits disable stop-after"]
+//
+// Every request is answered by echoing its kernel back (with hits frames), except that
+// MODE applies to the requests holding a `CONST N` node when --marker is given, and to all
+// requests otherwise. Modes: echo, exit (status 3), segv, hang, garbage, unknown-frame,
+// unparsable, not-sink, bad-hits, unsupported, error.
+// The hits of an echo: fake_rule_a 3, fake_rule_b 1 (in two frames), requests_served n (the
+// requests this process has read), and `option:<key>=<value>` once per request option.
+// Its hello's version is "fake pid <pid>", so a test can tell two children apart.
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+namespace {
+
+struct Request {
+  std::vector<std::string> options;  // "key=value"
+  std::string body;
+};
+
+std::string g_in;
+
+void write_all(std::string_view s) {
+  while (!s.empty()) {
+    const ssize_t n = ::write(1, s.data(), s.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) std::exit(1);
+    s.remove_prefix(static_cast<size_t>(n));
+  }
+}
+
+void frame(std::string_view type, std::string_view body) {
+  write_all(std::string(type) + " " + std::to_string(body.size()) + "\n" + std::string(body));
+}
+
+bool fill() {
+  char buf[65536];
+  while (true) {
+    const ssize_t n = ::read(0, buf, sizeof buf);
+    if (n > 0) {
+      g_in.append(buf, static_cast<size_t>(n));
+      return true;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    return false;
+  }
+}
+
+/// The next `simplify` frame; false at EOF.
+bool next_request(Request& r) {
+  size_t eol;
+  while ((eol = g_in.find('\n')) == std::string::npos)
+    if (!fill()) return false;
+  std::vector<std::string> words;
+  size_t i = 0;
+  std::string header = g_in.substr(0, eol);
+  while (i <= header.size()) {
+    size_t sp = header.find(' ', i);
+    if (sp == std::string::npos) sp = header.size();
+    words.push_back(header.substr(i, sp - i));
+    i = sp + 1;
+  }
+  if (words.size() < 2 || words[0] != "simplify") std::exit(4);
+  const size_t length = std::stoul(words[1]);
+  while (g_in.size() < eol + 1 + length)
+    if (!fill()) return false;
+  r.options.assign(words.begin() + 2, words.end());
+  r.body = g_in.substr(eol + 1, length);
+  g_in.erase(0, eol + 1 + length);
+  return true;
+}
+
+bool holds_const(const std::string& body, const std::string& marker) {
+  const std::string needle = "CONST " + marker + " ";
+  return body.find(needle) != std::string::npos;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string mode = "echo", marker, hello = "normal", capabilities = "hits";
+  double hello_delay = 0;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string flag = argv[i], value = argv[i + 1];
+    if (flag == "--mode") mode = value;
+    if (flag == "--marker") marker = value;
+    if (flag == "--hello") hello = value;
+    if (flag == "--hello-delay") hello_delay = std::stod(value);
+    if (flag == "--capabilities") capabilities = value;
+  }
+  if (hello == "slow") std::this_thread::sleep_for(std::chrono::duration<double>(hello_delay));
+  if (hello == "none") {
+    while (fill()) {
+    }
+    return 0;
+  }
+  if (hello == "bad")
+    frame("hello", "name: fake\n");  // no protocol line
+  else if (hello != "none")
+    frame("hello", "protocol: 1\nname: fake\nversion: fake pid " + std::to_string(::getpid()) +
+                       "\ncapabilities: " + capabilities + "\n");
+  int served = 0;
+  Request r;
+  while (next_request(r)) {
+    ++served;
+    const std::string act = marker.empty() || holds_const(r.body, marker) ? mode : "echo";
+    if (act == "exit") {
+      std::fputs("fake: exiting on the marker\n", stderr);
+      std::exit(3);
+    } else if (act == "segv") {
+      std::fputs("fake: crashing on the marker\n", stderr);
+      std::raise(SIGSEGV);
+    } else if (act == "hang") {
+      while (true) ::pause();
+    } else if (act == "garbage") {
+      write_all("this is not a frame\n");
+    } else if (act == "unknown-frame") {
+      frame("banana", "");
+    } else if (act == "unparsable") {
+      frame("ok", "%0 = FROBNICATE : int32\n");
+    } else if (act == "not-sink") {
+      frame("ok",
+            "%x = PARAM slot=0 in : int32[2]\n%f = FLIP %x axes=[0] : int32[2]\n"
+            "%r = REALIZE %f : void\n");
+    } else if (act == "bad-hits") {
+      frame("hits", "many fake_rule_a\n");
+      frame("ok", r.body);
+    } else if (act == "unsupported") {
+      frame("unsupported", "fake: CONST " + marker + " is not supported\n");
+    } else if (act == "error") {
+      frame("error",
+            "ValueError: fake failure on the marker\nwhere: fake_rules.py:42\n"
+            "Traceback (most recent call last):\n  File \"fake_rules.py\", line 42\n");
+    } else {
+      std::string hits = "1 fake_rule_a\n" + std::to_string(served) + " requests_served\n";
+      for (const std::string& o : r.options) hits += "1 option:" + o + "\n";
+      frame("hits", "2 fake_rule_a\n1 fake_rule_b\n");
+      frame("log", "echoing the kernel back\n");
+      frame("hits", hits);
+      frame("ok", r.body);
+    }
+  }
+  return 0;
+}
