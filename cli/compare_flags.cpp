@@ -60,6 +60,7 @@ json side_json(const fuzz::CompareSide& s, uint64_t graphs) {
           {"unsupported", s.unsupported},
           {"findings", s.findings},
           {"first_graph", s.first_graph},
+          {"first_details", s.first_details},
           {"rule_hits", s.rule_hits},
           {"check_seconds", s.check_seconds},
           {"child_seconds", s.child_seconds},
@@ -112,6 +113,7 @@ void print_side(const fuzz::CompareSide& s, uint64_t graphs, uint64_t seed) {
   std::vector<std::pair<uint64_t, std::string>> reasons;
   for (const auto& [reason, n] : s.unsupported) reasons.emplace_back(n, reason);
   std::sort(reasons.rbegin(), reasons.rend());
+  for (const auto& [key, details] : s.first_details) fmt::print("    first {}: {}\n", key, details);
   for (size_t i = 0; i < std::min<size_t>(reasons.size(), 5); ++i)
     fmt::print("    declined {}x: {}\n", reasons[i].first, reasons[i].second);
   if (!findings.empty())

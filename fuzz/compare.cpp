@@ -31,7 +31,10 @@ void count(CompareSide& side, const check::CheckResult& r, uint64_t graph, doubl
   }
   if (r.kind != check::FindingKind::None) {
     const std::string key = fmt::format("{}/{}", check::finding_kind_name(r.kind), r.backend);
-    if (side.findings[key]++ == 0) side.first_graph[key] = graph;
+    if (side.findings[key]++ == 0) {
+      side.first_graph[key] = graph;
+      side.first_details[key] = r.details;
+    }
   }
 }
 

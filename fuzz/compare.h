@@ -47,6 +47,7 @@ struct CompareSide {
   /// Findings by "kind/backend", and the first graph (index) of each.
   std::map<std::string, uint64_t> findings;
   std::map<std::string, uint64_t> first_graph;
+  std::map<std::string, std::string> first_details;  ///< the check's line for that first graph
   std::map<std::string, uint64_t> rule_hits;
   double check_seconds = 0;  ///< its checks' wall time (simplify + oracle + backends)
   double child_seconds = 0, protocol_seconds = 0;  ///< of those: in its process, on the protocol
