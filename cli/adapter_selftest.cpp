@@ -15,8 +15,9 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-/// The adapter's planted bugs, one per line of its `--list-bugs` (the same names as its
-/// hello's `bugs:` line); an error when it cannot be run.
+/// The adapter's planted bugs: the first word of each line of its `--list-bugs` (`name:
+/// what it breaks`; the names are those of its hello's `bugs:` line); an error when it
+/// cannot be run.
 Result<std::vector<std::string>> tinygrad_bugs(const sut::ExternalOptions& external) {
   sut::ExternalOptions plain = external;
   plain.adapter_bugs.clear();
@@ -33,7 +34,8 @@ Result<std::vector<std::string>> tinygrad_bugs(const sut::ExternalOptions& exter
   std::vector<std::string> bugs;
   std::istringstream lines(out);
   for (std::string line; std::getline(lines, line);)
-    if (!line.empty()) bugs.push_back(line);
+    if (const std::string name = line.substr(0, line.find_first_of(": \t")); !name.empty())
+      bugs.push_back(name);
   return bugs;
 }
 
