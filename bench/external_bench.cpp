@@ -57,6 +57,48 @@ void BM_External_EchoRoundTrip(benchmark::State& state) {
 }
 BENCHMARK(BM_External_EchoRoundTrip)->Unit(benchmark::kMicrosecond);
 
+// The same kernels through tinygrad's rewrites (--simplifier tinygrad; skipped when no
+// tinygrad or adapter is found). Counters: protocol_us, child_us, protocol_share (of the
+// round trip), unsupported and crashed (kernels the adapter declined or raised on; only
+// their protocol cost counts; the label shows the first crash). arg: 0 the symbolic stage, 1 the
+// full kernel rewrite.
+void BM_External_TinygradRoundTrip(benchmark::State& state) {
+  sut::ExternalOptions options;
+  options.tinygrad_stage = state.range(0) ? "full" : "symbolic";
+  auto sut = sut::make_simplifier("tinygrad", options);
+  if (!sut.ok()) {
+    state.SkipWithError(sut.error().message.c_str());
+    return;
+  }
+  if ((*sut)->version().empty()) {
+    state.SkipWithError("the tinygrad adapter did not start");
+    return;
+  }
+  ir::Context ctx;
+  std::vector<ir::UOp> roots = generated_kernels(ctx);
+  double protocol = 0, child = 0;
+  int64_t unsupported = 0, crashed = 0;
+  std::string first_crash;
+  size_t i = 0;
+  for (auto _ : state) {
+    sut::Outcome out = (*sut)->simplify(ctx, roots[i++ % roots.size()], {});
+    if (out.failure && out.failure->kind == sut::FailureKind::Unsupported) ++unsupported;
+    if (out.failure && out.failure->kind != sut::FailureKind::Unsupported && crashed++ == 0)
+      first_crash =
+          std::string(sut::failure_kind_name(out.failure->kind)) + ": " + out.failure->reason;
+    protocol += out.protocol_seconds;
+    child += out.child_seconds;
+  }
+  const double n = static_cast<double>(state.iterations());
+  state.counters["protocol_us"] = 1e6 * protocol / n;
+  state.counters["child_us"] = 1e6 * child / n;
+  state.counters["protocol_share"] = protocol / (protocol + child);
+  state.counters["unsupported"] = static_cast<double>(unsupported);
+  state.counters["crashed"] = static_cast<double>(crashed);
+  state.SetLabel(first_crash);
+}
+BENCHMARK(BM_External_TinygradRoundTrip)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
+
 void BM_External_BuiltinInProcess(benchmark::State& state) {
   ir::Context ctx;
   std::vector<ir::UOp> roots = generated_kernels(ctx);

@@ -4,15 +4,13 @@
 #include <fmt/format.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 #include <thread>
-
-extern char** environ;
 
 namespace uopfuzz::sut {
 
@@ -91,35 +89,39 @@ Result<std::unique_ptr<ChildProcess>> ChildProcess::start(const std::string& com
     ::close(in[0]), ::close(in[1]), ::close(out[0]), ::close(out[1]);
     return Error{fmt::format("pipe: {}", std::strerror(e))};
   }
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, in[0], 0);
-  posix_spawn_file_actions_adddup2(&actions, out[1], 1);
-  posix_spawn_file_actions_adddup2(&actions, err[1], 2);
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  // Its own process group, so a hang is killed with everything it started; no signal
-  // blocked and SIGPIPE at its default, whatever this process does with them.
-  posix_spawnattr_setflags(&attr,
-                           POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-  posix_spawnattr_setpgroup(&attr, 0);
-  sigset_t none, defaults;
-  sigemptyset(&none);
-  posix_spawnattr_setsigmask(&attr, &none);
-  sigemptyset(&defaults);
-  sigaddset(&defaults, SIGPIPE);
-  posix_spawnattr_setsigdefault(&attr, &defaults);
-  std::string sh = "sh", dash_c = "-c", cmd = command;
-  char* argv[] = {sh.data(), dash_c.data(), cmd.data(), nullptr};
-  pid_t pid = -1;
-  const int rc = posix_spawn(&pid, "/bin/sh", &actions, &attr, argv, environ);
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attr);
-  ::close(in[0]), ::close(out[1]), ::close(err[1]);
-  if (rc != 0) {
-    ::close(in[1]), ::close(out[0]), ::close(err[0]);
-    return Error{fmt::format("cannot start /bin/sh -c '{}': {}", command, std::strerror(rc))};
+  const pid_t parent = ::getpid();
+  const char* cmd = command.c_str();
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    // Only async-signal-safe calls from here to exec. Its own process group, so a hang is
+    // killed with everything it started; killed too when this process dies (a campaign
+    // worker killed as hung must not leave a simplifier spinning); no signal blocked and
+    // SIGPIPE at its default, whatever this process does with them.
+    ::setpgid(0, 0);
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(127);
+    const int ends[3] = {in[0], out[1], err[1]};
+    for (int fd = 0; fd < 3; ++fd) {
+      if (ends[fd] == fd)
+        ::fcntl(fd, F_SETFD, 0);  // dup2 onto itself would leave it close-on-exec
+      else
+        ::dup2(ends[fd], fd);
+    }
+    ::signal(SIGPIPE, SIG_DFL);
+    sigset_t none;
+    sigemptyset(&none);
+    ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    ::execl("/bin/sh", "sh", "-c", cmd, static_cast<char*>(nullptr));
+    ::_exit(127);
   }
+  const int fork_errno = errno;
+  ::close(in[0]), ::close(out[1]), ::close(err[1]);
+  if (pid < 0) {
+    ::close(in[1]), ::close(out[0]), ::close(err[0]);
+    return Error{
+        fmt::format("cannot start /bin/sh -c '{}': {}", command, std::strerror(fork_errno))};
+  }
+  ::setpgid(pid, pid);  // also here: kill(-pid) must reach it even before it runs
   std::unique_ptr<ChildProcess> child(new ChildProcess());
   child->pid_ = pid;
   child->owner_ = ::getpid();

@@ -3,7 +3,10 @@
  *
  * Reads and writes never block past their deadline, and while either waits the child's
  * stderr is drained (its last few KB kept), so a child that logs a lot cannot stall on a full
- * pipe. Writing to a child that has died reports Eof instead of raising SIGPIPE. A
+ * pipe. Writing to a child that has died reports Eof instead of raising SIGPIPE. The child
+ * is killed when the thread that started it dies (PR_SET_PDEATHSIG), so a process killed
+ * while its child hangs leaves nothing spinning; start it from a thread that outlives its
+ * use (a process's main thread). A
  * ChildProcess created in one process and found in a forked one (fork copies it) is
  * abandoned there: its pipes are closed, never written, and the child is left to its owner.
  */

@@ -293,6 +293,42 @@ TEST(SutExternal, AForkedProcessStartsItsOwnChildAndLeavesTheParentsAlone) {
   EXPECT_EQ(child_pid(*sut), parents_child);
 }
 
+/// Whether process `pid` has ended (gone, or a zombie nobody has reaped yet).
+bool ended(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(stat, line)) return true;
+  const size_t close = line.rfind(')');
+  return close != std::string::npos && close + 2 < line.size() && line[close + 2] == 'Z';
+}
+
+TEST(SutExternal, AKilledWorkersHungChildDiesWithIt) {
+  int report[2];
+  ASSERT_EQ(::pipe(report), 0);
+  const pid_t worker = fork();
+  ASSERT_GE(worker, 0);
+  if (worker == 0) {
+    auto sut = fake("--mode hang");
+    const pid_t child = child_pid(*sut);
+    if (::write(report[1], &child, sizeof child) != sizeof child) _exit(1);
+    ir::Context ctx;
+    simplify(*sut, ctx, 5);  // hangs: the default timeout is 10 s
+    _exit(1);
+  }
+  ::close(report[1]);
+  pid_t child = -1;
+  ASSERT_EQ(::read(report[0], &child, sizeof child), static_cast<ssize_t>(sizeof child));
+  ::close(report[0]);
+  EXPECT_FALSE(ended(child));
+  ::kill(worker, SIGKILL);
+  int status = 0;
+  ASSERT_EQ(waitpid(worker, &status, 0), worker);
+  const auto deadline = Clock::now() + std::chrono::seconds(3);
+  while (!ended(child) && Clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_TRUE(ended(child));
+}
+
 TEST(SutExternal, DestroyingTheSimplifierReapsItsChild) {
   ir::Context ctx;
   auto sut = fake("--mode echo");

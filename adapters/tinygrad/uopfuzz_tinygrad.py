@@ -86,13 +86,16 @@ def main(argv):
     return NO_TINYGRAD
   if path: sys.path.insert(0, path)
   sys.path.insert(0, HERE)
+  from uopfuzz_adapter import server
+  serving = not (args.version or args.list_bugs or args.one)
+  frames = server.claim_stdout() if serving else None
   import tinygrad
   package_dir = os.path.dirname(os.path.abspath(tinygrad.__file__))
   if args.version:
     print(tinygrad_version(package_dir))
     return 0
 
-  from uopfuzz_adapter import bugs, server, stages
+  from uopfuzz_adapter import bugs, stages
   try:
     simplifier = stages.TinygradSimplifier(args.stage, package_dir, tinygrad_version(package_dir),
                                            () if args.list_bugs else args.bug)
@@ -112,9 +115,9 @@ def main(argv):
       print(f"unsupported: {e}", file=sys.stderr)
       return 1
     for name, count in sorted(hits.items()): print(f"{count} {name}", file=sys.stderr)
-    sys.stdout.write(result)
+    sys.stdout.write(result if result.endswith("\n") else result + "\n")
     return 0
-  return server.serve(simplifier)
+  return server.serve(simplifier, frames)
 
 
 if __name__ == "__main__":

@@ -17,10 +17,13 @@ ENABLED = set()
 def _divmod_fold_with_bugs(d):
   x, y = d.src
   if y.op is Ops.CONST and y.val > 0:
-    # x % c -> x needs 0 <= x < c; the planted test admits x == c
-    if d.op is Ops.FLOORMOD and "mod_fold_off_by_one" in ENABLED and x.vmin >= 0 and x.vmax <= y.val: return x
-    # x // c -> 0 needs 0 <= x < c; the planted test forgets x >= 0 (floor division of a negative x is negative)
-    if d.op is Ops.FLOORDIV and "div_fold_no_guard" in ENABLED and x.vmax < y.val: return d.const_like(0)
+    c = y.val
+    # x % c -> x - q*c needs x // c == q over all of x's range; the planted test reads the top
+    # of the range one too low (x.vmax - 1), so x == the next multiple of c folds wrong
+    if d.op is Ops.FLOORMOD and "mod_fold_off_by_one" in ENABLED and x.vmin // c != x.vmax // c and x.vmin // c == (x.vmax - 1) // c:
+      return x - (x.vmin // c) * c
+    # x // c -> q needs x // c constant; the planted fold drops that guard and takes the smallest quotient
+    if d.op is Ops.FLOORDIV and "div_fold_no_guard" in ENABLED: return d.const_like((x // y).vmin)
   return fold_divmod_general(d)
 
 
@@ -56,9 +59,9 @@ class Bug:
 
 
 BUGS = [
-  Bug("mod_fold_off_by_one", "x % c -> x when 0 <= x <= c (off by one: x == c gives c, not 0)",
+  Bug("mod_fold_off_by_one", "x % c -> x - q*c when x // c looks constant, with the top of x's range read one too low",
       _is_divmod_fold, _divmod_fold_with_bugs),
-  Bug("div_fold_no_guard", "x // c -> 0 when x < c, without the guard x >= 0",
+  Bug("div_fold_no_guard", "x // c -> the smallest quotient, without the guard that x // c is constant",
       _is_divmod_fold, _divmod_fold_with_bugs),
   Bug("cast_noop", "x.cast(a).cast(b) -> x.cast(b) even when the cast to a loses values",
       _is_double_cast_fold, _double_cast_with_bug),

@@ -41,8 +41,29 @@ COMPARISONS = ("CMPLT", "CMPNE", "CMPEQ")
 REDUCE_OPS = {"ADD": Ops.ADD, "MUL": Ops.MUL, "MAX": Ops.MAX}
 AXIS_TYPES = ("GLOBAL", "LOCAL", "WARP", "LOOP", "GROUP_REDUCE", "REDUCE", "UPCAST", "UNROLL",
               "THREAD", "DEVICE")
-NO_MIN = ("tinygrad has no MIN op (its minimum() is a rewrite into MAX and negations that "
-          "does not read back as one MIN)")
+
+
+# tinygrad has no MIN, neither as an ALU op nor as a REDUCE op. MIN(a, b) is sent as
+# flip(MAX(flip(a), flip(b))) and REDUCE MIN as flip(REDUCE MAX(flip(x))), with flip an
+# order-reversing bijection of the dtype that cannot overflow: NEG for floats (exact, and
+# MAX's NaN and -0/+0 rules mirror MIN's), XOR with all ones for integers and bool (~x).
+# from_tinygrad reads the shape back as MIN.
+def _flip(x, name):
+  dt = DTYPE_TO_TG[name]
+  if dtypes.is_float(dt): return UOp(Ops.NEG, dt, src=(x,))
+  ones = True if dt is dtypes.bool else dt.max if dtypes.is_unsigned(dt) else -1
+  return UOp(Ops.XOR, dt, src=(x, UOp(Ops.CONST, dt, arg=ones)))
+
+
+def _unflip(u):
+  """x if u is _flip(x) for u's dtype, else None."""
+  if u.op is Ops.NEG and dtypes.is_float(u.dtype): return u.src[0]
+  if u.op is not Ops.XOR: return None
+  dt = u.dtype
+  ones = True if dt is dtypes.bool else dt.max if dtypes.is_unsigned(dt) else -1
+  for c, x in (u.src, u.src[::-1]):
+    if c.op is Ops.CONST and c.arg is not Invalid and type(c.arg) is type(ones) and c.arg == ones: return x
+  return None
 
 
 class Conversion:
@@ -122,13 +143,17 @@ def _to_uop(node, src, conv, kernel):
   if op == "LOAD": return src[0] if len(src) == 1 else UOp(Ops.LOAD, dt, src=tuple(src))
   if op in ("STORE", "END"): return UOp(getattr(Ops, op), dtypes.void, src=tuple(src))
   if op == "REDUCE":
-    if kv.get("op") not in REDUCE_OPS: raise Unsupported(f"REDUCE op={kv.get('op')}: {NO_MIN}")
+    if kv.get("op") == "MIN":
+      inner = UOp(Ops.REDUCE, dt, src=(_flip(src[0], node.dtype),) + tuple(src[1:]), arg=(Ops.MAX, 0))
+      return _flip(inner, node.dtype)
+    if kv.get("op") not in REDUCE_OPS: raise Unsupported(f"REDUCE op={kv.get('op')}")
     return UOp(Ops.REDUCE, dt, src=tuple(src), arg=(REDUCE_OPS[kv["op"]], 0))
   if op == "SINK":
     name = kernel.header_value("name") or "kernel"
     return UOp(Ops.SINK, dtypes.void, src=tuple(src), arg=KernelInfo(name=name))
   if op in ("CAST", "BITCAST"): return UOp(getattr(Ops, op), dt, src=tuple(src), arg=dt)
-  if op == "MIN": raise Unsupported(f"op MIN: {NO_MIN}")
+  if op == "MIN":
+    return _flip(UOp(Ops.MAX, dt, src=tuple(_flip(x, node.dtype) for x in src)), node.dtype)
   if op in ALU: return UOp(ALU[op], dt, src=tuple(src))
   raise Unsupported(f"op {op}: not a kernel op tinygrad's codegen takes")
 
@@ -289,6 +314,7 @@ class _Printer:
       if _is_int(dt) == (u.src[0].dtype is dtypes.weakint) and dt != "bool": return self.const(u.src[0].arg, dt)
     if op in (Ops.CAST, Ops.BITCAST):
       return self.add(u, op.name, [self.value(u.src[0])], [], self.dtype(u))
+    if (inner := _unflip(u)) is not None and (found := self.min_of(u, inner)) is not None: return found
     if op is Ops.MULACC:
       dt = self.dtype(u)
       if not _is_int(dt): raise Unsupported(f"MULACC of {dt}: fused or not is the backend's choice")
@@ -297,6 +323,18 @@ class _Printer:
     if op in ALU_FROM_TG:
       return self.add(u, ALU_FROM_TG[op], self._alu_srcs(u), [], self.dtype(u))
     raise Unsupported(f"op {op.name} (tinygrad-only) in the rewrite")
+
+  def min_of(self, u, inner):
+    """The MIN node for u = flip(inner) when inner is MAX of flips or REDUCE MAX of a flip."""
+    dt = self.dtype(u)
+    if inner.op is Ops.MAX and inner.dtype == u.dtype:
+      a, b = (_unflip(x) for x in inner.src)
+      if a is None or b is None: return None
+      return self.add(u, "MIN", [self.value(a, dt), self.value(b, dt)], [], dt)
+    if inner.op is Ops.REDUCE and inner.dtype == u.dtype and inner.arg[0] is Ops.MAX and (x := _unflip(inner.src[0])) is not None:
+      srcs = [self.value(x, dt)] + [self.emit(r) for r in inner.src[1:]]
+      return self.add(u, "REDUCE", srcs, ["op=MIN"], dt)
+    return None
 
   def _alu_srcs(self, u):
     name, dt = ALU_FROM_TG[u.op], self.dtype(u)

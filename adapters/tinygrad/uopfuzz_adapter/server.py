@@ -1,8 +1,8 @@
 """The adapter's side of docs/external-simplifier.md: frames in on stdin, frames out on stdout.
 
-Nothing but frames may reach stdout, and tinygrad prints (DEBUG, warnings): serve() takes
-the real stdout's file descriptor for the frames and points descriptor 1 (and sys.stdout)
-at stderr, where uopfuzz keeps the tail as a crash log.
+Nothing but frames may reach stdout, and tinygrad prints (DEBUG, TRACK_MATCH_STATS, warnings):
+claim_stdout() keeps the real stdout's file descriptor for the frames and points descriptor 1
+(and sys.stdout) at stderr, where uopfuzz keeps the tail as a crash log.
 """
 import os
 import sys
@@ -92,12 +92,18 @@ def hello_body(simplifier):
   return "".join(line + "\n" for line in lines)
 
 
-def serve(simplifier, stdin=None):
-  """The conversation until stdin ends. Returns the exit status."""
+def claim_stdout():
+  """The real stdout, for frames only; file descriptor 1 and sys.stdout become stderr. Call
+  it before importing tinygrad: anything printed from then on reaches stderr."""
   frames_fd = os.dup(1)
   os.dup2(2, 1)
   sys.stdout = sys.stderr
-  out = os.fdopen(frames_fd, "wb", buffering=0)
+  return os.fdopen(frames_fd, "wb", buffering=0)
+
+
+def serve(simplifier, out, stdin=None):
+  """The conversation until stdin ends, frames written to `out` (claim_stdout()). Returns the
+  exit status."""
   stdin = stdin or sys.stdin.buffer
 
   out.write(frame("hello", hello_body(simplifier)))

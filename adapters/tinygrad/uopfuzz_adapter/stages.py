@@ -108,7 +108,7 @@ class TinygradSimplifier:
     from uopfuzz_adapter.convert import Unsupported, to_tinygrad, from_tinygrad
     from uopfuzz_adapter.semantics import semantic_gate
     sink, conversion = to_tinygrad(text)
-    reason = semantic_gate(sink)
+    reason = semantic_gate(sink, full_rewrite=self.stage_name == "full")
     if reason: raise Unsupported(reason)
     tally = self.stage.rules.start_request(stop_after)
     rewritten = self.stage.run(sink, disabled)

@@ -1,0 +1,195 @@
+"""The adapter process as uopfuzz uses it: hello, rewrites, rule names and hits, disable=,
+stop-after=, unsupported and error answers (docs/external-simplifier.md)."""
+import os
+import re
+import unittest
+
+from adapter_process import Adapter, canonical, example, header_of, hits_of, kernel_body, run_kernel
+
+# out[r] = int32((r + 0) * 1) for r < 4: tinygrad's x+0 -> x, then its x*1 -> x.
+PLUS_ZERO_TIMES_ONE = """\
+%0 = PARAM slot=0 size=4 out : int32
+%1 = CONST 4 : index
+%2 = RANGE %1 axis=0 LOOP : index
+%3 = INDEX %0 %2 : int32
+%4 = CONST 0 : index
+%5 = ADD %2 %4 : index
+%6 = CONST 1 : index
+%7 = MUL %5 %6 : index
+%8 = CAST %7 : int32
+%9 = STORE %3 %8 : void
+%10 = END %9 %2 : void
+%11 = SINK %10 : void
+"""
+
+# The same with a MIN, an op tinygrad does not have: the converter refuses it.
+WITH_MIN = PLUS_ZERO_TIMES_ONE.replace("%7 = MUL %5 %6 : index", "%7 = MIN %5 %6 : index")
+
+
+def tinygrad_file(rel):
+  import tinygrad
+  return os.path.join(os.path.dirname(os.path.abspath(tinygrad.__file__)), rel)
+
+
+def rule_at(rel, marker):
+  """The rule name `rel:line` of the one line of tinygrad's `rel` holding `marker`."""
+  with open(tinygrad_file(rel), encoding="utf-8") as f: lines = f.read().splitlines()
+  found = [i + 1 for i, line in enumerate(lines) if marker in line]
+  assert len(found) == 1, f"{marker!r} in {rel}: lines {found}"
+  return f"{rel}:{found[0]}"
+
+
+X_PLUS_ZERO = ("uop/symbolic.py", "# x+0 / x^0 / x|0 -> x")
+X_TIMES_ONE = ("uop/symbolic.py", "# x*1 -> x")
+REDUCE_UNPARENTED = ("codegen/simplify.py", '(UPat(Ops.REDUCE, name="red"), reduce_unparented)')
+
+
+def count_ops(body, op):
+  return sum(1 for line in body.splitlines() if re.match(rf"%\d+ = {op} ", line))
+
+
+class ServerTest(unittest.TestCase):
+  def setUp(self):
+    self.adapters = []
+
+  def tearDown(self):
+    for a in self.adapters: self.assertEqual(a.close(), 0)
+
+  def start(self, *args, stage="symbolic", env=None):
+    a = Adapter(*args, stage=stage, env=env)
+    self.adapters.append(a)
+    return a
+
+  def test_hello(self):
+    a = self.start(stage="full")
+    self.assertEqual(a.hello["protocol"], "1")
+    self.assertEqual(a.hello["name"], "tinygrad")
+    self.assertEqual(a.hello["stage"], "full")
+    self.assertEqual(set(a.hello["capabilities"].split()), {"hits", "disable", "stop-after"})
+    self.assertEqual(set(a.hello["bugs"].split()), {"mod_fold_off_by_one", "div_fold_no_guard", "cast_noop"})
+    version = a.hello["version"]
+    import tinygrad
+    checkout = os.path.dirname(os.path.dirname(os.path.abspath(tinygrad.__file__)))
+    if not os.path.exists(os.path.join(checkout, ".git")):
+      # a snapshot without git history and not installed: the content hash of its sources
+      self.assertRegex(version, r"^tree-[0-9a-f]{12}$")
+    else:
+      self.assertRegex(version, r"^[0-9a-f]{7,40}(\+dirty)?$")
+
+  def test_arange_sum_rewrite_still_sums_to_45(self):
+    text = example("arange_sum.uop")
+    for stage in ("symbolic", "full"):
+      frames = self.start(stage=stage).simplify(kernel_body(text))
+      self.assertEqual(frames[-1][0], "ok", frames)
+      result = run_kernel(header_of(text), frames[-1][1])
+      self.assertEqual(result["outputs"][0]["values"], [45], stage)
+
+  def test_full_stage_removes_an_unparented_range(self):
+    text = example("unparented_add.uop")
+    frames = self.start(stage="full").simplify(kernel_body(text))
+    self.assertEqual(frames[-1][0], "ok", frames)
+    self.assertIn(rule_at(*REDUCE_UNPARENTED), hits_of(frames))
+    self.assertEqual(count_ops(frames[-1][1], "REDUCE"), 0)
+    self.assertEqual(run_kernel(header_of(text), frames[-1][1])["outputs"][0]["values"], [5, 10, 15])
+
+  def test_hits_name_the_rule_the_same_in_two_processes(self):
+    first = self.start().simplify(PLUS_ZERO_TIMES_ONE)
+    second = self.start().simplify(PLUS_ZERO_TIMES_ONE)
+    self.assertEqual(hits_of(first), {rule_at(*X_PLUS_ZERO): 1, rule_at(*X_TIMES_ONE): 1})
+    self.assertEqual(hits_of(first), hits_of(second))
+    self.assertEqual(count_ops(first[-1][1], "ADD") + count_ops(first[-1][1], "MUL"), 0)
+
+  def test_disable_removes_the_rule(self):
+    frames = self.start().simplify(PLUS_ZERO_TIMES_ONE, disable=rule_at(*X_PLUS_ZERO) + ",no/such.py:1")
+    self.assertEqual(frames[-1][0], "ok", frames)
+    self.assertNotIn(rule_at(*X_PLUS_ZERO), hits_of(frames))
+    self.assertEqual(hits_of(frames)[rule_at(*X_TIMES_ONE)], 1)
+    self.assertEqual(count_ops(frames[-1][1], "ADD"), 1)
+
+  def test_stop_after_zero_returns_the_input(self):
+    frames = self.start().simplify(PLUS_ZERO_TIMES_ONE, stop_after=0)
+    self.assertEqual(frames, [("ok", frames[-1][1])])
+    self.assertEqual(canonical(frames[-1][1]), canonical(PLUS_ZERO_TIMES_ONE))
+
+  def test_stop_after_one_applies_one_rule(self):
+    frames = self.start().simplify(PLUS_ZERO_TIMES_ONE, stop_after=1)
+    self.assertEqual(sum(hits_of(frames).values()), 1)
+    self.assertEqual(count_ops(frames[-1][1], "ADD") + count_ops(frames[-1][1], "MUL"), 1)
+
+  def test_unsupported_kernel(self):
+    a = self.start()
+    frames = a.simplify(WITH_MIN)
+    self.assertEqual(frames[-1][0], "unsupported")
+    self.assertIn("MIN", frames[-1][1])
+    # the process goes on
+    self.assertEqual(a.simplify(PLUS_ZERO_TIMES_ONE)[-1][0], "ok")
+
+  def test_nothing_but_frames_on_stdout_when_tinygrad_prints(self):
+    # TRACK_MATCH_STATS=3 makes tinygrad print a line per rule it applies, and its match
+    # statistics at exit: all of it must reach stderr, the frames stay readable
+    a = Adapter(stage="full", env={"TRACK_MATCH_STATS": "3"})
+    text = example("unparented_add.uop")
+    self.assertEqual(a.simplify(kernel_body(text))[-1][0], "ok")
+    self.assertEqual(a.close(), 0)
+    self.assertIn(" us -- ", a.stderr)
+
+
+class ErrorFrameTest(unittest.TestCase):
+  """An exception raised inside tinygrad becomes an `error` frame whose `where:` is the
+  innermost tinygrad frame, so two different crashes get two signatures."""
+
+  class Raising:
+    package_dir = os.path.dirname(tinygrad_file("__init__.py"))
+
+    def __init__(self, crash):
+      self.crash = crash
+
+    def simplify(self, text, disabled, stop_after):
+      self.crash()
+
+  def answer_of(self, crash):
+    from uopfuzz_adapter import server
+    data = server.answer(self.Raising(crash), "", frozenset(), None)
+    header, _, body = data.partition(b"\n")
+    kind, length = header.decode().split(" ")[:2]
+    self.assertEqual(int(length), len(body))
+    return kind, body.decode()
+
+  def test_where_is_the_innermost_tinygrad_line(self):
+    from tinygrad.uop.ops import UOp, Ops
+    from tinygrad.dtype import dtypes
+
+    def divide_by_zero():  # tinygrad's divmod fold refuses x // 0
+      r = UOp.range(4, 0)
+      (r // UOp.const(0, dtypes.weakint)).simplify()
+
+    def bad_range():  # a UPat with an op that is not an Ops
+      from tinygrad.uop.ops import UPat
+      UPat("ADD")
+
+    kinds, wheres = set(), []
+    for crash in (divide_by_zero, bad_range):
+      kind, body = self.answer_of(crash)
+      kinds.add(kind)
+      lines = body.splitlines()
+      self.assertTrue(lines[1].startswith("where: "), body)
+      rel, line = lines[1][len("where: "):].rsplit(":", 1)
+      with open(tinygrad_file(rel), encoding="utf-8") as f: source = f.read().splitlines()
+      wheres.append((rel, int(line), source[int(line) - 1]))
+      self.assertIn("Traceback", body)
+    self.assertEqual(kinds, {"error"})
+    self.assertIn("raise ZeroDivisionError", wheres[0][2])
+    self.assertIn("assert", wheres[1][2])
+    self.assertNotEqual(wheres[0][:2], wheres[1][:2])
+
+  def test_no_where_outside_tinygrad(self):
+    def plain():
+      raise RuntimeError("not tinygrad's")
+    kind, body = self.answer_of(plain)
+    self.assertEqual(kind, "error")
+    self.assertEqual(body.splitlines()[0], "RuntimeError: not tinygrad's")
+    self.assertFalse(body.splitlines()[1].startswith("where:"))
+
+
+if __name__ == "__main__":
+  unittest.main()
