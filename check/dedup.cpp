@@ -90,7 +90,57 @@ bool replayable(FindingKind k) {
   return false;
 }
 
+// The culprit of the step after which the rewrite first shows the finding, for an external
+// simplifier honouring stop_after: the k-step replay bisected as first_bad_step does. Without
+// a trace, the rule whose hit count step k raised.
+Signature replay_external(ir::Context& ctx, const ir::Kernel& kernel, const CheckOptions& options,
+                          const CheckResult& found, std::string_view backend) {
+  Signature sig;
+  sig.kind = found.kind;
+  sig.backend = std::string(backend);
+  sig.culprit = "unknown";
+  sut::Simplifier& s = *options.simplifier;
+  const bool traced = s.capabilities().trace;
+  simplifier::SimplifyOptions so = options.simplify;
+  so.trace = traced;
+  const sut::Outcome run = s.simplify(ctx, kernel.root, so);
+  if (run.failure) return sig;
+  uint64_t steps = traced ? run.result.trace.size() : 0;
+  if (!traced)
+    for (const auto& [rule, n] : run.result.hits) steps += n;
+  const uint64_t k = first_bad_step(ctx, kernel, options, steps, sig);
+  if (k == 0) return sig;
+  sig.by_trace = true;
+  sig.step = k;
+  if (traced) {
+    sig.culprit = run.result.trace[k - 1].rule;
+    return sig;
+  }
+  simplifier::SimplifyOptions before = options.simplify, after = options.simplify;
+  before.stop_after = k - 1;
+  after.stop_after = k;
+  const sut::Outcome a = s.simplify(ctx, kernel.root, before);
+  const sut::Outcome b = s.simplify(ctx, kernel.root, after);
+  if (a.failure || b.failure) return sig;
+  for (const auto& [rule, n] : b.result.hits) {
+    auto was = a.result.hits.find(rule);
+    if (n > (was == a.result.hits.end() ? 0 : was->second)) {
+      sig.culprit = rule;
+      break;
+    }
+  }
+  return sig;
+}
+
 }  // namespace
+
+bool is_external(const CheckOptions& options) {
+  return options.simplifier && options.simplifier->name() != "builtin";
+}
+
+std::string failure_culprit(const sut::Failure& failure) {
+  return failure.where.empty() ? "external" : "external@" + failure.where;
+}
 
 Signature bisect_rules(ir::Context& ctx, const ir::Kernel& kernel, const CheckOptions& options,
                        const CheckResult& found, std::string_view backend) {
@@ -98,6 +148,18 @@ Signature bisect_rules(ir::Context& ctx, const ir::Kernel& kernel, const CheckOp
   sig.kind = found.kind;
   sig.backend = std::string(backend);
   sig.culprit = "unknown";
+  if (is_external(options)) {
+    // Its own rule names, in no pipeline order we know: those it reported hitting.
+    if (!options.simplifier->capabilities().disable) return sig;
+    for (const auto& [rule, n] : found.simplified.hits) {
+      if (options.simplify.disabled.count(rule)) continue;
+      if (hidden_without(ctx, kernel, options, rule, sig)) {
+        sig.culprit = rule;
+        break;
+      }
+    }
+    return sig;
+  }
   for (const std::string& rule : bisection_order()) {
     if (!found.simplified.hits.count(rule) || options.simplify.disabled.count(rule)) continue;
     if (hidden_without(ctx, kernel, options, rule, sig)) {
@@ -113,6 +175,21 @@ Signature signature_of(ir::Context& ctx, const ir::Kernel& kernel, const CheckOp
   Signature sig;
   sig.kind = found.kind;
   sig.backend = std::string(backend);
+  if (found.simplifier_failure && found.kind != FindingKind::None) {
+    sig.culprit = failure_culprit(*found.simplifier_failure);
+    return sig;
+  }
+  if (is_external(options)) {
+    if (backend == "oracle" && replayable(found.kind) &&
+        options.simplifier->capabilities().stop_after) {
+      Signature replayed = replay_external(ctx, kernel, options, found, backend);
+      if (replayed.culprit != "unknown") return replayed;
+      sig.checks_run = replayed.checks_run;
+    }
+    Signature fallback = bisect_rules(ctx, kernel, options, found, backend);
+    fallback.checks_run += sig.checks_run;
+    return fallback;
+  }
   if (backend == "oracle" && replayable(found.kind)) {
     CheckOptions traced = options;
     traced.simplify.trace = true;

@@ -12,6 +12,13 @@
  * finding (another backend's, non-determinism), the culprit is the first rule whose
  * disabling alone makes the check come back clean, trying the seeds' range/reduce rules
  * in pipeline order before the symbolic layer. Findings with one signature are one bug.
+ *
+ * An external simplifier under test (CheckOptions::simplifier, not the built-in one): a
+ * failure of its own (crash, hang, protocol) is signed "<kind>/external[@where]/<name>"
+ * with no replay. Another finding is replayed when it honours stop_after (the culprit is
+ * the rule of the blamed step: its trace's, else the rule whose hit count that step
+ * raised), else bisected over the rules it reported hitting when it honours disable (its
+ * own rule names), else its culprit is "unknown".
  */
 #pragma once
 
@@ -32,6 +39,13 @@ struct Signature {
 
   std::string text() const;  ///< "mismatch/split_range/oracle"
 };
+
+/// Whether `options` check with an external simplifier (neither null nor the built-in one).
+bool is_external(const CheckOptions& options);
+
+/// The culprit of a failure of the simplifier under test: "external", or "external@where"
+/// when it said where in its own source it failed.
+std::string failure_culprit(const sut::Failure& failure);
 
 /// Signs `found` (a finding of `kernel` under `options`): trace replay, else bisection.
 Signature signature_of(ir::Context& ctx, const ir::Kernel& kernel, const CheckOptions& options,

@@ -217,8 +217,8 @@ CheckResult check_kernel(Context& ctx, const Kernel& kernel, const CheckOptions&
       case sut::FailureKind::Protocol: res.kind = FindingKind::Protocol; break;
     }
     res.backend = options.simplifier->name();
-    res.details = fmt::format("the simplifier under test ({}): {}: {}",
-                              options.simplifier->name(), sut::failure_kind_name(f.kind), f.reason);
+    res.details = fmt::format("the simplifier under test ({}): {}: {}", options.simplifier->name(),
+                              sut::failure_kind_name(f.kind), f.reason);
     return res;
   }
   res.simplified = std::move(outcome.result);
@@ -358,10 +358,9 @@ CheckResult check_kernel(Context& ctx, const Kernel& kernel, const CheckOptions&
       }
     }
   }
-  // Results agree: is the rewrite a fixed point (a second simplify changes nothing)?
-  // (The built-in pipeline's final stage; an external simplifier's stages are its own.)
-  if (auto why = options.simplifier ? std::nullopt
-                                    : not_idempotent(ctx, res.simplified, options.simplify)) {
+  // Results agree: is the rewrite a fixed point (a second simplify changes nothing)? An
+  // external simplifier is asked again only when it can run its final stage alone.
+  if (auto why = not_idempotent(ctx, res.simplified, options.simplify, options.simplifier.get())) {
     res.kind = FindingKind::NotIdempotent;
     res.details = *why;
     return res;

@@ -7,7 +7,8 @@
 namespace uopfuzz::check {
 
 std::optional<std::string> not_idempotent(ir::Context& ctx, const simplifier::SimplifyResult& first,
-                                          const simplifier::SimplifyOptions& options) {
+                                          const simplifier::SimplifyOptions& options,
+                                          sut::Simplifier* sut) {
   // The stages run once each, in order, as tinygrad's do: their output may hold new work
   // for an earlier one (a split range that a second split_ranges splits again, a REDUCE
   // that the kernel-graph stage's reduce_collapse could now collapse), so the staged
@@ -16,9 +17,13 @@ std::optional<std::string> not_idempotent(ir::Context& ctx, const simplifier::Si
   // A pipeline stopped early (a blame replay's stop_after) or at its rewrite cap never
   // claimed a fixed point.
   if (options.stop_after || !first.converged) return std::nullopt;
+  if (sut && !sut->capabilities().stages) return std::nullopt;
   simplifier::SimplifyOptions second = options;
   second.final_stage_only = true;
-  const simplifier::SimplifyResult again = simplifier::simplify(ctx, first.root, second);
+  const sut::Outcome asked = sut::simplify_with(sut, ctx, first.root, second);
+  // A second answer that fails is the next request's finding, not a fixed-point question.
+  if (asked.failure) return std::nullopt;
+  const simplifier::SimplifyResult& again = asked.result;
   if (again.converged && again.root == first.root) return std::nullopt;
   std::string rules;
   for (const auto& [name, n] : again.hits)

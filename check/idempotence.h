@@ -6,6 +6,7 @@
 #include <string>
 
 #include "simplifier/simplifier.h"
+#include "sut/simplifier_under_test.h"
 
 namespace uopfuzz::check {
 
@@ -14,7 +15,12 @@ namespace uopfuzz::check {
 /// optimization stages are not run again): the rules a second simplify fires on it, and
 /// what they make of it (a second run that does not converge says so); nullopt when the
 /// second run gives back the very same node.
+///
+/// `sut` is the simplifier under test (null: the built-in one). The second run asks it for
+/// its final stage alone, so a simplifier without the `stages` capability (which would run
+/// its whole pipeline again) is not judged: nullopt.
 std::optional<std::string> not_idempotent(ir::Context& ctx, const simplifier::SimplifyResult& first,
-                                          const simplifier::SimplifyOptions& options);
+                                          const simplifier::SimplifyOptions& options,
+                                          sut::Simplifier* sut = nullptr);
 
 }  // namespace uopfuzz::check

@@ -245,6 +245,46 @@ void compare_all(Context& ctx, const Program& p, const Reference& ref, const Che
   }
 }
 
+// Each kernel of `lowered` rewritten by the simplifier under test; the first kernel it gives
+// no rewrite of stops it.
+struct KernelsSimplified {
+  schedule::SimplifiedProgram simplified;
+  std::optional<sut::Failure> failure;
+  size_t failed_kernel = 0;
+  double child_seconds = 0, protocol_seconds = 0;
+};
+
+KernelsSimplified simplify_kernels(Context& ctx, const Program& lowered, const CheckOptions& co) {
+  KernelsSimplified out;
+  if (!co.simplifier) {
+    out.simplified = schedule::simplify_program(ctx, lowered, co.simplify);
+    return out;
+  }
+  out.simplified.program = lowered;
+  for (size_t j = 0; j < lowered.kernels.size(); ++j) {
+    ProgramKernel& k = out.simplified.program.kernels[j];
+    sut::Outcome r = co.simplifier->simplify(ctx, k.root, co.simplify);
+    out.child_seconds += r.child_seconds;
+    out.protocol_seconds += r.protocol_seconds;
+    if (r.failure) {
+      out.failure = std::move(r.failure);
+      out.failed_kernel = j;
+      return out;
+    }
+    k.root = r.result.root;
+    out.simplified.converged = out.simplified.converged && r.result.converged;
+    for (const auto& [rule, n] : r.result.hits) out.simplified.hits[rule] += n;
+  }
+  return out;
+}
+
+// Kernel j's rewrite by the simplifier under test, stopped after `steps` rule applications.
+UOp simplify_stopped(Context& ctx, UOp kernel, const CheckOptions& co, uint64_t steps) {
+  simplifier::SimplifyOptions stopped = co.simplify;
+  stopped.stop_after = steps;
+  return sut::simplify_with(co.simplifier.get(), ctx, kernel, stopped).result.root;
+}
+
 }  // namespace
 
 ProgramCheckResult check_program(Context& ctx, const Kernel& program,
@@ -279,7 +319,28 @@ ProgramCheckResult check_program(Context& ctx, const Kernel& program,
     return res;
   }
   res.kernels = lowered->kernels.size();
-  res.simplified = schedule::simplify_program(ctx, *lowered, co.simplify);
+  KernelsSimplified by = simplify_kernels(ctx, *lowered, co);
+  res.child_seconds = by.child_seconds;
+  res.protocol_seconds = by.protocol_seconds;
+  if (by.failure) {
+    const sut::Failure& f = *by.failure;
+    res.simplifier_failure = f;
+    const std::string who = co.simplifier->name();
+    switch (f.kind) {
+      case sut::FailureKind::Unsupported:
+        res.unsupported = fmt::format("the simplifier under test ({}) declines kernel {}: {}", who,
+                                      by.failed_kernel, f.reason);
+        return res;
+      case sut::FailureKind::Crash: res.kind = FindingKind::Crash; break;
+      case sut::FailureKind::Hang: res.kind = FindingKind::Timeout; break;
+      case sut::FailureKind::Protocol: res.kind = FindingKind::Protocol; break;
+    }
+    res.backend = who;
+    res.details = fmt::format("the simplifier under test ({}) on kernel {}: {}: {}", who,
+                              by.failed_kernel, sut::failure_kind_name(f.kind), f.reason);
+    return res;
+  }
+  res.simplified = std::move(by.simplified);
   if (auto why = unverified(res.simplified.program)) {
     res.kind = FindingKind::VerifierFailure;
     res.details = "the simplified program: " + *why;
@@ -326,19 +387,25 @@ std::vector<std::string> bisection_order() {
 std::string replay_kernel(Context& ctx, const Program& lowered, const Program& simplified, size_t j,
                           const Reference& ref, const std::string& backend, const CheckOptions& co,
                           Signature& sig) {
-  simplifier::SimplifyOptions traced = co.simplify;
-  traced.trace = true;
-  simplifier::SimplifyResult run = simplifier::simplify(ctx, lowered.kernels[j].root, traced);
-  if (run.steps != run.trace.size()) return "";
+  // An external simplifier is replayed when it honours stop_after; without a trace, a step's
+  // rule is the one whose hit count it raised.
+  const bool external = is_external(co);
+  if (external && !co.simplifier->capabilities().stop_after) return "";
+  const bool traced = !external || co.simplifier->capabilities().trace;
+  simplifier::SimplifyOptions so = co.simplify;
+  so.trace = traced;
+  const sut::Outcome run =
+      sut::simplify_with(co.simplifier.get(), ctx, lowered.kernels[j].root, so);
+  if (run.failure || (traced && run.result.steps != run.result.trace.size())) return "";
+  uint64_t steps = run.result.trace.size();
+  if (!traced)
+    for (const auto& [rule, n] : run.result.hits) steps += n;
   Program p = lowered;
   for (size_t k = 0; k < j; ++k) p.kernels[k] = simplified.kernels[k];
-  auto bad = [&](uint64_t steps) {
-    simplifier::SimplifyOptions stopped = co.simplify;
-    stopped.stop_after = steps;
-    p.kernels[j].root = simplifier::simplify(ctx, lowered.kernels[j].root, stopped).root;
+  auto bad = [&](uint64_t k) {
+    p.kernels[j].root = simplify_stopped(ctx, lowered.kernels[j].root, co, k);
     return shows_finding(ctx, p, ref, backend, co, sig.checks_run);
   };
-  const uint64_t steps = run.trace.size();
   if (steps == 0 || !bad(steps)) return "";
   uint64_t good = 0, worse = steps;  // invariant: !bad(good) (kernel j as lowered), bad(worse)
   while (worse - good > 1) {
@@ -347,7 +414,19 @@ std::string replay_kernel(Context& ctx, const Program& lowered, const Program& s
   }
   sig.by_trace = true;
   sig.step = worse;
-  return run.trace[worse - 1].rule;
+  if (traced) return run.result.trace[worse - 1].rule;
+  simplifier::SimplifyOptions before = co.simplify, after = co.simplify;
+  before.stop_after = worse - 1;
+  after.stop_after = worse;
+  const sut::Outcome a = co.simplifier->simplify(ctx, lowered.kernels[j].root, before);
+  const sut::Outcome b = co.simplifier->simplify(ctx, lowered.kernels[j].root, after);
+  if (!a.failure && !b.failure)
+    for (const auto& [rule, n] : b.result.hits) {
+      auto was = a.result.hits.find(rule);
+      if (n > (was == a.result.hits.end() ? 0 : was->second)) return rule;
+    }
+  sig.by_trace = false;
+  return "";
 }
 
 }  // namespace
@@ -359,6 +438,10 @@ Signature sign_program_finding(Context& ctx, const Kernel& program,
   sig.kind = found.kind;
   sig.backend = found.backend;
   sig.culprit = "unknown";
+  if (found.simplifier_failure && found.kind != FindingKind::None) {
+    sig.culprit = failure_culprit(*found.simplifier_failure);
+    return sig;
+  }
   CheckOptions co = options.check;
   co.latency.reset();
   Reference ref = reference(program, co);
@@ -381,7 +464,7 @@ Signature sign_program_finding(Context& ctx, const Kernel& program,
 
   auto lowered = schedule::lower(ctx, program.root, options.lower);
   if (lowered) {
-    const schedule::SimplifiedProgram all = schedule::simplify_program(ctx, *lowered, co.simplify);
+    const schedule::SimplifiedProgram all = simplify_kernels(ctx, *lowered, co).simplified;
     Program p = *lowered;
     for (size_t j = 0; j < p.kernels.size(); ++j) {
       p.kernels[j] = all.program.kernels[j];
@@ -394,8 +477,14 @@ Signature sign_program_finding(Context& ctx, const Kernel& program,
       break;
     }
   }
-  // Fallback: the first rule whose disabling alone makes the program check clean.
-  for (const std::string& rule : bisection_order()) {
+  // Fallback: the first rule whose disabling alone makes the program check clean (an
+  // external simplifier's own rules, those it reported hitting, when it honours disable).
+  std::vector<std::string> suspects;
+  if (!is_external(co))
+    suspects = bisection_order();
+  else if (co.simplifier->capabilities().disable)
+    for (const auto& [rule, n] : found.simplified.hits) suspects.push_back(rule);
+  for (const std::string& rule : suspects) {
     if (!found.simplified.hits.count(rule) || co.simplify.disabled.count(rule)) continue;
     ProgramCheckOptions without = options;
     without.check.simplify.disabled.insert(rule);

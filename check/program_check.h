@@ -18,6 +18,11 @@
  * (the pipeline stopped after k steps, bisected), as check::signature_of does for a kernel;
  * the rule of the first bad step is the culprit. When the replay cannot show it, rule
  * bisection over the rules that fired is the fallback.
+ *
+ * Each lowered kernel goes through the simplifier under test (CheckOptions::simplifier). A
+ * kernel it declines (unsupported) makes the whole program unsupported, with its reason; a
+ * crash, hang or protocol failure is a finding, signed as check::signature_of signs one. An
+ * external simplifier's step is replayed and its rules bisected as that function does.
  */
 #pragma once
 
@@ -48,6 +53,11 @@ struct ProgramCheckResult {
   std::optional<Mismatch> mismatch;
   bool lowering_wrong = false;  ///< the unsimplified lowering alone disagrees with the reference
   schedule::SimplifiedProgram simplified;
+  /// The simplifier under test gave no rewrite of a kernel: Unsupported sets `unsupported`
+  /// (not a finding); Crash, Hang and Protocol set kind Crash, Timeout, Protocol.
+  std::optional<sut::Failure> simplifier_failure;
+  double child_seconds = 0;     ///< time spent in an external simplifier's process
+  double protocol_seconds = 0;  ///< of the check's own time, spent on the protocol
   size_t kernels = 0;
   int seeds_run = 0;      ///< seeds where the reference ran without undefined behaviour
   int seeds_skipped = 0;  ///< seeds whose tensor program is undefined

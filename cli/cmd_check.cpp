@@ -59,6 +59,9 @@ void print_json(const std::string& file, const check::CheckResult& r) {
   j["seeds_run"] = r.seeds_run;
   j["seeds_skipped"] = r.seeds_skipped;
   j["rules"] = r.simplified.hits;
+  if (const auto& sf = r.simplifier_failure)
+    j["simplifier_failure"] = {
+        {"kind", sut::failure_kind_name(sf->kind)}, {"reason", sf->reason}, {"where", sf->where}};
   if (r.mismatch)
     j["mismatch"] = {{"seed", r.mismatch->seed},
                      {"slot", r.mismatch->slot},
@@ -70,6 +73,10 @@ void print_json(const std::string& file, const check::CheckResult& r) {
 }
 
 void print_text(const CheckFlags& f, const check::CheckResult& r) {
+  if (r.simplifier_failure && r.kind == check::FindingKind::None) {
+    fmt::print("{}: unsupported: {}\n", f.file, r.simplifier_failure->reason);
+    return;
+  }
   std::string rules;
   for (const auto& [name, n] : r.simplified.hits)
     rules += fmt::format("{}{} ({})", rules.empty() ? "" : ", ", name, n);
@@ -142,10 +149,13 @@ int run_check(const CheckFlags& f) {
     fmt::print(stderr, "error: --seeds must be at least 1\n");
     return kExitBadInput;
   }
+  auto under_test = simplifier_under_test(f.simplify.simplifier, *opts);
+  if (!under_test) return kExitBadInput;
   auto k = load_kernel(f.file);
   if (!k) return kExitBadInput;
   const ir::Kernel& kernel = k->parsed.kernel;
   check::CheckOptions co;
+  co.simplifier = *under_test;
   co.simplify = *opts;
   co.seeds = f.seeds;
   co.base_seed = f.seed.value_or(kernel.header.seed.value_or(0));
@@ -159,12 +169,15 @@ int run_check(const CheckFlags& f) {
     return run_program_check(f, *k->ctx, kernel, {co, {*lowering}});
   }
   if (!f.compare.empty())
-    return run_check_compare(f.compare, {}, f.file, *k->ctx, kernel, co, f.json);
+    return run_check_compare(f.compare, external_options(f.simplify.simplifier), f.file, *k->ctx,
+                             kernel, co, f.json);
   auto r = check::check_kernel(*k->ctx, kernel, co);
   if (f.json)
     print_json(f.file, r);
   else
     print_text(f, r);
+  // Declined by the simplifier under test: nothing was checked (not a pass, not a finding).
+  if (r.simplifier_failure && r.kind == check::FindingKind::None) return kExitBadInput;
   return r.kind == check::FindingKind::None ? kExitOk : kExitFinding;
 }
 

@@ -63,6 +63,27 @@ nlohmann::ordered_json level_json(const fuzz::CampaignProgress& t) {
         {"median_nodes", t.tensor_nodes.median()}}}};
 }
 
+uint64_t unsupported_count(const fuzz::CampaignProgress& t) {
+  uint64_t n = 0;
+  for (const auto& [reason, k] : t.unsupported) n += k;
+  return n;
+}
+
+/// The simplifier under test, for the summary and --json: who, which version, what it
+/// declined (by reason) and where the time went (its process, the protocol, the rest).
+nlohmann::ordered_json simplifier_json(const fuzz::CampaignProgress& t) {
+  const double worker = t.small_seconds + t.large_seconds + t.tensor_seconds;
+  return {{"name", t.simplifier},
+          {"version", t.simplifier_version},
+          {"graphs_per_second", fuzz::graphs_per_second(t.graphs, worker)},
+          {"unsupported", unsupported_count(t)},
+          {"unsupported_by_reason", t.unsupported},
+          {"child_seconds", t.child_seconds},
+          {"protocol_seconds", t.protocol_seconds},
+          {"child_share", worker > 0 ? t.child_seconds / worker : 0.0},
+          {"protocol_seconds_per_graph", t.graphs ? t.protocol_seconds / double(t.graphs) : 0.0}};
+}
+
 /// The coverage a campaign aims at: every rule that can fire fires this often.
 constexpr uint64_t kRuleHitTarget = 100;
 
@@ -94,10 +115,13 @@ report::FuzzSummary summary(const FuzzFlags& f, const fuzz::CampaignResult& r, b
   s.rule_hit_target = int64_t(kRuleHitTarget);
   for (const auto& [rule, n] : fuzz::rules_below(t, kRuleHitTarget))
     s.rules_below_target.emplace_back(rule, int64_t(n));
-  for (const auto& [rule, why] : simplifier::unfireable_rules())
-    s.unfireable_rules.emplace_back(rule, why);
-  for (const auto& [rule, why] : simplifier::recording_rules())
-    s.unfireable_rules.emplace_back(rule, "records, never rewrites: " + why);
+  // The built-in rules' coverage; an external simplifier's rules are those it hit.
+  if (t.simplifier == "builtin") {
+    for (const auto& [rule, why] : simplifier::unfireable_rules())
+      s.unfireable_rules.emplace_back(rule, why);
+    for (const auto& [rule, why] : simplifier::recording_rules())
+      s.unfireable_rules.emplace_back(rule, "records, never rewrites: " + why);
+  }
   for (const auto& [rule, gates] : t.gate_counts) {
     auto& row = s.gate_counts.emplace_back(rule, std::vector<std::pair<int64_t, int64_t>>{});
     for (const auto& g : gates) row.second.emplace_back(int64_t(g.accepted), int64_t(g.declined));
@@ -157,7 +181,10 @@ int run_fuzz(const FuzzFlags& f, const std::string& command_line) {
   }
   auto lowering = lowering_bugs(f.lowering_bugs);
   if (!lowering) return kExitBadInput;
+  auto under_test = simplifier_under_test(f.simplify.simplifier, *opts);
+  if (!under_test) return kExitBadInput;
   fuzz::CampaignOptions co;
+  co.check.simplifier = *under_test;
   co.level = *level;
   co.lower.bugs = *lowering;
   co.seconds = f.seconds;
@@ -171,12 +198,18 @@ int run_fuzz(const FuzzFlags& f, const std::string& command_line) {
   co.latency_every = f.latency_every;
   // Findings of the faithful simplifier are real bugs: they go to the repository's
   // corpus. With a planted bug they are expected, and kept only where asked.
-  co.corpus_dir =
-      f.corpus.value_or(opts->bugs.any() || !lowering->empty() ? "" : "corpus/findings");
+  // An external simplifier's go below it, in their own folder (fuzz::findings_dir); with
+  // its planted bugs on they are expected too.
+  const bool planted =
+      opts->bugs.any() || !lowering->empty() || !f.simplify.simplifier.adapter_bugs.empty();
+  co.corpus_dir = f.corpus.value_or(planted ? "" : "corpus/findings");
   co.found_by = command_line;
   co.isolate = !f.no_isolation;
   co.jobs = f.jobs;
-  co.graph_timeout_s = f.graph_timeout;
+  // A hang of an external simplifier is its own finding (timeout/external/NAME): the worker's
+  // watchdog waits for the simplifier's timeout first.
+  co.graph_timeout_s = *under_test ? std::max(f.graph_timeout, f.simplify.simplifier.timeout_s + 5)
+                                   : f.graph_timeout;
   co.mutation.share = f.mutate_share;
   co.mutation.corpus_size = f.mutate_corpus;
   const bool tty = ::isatty(STDOUT_FILENO);
@@ -192,6 +225,8 @@ int run_fuzz(const FuzzFlags& f, const std::string& command_line) {
         fuzz::graphs_per_second(p.large_graphs, p.large_seconds), p.tensor_programs,
         fuzz::graphs_per_second(p.tensor_programs, p.tensor_seconds), p.rule_hits.size(),
         p.findings, sigs);
+    if (p.simplifier != "builtin")
+      line = fmt::format("{}: {}, {} unsupported", p.simplifier, line, unsupported_count(p));
     if (tty) {
       fmt::print("\r{:<120}", line.substr(0, 120));
       std::fflush(stdout);
@@ -206,8 +241,8 @@ int run_fuzz(const FuzzFlags& f, const std::string& command_line) {
     return gen::generate(ctx, policy, gs).kernel;
   };
   if (!f.compare.empty())
-    return run_fuzz_compare(f.compare, {}, co.check, f.seed, f.seconds, f.max_graphs, source,
-                            f.json_path);
+    return run_fuzz_compare(f.compare, external_options(f.simplify.simplifier), co.check, f.seed,
+                            f.seconds, f.max_graphs, source, f.json_path);
   co.tensor_source = [&](ir::Context& ctx, uint64_t gs) {
     return gen::generate_tensor_program(ctx, policy, gs).program;
   };
@@ -229,6 +264,19 @@ int run_fuzz(const FuzzFlags& f, const std::string& command_line) {
         "pipeline\n",
         t.tensor_programs, fuzz::graphs_per_second(t.tensor_programs, t.tensor_seconds),
         t.tensor_nodes.median(), t.tensor_unsupported);
+  if (t.simplifier != "builtin") {
+    const auto sj = simplifier_json(t);
+    std::string hits, reasons;
+    for (const auto& [rule, n] : t.rule_hits) hits += fmt::format(" {}x{}", rule, n);
+    for (const auto& [why, n] : t.unsupported) reasons += fmt::format("\n    {} x {}", n, why);
+    fmt::print(
+        "  simplifier {} ({}): {:.1f} graphs/s per job, {:.0f}% of the time in its process, "
+        "protocol {:.0f} us per graph; {} graph(s) unsupported{}\n  rules it hit:{}\n",
+        t.simplifier, t.simplifier_version.empty() ? "version unknown" : t.simplifier_version,
+        sj["graphs_per_second"].get<double>(), 100 * sj["child_share"].get<double>(),
+        1e6 * sj["protocol_seconds_per_graph"].get<double>(), unsupported_count(t), reasons,
+        hits.empty() ? " none" : hits);
+  }
   if (f.mutate_share > 0)
     fmt::print("  mutation: {} of the graphs were mutants ({} mutations rejected), {} generated\n",
                t.mutated, t.mutants_rejected, t.graphs - t.mutated);
@@ -273,6 +321,7 @@ int run_fuzz(const FuzzFlags& f, const std::string& command_line) {
         report::fuzz_summary_json(summary(f, r, latency->has_value()), context));
     doc["level"] = f.level;
     doc["levels"] = level_json(t);
+    doc["simplifier"] = simplifier_json(t);
     out << doc.dump(2) << "\n";
     if (!out) {
       fmt::print(stderr, "error: cannot write {}\n", f.json_path);

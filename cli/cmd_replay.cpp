@@ -9,6 +9,7 @@
 #include "check/program_check.h"
 #include "cli/command.h"
 #include "cli/kernel_file.h"
+#include "cli/shared_flags.h"
 #include "fuzz/corpus_header.h"
 #include "ir/run_io.h"
 #include "ir/tensor.h"
@@ -17,18 +18,65 @@
 namespace uopfuzz::cli {
 namespace {
 
+/// A case replay_case could not check: the simplifier it records cannot be made here.
+constexpr int kSkipped = -1;
+
+/// The simplifiers cases name (@simplifier, else --simplifier), each made once and shared by
+/// all its cases (one child process for all of them).
+class Simplifiers {
+ public:
+  explicit Simplifiers(const SimplifierFlags& flags) : flags_(flags) {}
+  /// The one `recorded` names ("" : --simplifier's), or why it cannot be made.
+  Result<std::shared_ptr<sut::Simplifier>> get(const std::string& recorded) {
+    const std::string spec = recorded.empty() ? flags_.spec : recorded;
+    if (spec == "builtin") return std::shared_ptr<sut::Simplifier>();
+    auto it = made_.find(spec);
+    if (it == made_.end()) {
+      sut::ExternalOptions eo;
+      eo.timeout_s = flags_.timeout_s;
+      eo.tinygrad_path = flags_.tinygrad_path;
+      eo.tinygrad_stage = flags_.tinygrad_stage;
+      eo.adapter_bugs = flags_.adapter_bugs;
+      it = made_.emplace(spec, sut::make_simplifier(spec, eo)).first;
+    }
+    return it->second;
+  }
+
+ private:
+  const SimplifierFlags& flags_;
+  std::map<std::string, Result<std::shared_ptr<sut::Simplifier>>> made_;
+};
+
+/// The replay check's options with the case's simplifier under test; nullopt (and the reason
+/// printed) when it cannot be made.
+std::optional<check::CheckOptions> with_simplifier(check::CheckOptions co,
+                                                   const fuzz::CorpusHeader& corpus,
+                                                   Simplifiers& simplifiers,
+                                                   const std::string& file) {
+  auto s = simplifiers.get(corpus.simplifier);
+  if (!s) {
+    fmt::print(stderr, "{}: skipped: simplifier '{}' cannot be made: {}\n", file, corpus.simplifier,
+               s.error().message);
+    return std::nullopt;
+  }
+  co.simplifier = *s;
+  return co;
+}
+
 /// One case: its header's expectations on the oracle, then, for a case whose header says
 /// `@check clean` (every corpus finding), the differential check with the faithful
-/// simplifier (the bug it found stays fixed; a latency finding is re-timed). Prints why
-/// it fails, if it does, on stderr.
+/// simplifier (the bug it found stays fixed; a latency finding is re-timed), the one its
+/// @simplifier names (kSkipped when that cannot be made here). Prints why it fails, if it
+/// does, on stderr.
 int replay_tensor_case(const std::string& file, ir::Context& ctx, const ir::Kernel& program,
-                       const std::string& text);
+                       const std::string& text, Simplifiers& simplifiers);
 
-int replay_case(const std::string& file) {
+int replay_case(const std::string& file, Simplifiers& simplifiers) {
   auto k = load_kernel(file);
   if (!k) return kExitBadInput;
   const ir::Kernel& kernel = k->parsed.kernel;
-  if (ir::is_tensor_program(kernel.root)) return replay_tensor_case(file, *k->ctx, kernel, k->text);
+  if (ir::is_tensor_program(kernel.root))
+    return replay_tensor_case(file, *k->ctx, kernel, k->text, simplifiers);
   check::CaseRunOptions o;
   o.seed = kernel.header.seed.value_or(0);
   o.vars.insert(kernel.header.vars.begin(), kernel.header.vars.end());
@@ -44,7 +92,15 @@ int replay_case(const std::string& file) {
     return kExitBadInput;
   }
   if (!corpus->check_clean) return kExitOk;
-  auto r = check::check_kernel(*k->ctx, kernel, fuzz::replay_check_options(*corpus, kernel.header));
+  auto co = with_simplifier(fuzz::replay_check_options(*corpus, kernel.header), *corpus,
+                            simplifiers, file);
+  if (!co) return kSkipped;
+  auto r = check::check_kernel(*k->ctx, kernel, *co);
+  if (r.simplifier_failure && r.kind == check::FindingKind::None) {
+    fmt::print(stderr, "{}: skipped: the simplifier declines it: {}\n", file,
+               r.simplifier_failure->reason);
+    return kSkipped;
+  }
   if (r.kind == check::FindingKind::None) return kExitOk;
   fmt::print(stderr, "{}: check: {}: {}\n", file, check::finding_kind_name(r.kind), r.details);
   return kExitFinding;
@@ -53,7 +109,7 @@ int replay_case(const std::string& file) {
 /// A tensor program: its @output values on the tensor oracle, then, for `@check clean`, the
 /// program check with the faithful lowering and simplifier.
 int replay_tensor_case(const std::string& file, ir::Context& ctx, const ir::Kernel& program,
-                       const std::string& text) {
+                       const std::string& text, Simplifiers& simplifiers) {
   const uint64_t seed = program.header.seed.value_or(0);
   std::map<std::string, int64_t> vars(program.header.vars.begin(), program.header.vars.end());
   auto run = oracle::eval_tensor_program(program.root, ir::make_inputs(program, seed, vars));
@@ -88,9 +144,16 @@ int replay_tensor_case(const std::string& file, ir::Context& ctx, const ir::Kern
   }
   if (!corpus->check_clean) return kExitOk;
   check::ProgramCheckOptions po;
-  po.check = fuzz::replay_check_options(*corpus, program.header);
+  auto co = with_simplifier(fuzz::replay_check_options(*corpus, program.header), *corpus,
+                            simplifiers, file);
+  if (!co) return kSkipped;
+  po.check = *co;
   po.check.latency.reset();
   auto r = check::check_program(ctx, program, po);
+  if (r.unsupported && r.simplifier_failure) {
+    fmt::print(stderr, "{}: skipped: {}\n", file, *r.unsupported);
+    return kSkipped;
+  }
   if (r.unsupported) {
     fmt::print(stderr, "{}: error: {}\n", file, *r.unsupported);
     return kExitBadInput;
@@ -121,26 +184,44 @@ std::optional<std::vector<std::string>> case_files(const std::vector<std::string
   return files;
 }
 
-int run_replay(const std::vector<std::string>& paths) {
-  auto files = case_files(paths);
+struct ReplayFlags {
+  std::vector<std::string> paths;
+  SimplifierFlags simplifier;
+};
+
+int run_replay(const ReplayFlags& f) {
+  auto files = case_files(f.paths);
   if (!files) return kExitBadInput;
-  int passed = 0, failed = 0;
+  Simplifiers simplifiers(f.simplifier);
+  int passed = 0, failed = 0, skipped = 0;
   for (const std::string& file : *files) {
-    const int rc = replay_case(file);
-    fmt::print("{} {}\n", rc == kExitOk ? "PASS" : rc == kExitFinding ? "FAIL" : "ERROR", file);
-    (rc == kExitOk ? passed : failed)++;
+    const int rc = replay_case(file, simplifiers);
+    fmt::print("{} {}\n",
+               rc == kExitOk        ? "PASS"
+               : rc == kSkipped     ? "SKIP"
+               : rc == kExitFinding ? "FAIL"
+                                    : "ERROR",
+               file);
+    (rc == kExitOk ? passed : rc == kSkipped ? skipped : failed)++;
   }
-  fmt::print("replay: {} passed, {} failed\n", passed, failed);
+  fmt::print("replay: {} passed, {} failed{}\n", passed, failed,
+             skipped ? fmt::format(", {} skipped", skipped) : "");
   return failed ? kExitFinding : kExitOk;
 }
 
 }  // namespace
 
 Action add_replay(CLI::App& cmd, Invocation&) {
-  auto paths = std::make_shared<std::vector<std::string>>();
-  cmd.add_option("PATHS", *paths, "files or directories (searched recursively for *.uop)")
+  auto f = std::make_shared<ReplayFlags>();
+  cmd.add_option("PATHS", f->paths, "files or directories (searched recursively for *.uop)")
       ->required();
-  return [paths] { return run_replay(*paths); };
+  add_simplifier_flags(cmd, f->simplifier);
+  cmd.footer(
+      "A case whose header says @simplifier NAME is checked with that simplifier (--tinygrad and "
+      "the other simplifier flags say how to run it); one without, with --simplifier. A case "
+      "whose simplifier cannot be made here, or declines it, is SKIPped with the reason: "
+      "neither passed nor failed.");
+  return [f] { return run_replay(*f); };
 }
 
 }  // namespace uopfuzz::cli

@@ -9,6 +9,7 @@
 
 #include "cli/adapter_selftest.h"
 #include "cli/command.h"
+#include "cli/compare_flags.h"
 #include "cli/shared_flags.h"
 #include "fuzz/selftest.h"
 
@@ -21,8 +22,7 @@ struct SelftestFlags {
   fuzz::SelftestOptions options;
   std::string json_path;
   std::string only;  ///< "kernel", "lowering", or "" for both
-  std::string simplifier = "builtin";
-  sut::ExternalOptions external;
+  SimplifierFlags simplifier;
 };
 
 // Every line of `text` indented by four spaces (a case printed under a table row).
@@ -101,13 +101,14 @@ json lowering_row_json(const fuzz::LoweringSelftestRow& row) {
 int run_selftest(const SelftestFlags& f) {
   const fuzz::SelftestOptions& o = f.options;
   if (!valid_backends(o.backends)) return kExitBadInput;
+  // An external simplifier's own planted bugs (--adapter-bug narrows them), a campaign each.
+  if (f.simplifier.external())
+    return run_adapter_selftest(o, f.simplifier.spec, external_options(f.simplifier), f.json_path);
   if (!is_compiled_backend(o.latency_backend)) {
     fmt::print(stderr, "error: --latency-backend must be a compiled backend (available: {})\n",
                backend_list());
     return kExitBadInput;
   }
-  if (f.simplifier != "builtin")
-    return run_adapter_selftest(o, f.simplifier, f.external, f.json_path);
   fmt::print("{:<28} {:<7} {:>9} {:>8} {:>6}  {}\n", "bug", "found", "time (s)", "graphs", "nodes",
              "signature");
   fuzz::SelftestResult r;
@@ -159,14 +160,7 @@ Action add_selftest(CLI::App& cmd, Invocation& invocation) {
                  "run only the planted simplifier bugs (kernel) or only the planted lowering bugs "
                  "(lowering, tensor-level campaigns); default: both")
       ->check(CLI::IsMember({"kernel", "lowering"}));
-  cmd.add_option("--simplifier", f->simplifier,
-                 "builtin (its planted bugs), or tinygrad / external:CMD (the adapter's planted "
-                 "bugs, each switched on in its own campaign; exit 77 when it cannot be run)")
-      ->capture_default_str();
-  cmd.add_option("--tinygrad", f->external.tinygrad_path,
-                 "a tinygrad checkout (default: $TINYGRAD_PATH, else an importable tinygrad)");
-  cmd.add_option("--adapter-bug", f->external.adapter_bugs,
-                 "only these planted bugs of the adapter (default: all it lists)");
+  add_simplifier_flags(cmd, f->simplifier);
   add_device_flag(cmd, invocation.device);
   return [f] { return run_selftest(*f); };
 }

@@ -38,9 +38,26 @@ int list_rules() {
   return kExitOk;
 }
 
+/// Prints why the simplifier under test gave no rewrite (of kernel `which`, when it is one of
+/// a Program's); the exit status: 2 when it declines the kernel, 1 for a crash, hang or
+/// protocol failure (each a finding).
+int report_failure(const SimplifyCommandFlags& f, const sut::Failure& failure,
+                   const std::string& which = "") {
+  const std::string on = which.empty() ? "" : " (" + which + ")";
+  if (failure.kind == sut::FailureKind::Unsupported) {
+    fmt::print("unsupported: {}{}\n", failure.reason, on);
+    return kExitBadInput;
+  }
+  fmt::print(stderr, "{}: error: the simplifier under test ({}){}: {}: {}{}\n", f.file,
+             f.simplify.simplifier.spec, on, sut::failure_kind_name(failure.kind), failure.reason,
+             failure.where.empty() ? "" : " at " + failure.where);
+  if (!failure.log.empty()) fmt::print(stderr, "{}\n", failure.log);
+  return kExitFinding;
+}
+
 /// A tensor program: lowered to a Program, each kernel rewritten (unless --no-simplify), printed.
 int simplify_tensor_program(const SimplifyCommandFlags& f, const LoadedKernel& k,
-                            const simplifier::SimplifyOptions& opts) {
+                            const simplifier::SimplifyOptions& opts, sut::Simplifier* under_test) {
   auto lowered = schedule::lower(*k.ctx, k.parsed.kernel.root);
   if (!lowered) {
     fmt::print(stderr, "{}: error: cannot lower the tensor program: {}\n", f.file,
@@ -49,7 +66,15 @@ int simplify_tensor_program(const SimplifyCommandFlags& f, const LoadedKernel& k
   }
   schedule::SimplifiedProgram r;
   r.program = *lowered;
-  if (!f.no_simplify) r = schedule::simplify_program(*k.ctx, *lowered, opts);
+  if (!f.no_simplify && !under_test) r = schedule::simplify_program(*k.ctx, *lowered, opts);
+  if (!f.no_simplify && under_test)
+    for (size_t i = 0; i < r.program.kernels.size(); ++i) {
+      sut::Outcome o = under_test->simplify(*k.ctx, r.program.kernels[i].root, opts);
+      if (o.failure) return report_failure(f, *o.failure, fmt::format("kernel {}", i));
+      r.program.kernels[i].root = o.result.root;
+      r.converged = r.converged && o.result.converged;
+      for (const auto& [name, n] : o.result.hits) r.hits[name] += n;
+    }
   fmt::print("{}", ir::print_program(r.program));
   if (f.stats) {
     std::map<ir::ProgramBuffer::Role, int> roles;
@@ -81,13 +106,20 @@ int run_simplify(const SimplifyCommandFlags& f) {
   }
   auto opts = simplify_options(f.simplify);
   if (!opts) return kExitBadInput;
+  auto under_test = simplifier_under_test(f.simplify.simplifier, *opts);
+  if (!under_test) return kExitBadInput;
   auto k = load_kernel(f.file);
   if (!k) return kExitBadInput;
-  if (ir::is_tensor_program(k->parsed.kernel.root)) return simplify_tensor_program(f, *k, *opts);
+  if (ir::is_tensor_program(k->parsed.kernel.root))
+    return simplify_tensor_program(f, *k, *opts, under_test->get());
   ir::Kernel out = k->parsed.kernel;
   simplifier::SimplifyResult r;
   r.root = out.root;
-  if (!f.no_simplify) r = simplifier::simplify(*k->ctx, out.root, *opts);
+  if (!f.no_simplify) {
+    sut::Outcome o = sut::simplify_with(under_test->get(), *k->ctx, out.root, *opts);
+    if (o.failure) return report_failure(f, *o.failure);
+    r = std::move(o.result);
+  }
   out.root = r.root;
   ir::fit_given_inputs(out);  // an input the rewrite no longer reads loses its @input line
   auto errors = ir::verify(out.root);
@@ -125,6 +157,10 @@ Action add_simplify(CLI::App& cmd, Invocation&) {
                "tensor program: the counts of kernels and buffers, and the rule hits)");
   cmd.add_flag("--list-bugs", f->list_bugs, "list the planted bugs and exit");
   cmd.add_flag("--list-rules", f->list_rules, "list the rule names and exit");
+  cmd.footer(
+      "Exit status: 0 the rewrite verifies and converged; 1 it does not, or the simplifier under "
+      "test crashed, hung or broke the protocol; 2 bad input, or the simplifier under test "
+      "declines the kernel (it prints 'unsupported: REASON').");
   return [f] { return run_simplify(*f); };
 }
 

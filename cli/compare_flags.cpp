@@ -125,6 +125,15 @@ void print_side(const fuzz::CompareSide& s, uint64_t graphs, uint64_t seed) {
 
 }  // namespace
 
+sut::ExternalOptions external_options(const SimplifierFlags& f) {
+  sut::ExternalOptions eo;
+  eo.timeout_s = f.timeout_s;
+  eo.tinygrad_path = f.tinygrad_path;
+  eo.tinygrad_stage = f.tinygrad_stage;
+  eo.adapter_bugs = f.adapter_bugs;
+  return eo;
+}
+
 void add_compare_flag(CLI::App& cmd, std::vector<std::string>& specs) {
   cmd.add_option("--compare", specs,
                  "A,B: check each kernel with both simplifiers and count where one leaves "

@@ -7,11 +7,15 @@
 #include <vector>
 
 #include "check/differential.h"
+#include "cli/shared_flags.h"
 #include "fuzz/campaign.h"
 #include "ir/kernel.h"
 #include "sut/simplifier_under_test.h"
 
 namespace uopfuzz::cli {
+
+/// How the flags start an external simplifier (its timeout, tinygrad, stage, planted bugs).
+sut::ExternalOptions external_options(const SimplifierFlags& flags);
 
 /// The two simplifier specs of `--compare A,B` (empty: no comparison).
 void add_compare_flag(CLI::App& cmd, std::vector<std::string>& specs);

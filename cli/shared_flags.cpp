@@ -28,7 +28,65 @@ bool is_compiled_backend(const std::string& name) {
   return backends::find_backend(name) && name != "oracle";
 }
 
+void add_simplifier_flags(CLI::App& cmd, SimplifierFlags& f) {
+  cmd.add_option("--simplifier", f.spec,
+                 "the simplifier under test: builtin (this project's rules, in process), tinygrad "
+                 "(tinygrad's own rewrites through adapters/tinygrad), or external:CMD (a program "
+                 "speaking docs/external-simplifier.md, run by /bin/sh)")
+      ->capture_default_str();
+  cmd.add_option("--simplifier-timeout", f.timeout_s,
+                 "seconds an external simplifier may take on one graph before it is a hang")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd.add_option("--tinygrad", f.tinygrad_path,
+                 "the tinygrad checkout --simplifier tinygrad imports (the folder holding the "
+                 "tinygrad package; default: $TINYGRAD_PATH, else an importable tinygrad)");
+  cmd.add_option("--tinygrad-stage", f.tinygrad_stage,
+                 "which of tinygrad's rewrites: symbolic (graph_rewrite with symbolic) or full "
+                 "(full_rewrite_to_sink)")
+      ->check(CLI::IsMember({"symbolic", "full"}))
+      ->capture_default_str();
+  cmd.add_option("--adapter-bug", f.adapter_bugs,
+                 "switch on a planted bug of the tinygrad adapter (repeatable)");
+}
+
+std::optional<std::shared_ptr<sut::Simplifier>> simplifier_under_test(
+    const SimplifierFlags& f, const simplifier::SimplifyOptions& options) {
+  if (!f.external()) {
+    if (!f.adapter_bugs.empty()) {
+      fmt::print(stderr, "error: --adapter-bug needs --simplifier tinygrad\n");
+      return std::nullopt;
+    }
+    return std::shared_ptr<sut::Simplifier>();
+  }
+  sut::ExternalOptions eo;
+  eo.timeout_s = f.timeout_s;
+  eo.tinygrad_path = f.tinygrad_path;
+  eo.tinygrad_stage = f.tinygrad_stage;
+  eo.adapter_bugs = f.adapter_bugs;
+  auto made = sut::make_simplifier(f.spec, eo);
+  if (!made) {
+    fmt::print(stderr, "error: --simplifier {}: {}\n", f.spec, made.error().message);
+    return std::nullopt;
+  }
+  std::shared_ptr<sut::Simplifier> s = *made;
+  // Asked only when needed: an external simplifier learns its capabilities from its child.
+  if (options.bugs.any() && !s->capabilities().bugs) {
+    fmt::print(stderr,
+               "error: --inject-bug plants bugs in the built-in simplifier; --simplifier {} "
+               "cannot take them (its own planted bugs: --adapter-bug)\n",
+               f.spec);
+    return std::nullopt;
+  }
+  if (!options.disabled.empty() && !s->capabilities().disable) {
+    fmt::print(stderr, "error: --disable-rule: --simplifier {} cannot switch rules off\n", f.spec);
+    return std::nullopt;
+  }
+  return s;
+}
+
 void add_simplify_flags(CLI::App& cmd, SimplifyFlags& f) {
+  add_simplifier_flags(cmd, f.simplifier);
   cmd.add_flag("--no-optimize", f.no_optimize, "run only the stages that run without optimization");
   cmd.add_option("--inject-bug", f.bugs,
                  "switch on a planted bug (repeatable; see simplify --list-bugs)");
@@ -51,7 +109,7 @@ std::optional<simplifier::SimplifyOptions> simplify_options(const SimplifyFlags&
   }
   auto known = simplifier::all_rule_names();
   for (const auto& name : f.disabled) {
-    if (std::find(known.begin(), known.end(), name) == known.end()) {
+    if (!f.simplifier.external() && std::find(known.begin(), known.end(), name) == known.end()) {
       fmt::print(stderr, "error: unknown rule '{}' (uopfuzz simplify --list-rules lists them)\n",
                  name);
       return std::nullopt;

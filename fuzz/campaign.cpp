@@ -1,5 +1,7 @@
 #include "fuzz/campaign.h"
 
+#include <filesystem>
+
 #include "fuzz/corpus.h"
 #include "fuzz/graph_checker.h"
 #include "fuzz/process_pool.h"
@@ -55,9 +57,17 @@ std::optional<ir::Kernel> make_mutant(ir::Context& ctx, const MutantRecipe& reci
   return std::move(m->kernel);
 }
 
+std::string findings_dir(const std::string& corpus_dir, const std::string& simplifier) {
+  if (corpus_dir.empty() || simplifier == "builtin") return corpus_dir;
+  // A command line is no folder name: every external:CMD shares one.
+  const std::string name = simplifier.starts_with("external:") ? "external" : simplifier;
+  return (std::filesystem::path(corpus_dir) / name).string();
+}
+
 std::vector<std::pair<std::string, uint64_t>> rules_below(const CampaignProgress& p,
                                                           uint64_t target) {
   std::vector<std::pair<std::string, uint64_t>> out;
+  if (p.simplifier != "builtin") return out;
   for (const std::string& name : simplifier::all_rule_names()) {
     if (simplifier::unfireable_rules().count(name) || simplifier::recording_rules().count(name))
       continue;
@@ -85,6 +95,7 @@ CampaignResult run_in_process(const CampaignOptions& o, const GraphSource& sourc
   const auto start = Clock::now();
   auto last_report = start;
   GraphChecker checker(o, source, shrink, start);
+  p.simplifier = o.check.simplifier ? o.check.simplifier->name() : "builtin";
   auto report = [&] {
     p.seconds = seconds_since(start);
     settle_medians(p);

@@ -84,8 +84,10 @@ struct CampaignOptions {
   uint64_t max_graphs = 0;    ///< 0: until the time is up
   uint64_t seed = 1;          ///< campaign seed: graph i uses graph_seed(seed, i)
   check::CheckOptions check;  ///< simplifier switches (planted bugs), input seeds
-  std::string corpus_dir;     ///< where new findings go ("" : not written)
-  std::string found_by;       ///< recorded in each case's header (e.g. the command)
+  /// Where new findings go ("" : not written); an external simplifier's go to its own
+  /// folder below it (findings_dir).
+  std::string corpus_dir;
+  std::string found_by;  ///< recorded in each case's header (e.g. the command)
   /// Ends the campaign once a new finding (signature) it returns true for is kept (the
   /// parent calls it; nullptr: never). The selftest stops at the first finding that is
   /// its planted bug rather than a real one.
@@ -173,6 +175,14 @@ struct CampaignProgress {
   uint64_t tensor_programs = 0, tensor_unsupported = 0;
   double tensor_seconds = 0;
   Histogram tensor_nodes;
+  /// The simplifier under test (check.simplifier): its name and version ("" until a worker
+  /// has asked it), the graphs it declined by reason (counted, never findings: a tensor
+  /// program with a declined kernel counts once), and the seconds its requests spent in
+  /// its process and, of the rest, on the protocol (both 0 for the built-in one).
+  std::string simplifier = "builtin";
+  std::string simplifier_version;
+  std::map<std::string, uint64_t> unsupported;
+  double child_seconds = 0, protocol_seconds = 0;
 };
 
 /// Loop iterations from which a graph counts as large (CampaignProgress::large_graphs).
@@ -190,12 +200,18 @@ struct CampaignResult {
 
 uint64_t graph_seed(uint64_t campaign_seed, uint64_t index);
 
+/// Where a campaign with `corpus_dir` keeps the findings of `simplifier` (a name as
+/// sut::Simplifier::name gives it): corpus_dir itself for the built-in one, else the
+/// subfolder named after it ("tinygrad"; "external" for every external:CMD).
+std::string findings_dir(const std::string& corpus_dir, const std::string& simplifier);
+
 /// Whether graph i of a campaign at `level` with seed `campaign_seed` is a tensor program:
 /// at Mixed, one graph in four, drawn from the graph's seed.
 bool is_tensor_graph(Level level, uint64_t campaign_seed, uint64_t index);
 
 /// Every rule that fired fewer than `target` times (zero included), by name, except the
-/// rules that cannot fire or only record (simplifier/unfireable.h).
+/// rules that cannot fire or only record (simplifier/unfireable.h). The built-in rules only:
+/// empty for a campaign of an external simplifier (its rules are the ones it hit).
 std::vector<std::pair<std::string, uint64_t>> rules_below(const CampaignProgress& p,
                                                           uint64_t target);
 

@@ -6,6 +6,7 @@
 #include <charconv>
 
 #include "backends/registry.h"
+#include "check/dedup.h"
 
 namespace uopfuzz::fuzz {
 namespace {
@@ -58,6 +59,9 @@ std::vector<std::pair<std::string, std::string>> corpus_header_lines(const Corpu
   lines.emplace_back("found-by", one_line(h.found_by));
   if (h.graph_seed) lines.emplace_back("graph-seed", fmt::format("{}", *h.graph_seed));
   lines.emplace_back("details", one_line(h.details));
+  if (!h.simplifier.empty()) lines.emplace_back("simplifier", one_line(h.simplifier));
+  if (!h.simplifier_version.empty())
+    lines.emplace_back("simplifier-version", one_line(h.simplifier_version));
   if (const auto& l = h.latency) {
     lines.emplace_back("check-latency", l->backend);
     lines.emplace_back("latency-ratio", fmt::format("{:.3f}", l->ratio));
@@ -106,6 +110,10 @@ Result<CorpusHeader> read_corpus_header(const ir::KernelHeader& header, std::str
       h.found_by = value == "-" ? "" : value;
     } else if (key == "details") {
       h.details = value == "-" ? "" : value;
+    } else if (key == "simplifier") {
+      h.simplifier = value == "builtin" ? "" : value;
+    } else if (key == "simplifier-version") {
+      h.simplifier_version = value == "-" ? "" : value;
     } else if (key == "graph-seed") {
       uint64_t seed = 0;
       if (!parse_number(value, seed)) return fail("must be an unsigned integer");
@@ -131,6 +139,12 @@ Result<CorpusHeader> read_corpus_header(const ir::KernelHeader& header, std::str
         fmt::format("@{} without @check-latency (which backend it was timed on)", latency_key),
         SourceLoc{line_of_key(text, latency_key), 0}};
   return h;
+}
+
+void record_simplifier(CorpusHeader& header, const check::CheckOptions& options) {
+  if (!check::is_external(options)) return;
+  header.simplifier = options.simplifier->name();
+  header.simplifier_version = options.simplifier->version();
 }
 
 check::CheckOptions replay_check_options(const CorpusHeader& corpus,

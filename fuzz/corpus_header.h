@@ -38,8 +38,17 @@ struct CorpusHeader {
   std::optional<uint64_t> graph_seed;  ///< @graph-seed: the generator's seed of the graph
   std::string details;                 ///< @details: the check's one-line description
   std::optional<CorpusLatency> latency;
+  /// @simplifier: the simplifier under test that made the finding ("" : the built-in one,
+  /// which writes no line, so that its cases read as they always have), and
+  /// @simplifier-version: what version of it ran ("" when not known).
+  std::string simplifier;
+  std::string simplifier_version;
   friend bool operator==(const CorpusHeader&, const CorpusHeader&) = default;
 };
+
+/// Records the simplifier under test of `options` in `header` (nothing for the built-in
+/// one); asks an external simplifier for its version.
+void record_simplifier(CorpusHeader& header, const check::CheckOptions& options);
 
 /// The header lines (ir::KernelHeader::extra) that say `header`, in a fixed order; absent
 /// fields have no line. Free text (found-by, details) is made one printable line: '#'
@@ -55,8 +64,9 @@ std::vector<std::pair<std::string, std::string>> corpus_header_lines(const Corpu
 Result<CorpusHeader> read_corpus_header(const ir::KernelHeader& header, std::string_view text = {});
 
 /// The differential check a replay runs on a case whose header says check_clean: the
-/// faithful simplifier on the case's @seed and @var values, on check_backends (when
-/// given), the rewrite re-timed on the latency backend for a latency finding.
+/// faithful simplifier (the built-in one; a case with @simplifier: the caller sets
+/// CheckOptions::simplifier to that one) on the case's @seed and @var values, on check_backends
+/// (when given), the rewrite re-timed on the latency backend for a latency finding.
 check::CheckOptions replay_check_options(const CorpusHeader& corpus,
                                          const ir::KernelHeader& header);
 

@@ -57,6 +57,7 @@ ir::Kernel corpus_entry(const ir::Kernel& k, const NewFinding& f, const Campaign
   corpus.found_by = o.found_by.empty() ? "uopfuzz fuzz" : o.found_by;
   corpus.graph_seed = f.graph_seed;
   corpus.details = f.details;
+  record_simplifier(corpus, co);
   // The replay re-times it with the faithful simplifier (the regression stays fixed).
   if (f.latency)
     corpus.latency =
@@ -180,6 +181,7 @@ std::optional<NewFinding> GraphChecker::check(uint64_t i, CampaignProgress& tall
   for (const auto& [name, n] : r.simplified.hits) tally.rule_hits[name] += n;
   ir::add_gate_counts(tally.gate_counts, r.simplified.gates);
   if (r.latency) ++tally.latency_timed;
+  count_simplifier(tally, o_, r.simplifier_failure, r.child_seconds, r.protocol_seconds);
   if (r.kind == check::FindingKind::None) return std::nullopt;
   ++tally.findings;
   check::Signature sig = check::signature_of(ctx, k, co, r, r.backend);
@@ -195,6 +197,18 @@ std::optional<NewFinding> GraphChecker::check(uint64_t i, CampaignProgress& tall
   return f;
 }
 
+void count_simplifier(CampaignProgress& tally, const CampaignOptions& o,
+                      const std::optional<sut::Failure>& failure, double child_seconds,
+                      double protocol_seconds) {
+  sut::Simplifier* s = o.check.simplifier.get();
+  if (tally.simplifier_version.empty())
+    tally.simplifier_version = s ? s->version() : sut::builtin()->version();
+  if (failure && failure->kind == sut::FailureKind::Unsupported)
+    ++tally.unsupported[failure->reason];
+  tally.child_seconds += child_seconds;
+  tally.protocol_seconds += protocol_seconds;
+}
+
 void keep(NewFinding& f, const CampaignOptions& o) {
   if (o.corpus_dir.empty()) return;
   if (f.corpus_text.empty()) {
@@ -207,7 +221,9 @@ void keep(NewFinding& f, const CampaignOptions& o) {
     f.write_error = "the case does not parse back: " + k.error().message;
     return;
   }
-  auto path = write_case(o.corpus_dir, k->kernel);
+  const std::string dir =
+      findings_dir(o.corpus_dir, o.check.simplifier ? o.check.simplifier->name() : "builtin");
+  auto path = write_case(dir, k->kernel);
   if (path.ok())
     f.path = *path;
   else

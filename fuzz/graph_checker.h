@@ -29,6 +29,12 @@ void finish_case(NewFinding& f, ir::Context& ctx, const ir::Kernel& k,
                  const reduce::Interesting& still, const CampaignOptions& o,
                  const check::CheckOptions& co, const Shrinker& shrink);
 
+/// Counts what the simplifier under test did on one graph in `tally`: its version (once),
+/// a declined graph by reason, and the seconds spent in its process and on the protocol.
+void count_simplifier(CampaignProgress& tally, const CampaignOptions& o,
+                      const std::optional<sut::Failure>& failure, double child_seconds,
+                      double protocol_seconds);
+
 /// Writes the finding's case to the campaign's corpus (if it has one), filling in its
 /// path or why it could not be written.
 void keep(NewFinding& f, const CampaignOptions& o);

@@ -132,7 +132,11 @@ json tally_message(const CampaignProgress& t) {
           {"tensor_programs", t.tensor_programs},
           {"tensor_unsupported", t.tensor_unsupported},
           {"tensor_seconds", t.tensor_seconds},
-          {"tensor_nodes", t.tensor_nodes.counts}};
+          {"tensor_nodes", t.tensor_nodes.counts},
+          {"simplifier_version", t.simplifier_version},
+          {"unsupported", t.unsupported},
+          {"child_seconds", t.child_seconds},
+          {"protocol_seconds", t.protocol_seconds}};
 }
 
 void add_histogram(Histogram& h, const json& j) {
@@ -159,6 +163,10 @@ void add_tally(CampaignProgress& p, const json& j) {
   p.tensor_unsupported += j.value("tensor_unsupported", uint64_t{0});
   p.tensor_seconds += j.value("tensor_seconds", 0.0);
   add_histogram(p.tensor_nodes, j.at("tensor_nodes"));
+  if (const std::string v = j.value("simplifier_version", ""); !v.empty()) p.simplifier_version = v;
+  for (const auto& [k, v] : j.at("unsupported").items()) p.unsupported[k] += v.get<uint64_t>();
+  p.child_seconds += j.value("child_seconds", 0.0);
+  p.protocol_seconds += j.value("protocol_seconds", 0.0);
 }
 
 // Where each worker lane leaves the recipe of the mutant it is on (length 0: a generated
@@ -336,6 +344,7 @@ class ProcessPool {
 
   CampaignResult run() {
     p().jobs = jobs_;
+    p().simplifier = o_.check.simplifier ? o_.check.simplifier->name() : "builtin";
     for (size_t lane = 0; lane < static_cast<size_t>(jobs_); ++lane) start_worker(lane, lane);
     auto last_report = start_;
     while (!workers_.empty() || !triages_.empty()) {

@@ -58,6 +58,7 @@ ir::Kernel tensor_corpus_entry(const ir::Kernel& k, const NewFinding& f, const C
   corpus.found_by = o.found_by.empty() ? "uopfuzz fuzz" : o.found_by;
   corpus.graph_seed = f.graph_seed;
   corpus.details = f.details;
+  record_simplifier(corpus, po.check);
   out.header.extra = corpus_header_lines(corpus);
   return out;
 }
@@ -83,6 +84,7 @@ std::optional<NewFinding> GraphChecker::check_tensor(uint64_t i, CampaignProgres
   ++tally.tensor_programs;
   tally.tensor_seconds += seconds_since(started);
   if (k.root) tally.tensor_nodes.add(ir::toposort(k.root).size());
+  count_simplifier(tally, o_, r.simplifier_failure, r.child_seconds, r.protocol_seconds);
   if (r.unsupported) {
     ++tally.tensor_unsupported;
     return std::nullopt;
