@@ -6,8 +6,9 @@
 //
 // Every request is answered by echoing its kernel back (with hits frames), except that
 // MODE applies to the requests holding a `CONST N` node when --marker is given, and to all
-// requests otherwise. Modes: echo, exit (status 3), segv, hang, garbage, unknown-frame,
-// unparsable, not-sink, bad-hits, unsupported, error.
+// requests otherwise. Modes: echo, exit (status 3), noisy-exit (100 KB of stderr first),
+// segv, hang, garbage, unknown-frame, unparsable, not-sink, bad-hits, unsupported, error.
+//
 // The hits of an echo: fake_rule_a 3, fake_rule_b 1 (in two frames), requests_served n (the
 // requests this process has read), and `option:<key>=<value>` once per request option.
 // Its hello's version is "fake pid <pid>", so a test can tell two children apart.
@@ -118,6 +119,12 @@ int main(int argc, char** argv) {
     const std::string act = marker.empty() || holds_const(r.body, marker) ? mode : "echo";
     if (act == "exit") {
       std::fputs("fake: exiting on the marker\n", stderr);
+      std::exit(3);
+    } else if (act == "noisy-exit") {
+      // More than a pipe holds: the client must drain stderr while it waits.
+      const std::string noise(100000, 'x');
+      std::fputs(noise.c_str(), stderr);
+      std::fputs("\nlast words\n", stderr);
       std::exit(3);
     } else if (act == "segv") {
       std::fputs("fake: crashing on the marker\n", stderr);

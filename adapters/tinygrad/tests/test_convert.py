@@ -181,7 +181,7 @@ class FromTinygrad(unittest.TestCase):
     with self.assertRaisesRegex(Unsupported, "AFTER"):
       back(store_sink(after))
     with self.assertRaisesRegex(Unsupported, "weakfloat|bfloat16|MULACC"):
-      f = UOp(Ops.CONST, dtypes.float32, arg=1.0)
+      f = UOp.const(1.0, dtypes.float32)
       back(store_sink(UOp(Ops.MULACC, dtypes.float32, src=(f, f, f)), dtypes.float32), kernel("%3 = CONST 1.0 : float32", out="float32"))
 
   def test_narrowed_range_is_an_index_range_and_a_cast(self):
@@ -197,6 +197,26 @@ class FromTinygrad(unittest.TestCase):
     exp = UOp(Ops.EXPAND, dtypes.int32, src=(UOp(Ops.CONST, dtypes.int32, arg=3), UOp(Ops.CONST, dtypes.weakint, arg=2)))
     got = back(store_sink(UOp(Ops.INDEX, dtypes.int32, src=(exp, UOp(Ops.CONST, dtypes.weakint, arg=1)))), text)
     self.assertEqual(got[-3:], ["CONST 3 : int32", "STORE %2 %3 : void", "SINK %4 : void"])
+
+  def test_end_of_no_range_is_its_body(self):
+    sink = store_sink(UOp(Ops.CONST, dtypes.int32, arg=1))
+    ended = sink.replace(src=(UOp(Ops.END, dtypes.void, src=(sink.src[0],)),))
+    self.assertEqual(back(ended)[-2:], ["STORE %2 %3 : void", "SINK %4 : void"])
+
+  def test_gated_index_lowered_to_int32_stays_index(self):
+    text = kernel("%3 = PARAM slot=1 size=2 in : int32", "%4 = INDEX %3 %1 : int32", "%5 = LOAD %4 : int32")
+    i = UOp(Ops.CONST, dtypes.int32, arg=1)
+    gated = UOp(Ops.WHERE, dtypes.int32, src=(UOp(Ops.CONST, dtypes.bool, arg=True), i, UOp.invalid()))
+    got = back(store_sink(UOp(Ops.INDEX, dtypes.int32, src=(UOp.param(1, dtypes.int32, shape=(2,)), gated))), text)
+    self.assertEqual(got[3:9], ["PARAM slot=1 size=2 in : int32", "CONST true : bool", "CONST 1 : index", "INVALID : index",
+                                "WHERE %4 %5 %6 : index", "INDEX %3 %7 : int32"])
+
+  def test_header_of_a_buffer_the_rewrite_dropped_goes(self):
+    text = kernel("%3 = PARAM slot=1 size=1 in vmin=3 vmax=3 : int32", "%4 = INDEX %3 %1 : int32", "%5 = LOAD %4 : int32",
+                  header="@name pinned\n@input 1 [3]\n@output 0 [3]\n")
+    _, conv = convert.to_tinygrad(text)
+    got = convert.from_tinygrad(store_sink(UOp(Ops.CONST, dtypes.int32, arg=3)), conv)
+    self.assertEqual(got.splitlines()[:3], ["@name pinned", "@output 0 [3]", "%0 = PARAM slot=0 size=1 out : int32"])
 
   def test_integer_mulacc_is_mul_then_add(self):
     a = UOp(Ops.CONST, dtypes.int32, arg=2)
@@ -261,10 +281,14 @@ class SemanticGate(unittest.TestCase):
                        (("%6 = CONST 1.5 : float32", "%7 = ADD %5 %6 : float32", "%8 = ADD %7 %6 : float32"), "chain"),
                        (("%6 = CONST 2.0 : float32", "%7 = CONST 3.0 : float32", "%8 = MUL %5 %6 : float32",
                          "%9 = MUL %5 %7 : float32", "%10 = ADD %8 %9 : float32"), "x\\*c0\\+x\\*c1"),
-                       (("%6 = CONST 1.0 : float32", "%7 = CMPLT %6 %5 : bool", "%8 = WHERE %7 %5 %6 : float32"), "MAX")):
+                       (("%6 = CONST 1.0 : float32", "%7 = CMPLT %6 %5 : bool", "%8 = WHERE %7 %5 %6 : float32"), "MAX"),
+                       (("%6 = CONST nan : float32", "%7 = MAX %5 %6 : float32"), "NaN or zero"),
+                       (("%6 = CONST -0.0 : float32", "%7 = MAX %5 %6 : float32"), "NaN or zero"),
+                       (("%6 = CONST -0.5 : float32", "%7 = TRUNC %6 : float32", "%8 = ADD %5 %7 : float32"), "TRUNC")):
       with self.subTest(why=why):
         self.assertRegex(gate(*x, *extra, out="float32") or "", why)
     self.assertIsNone(gate(*x, "%6 = CONST 1.5 : float32", "%7 = ADD %5 %6 : float32", out="float32"))
+    self.assertIsNone(gate(*x, "%6 = CONST -1.5 : float32", "%7 = TRUNC %6 : float32", "%8 = MAX %5 %7 : float32", out="float32"))
 
   def test_range_closed_twice_only_matters_to_the_full_rewrite(self):
     text = ("%0 = PARAM slot=0 size=2 out : int32\n%1 = CONST 2 : index\n%2 = RANGE %1 axis=0 LOOP : index\n"

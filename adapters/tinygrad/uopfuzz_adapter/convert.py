@@ -108,6 +108,9 @@ def to_tinygrad(text):
       built.append(_to_uop(node, [built[s] for s in node.srcs], conv, kernel))
     except Unsupported as e:
       raise Unsupported(f"line {node.line}: {e}") from None
+    except (KeyError, IndexError, ValueError, TypeError, OverflowError, RuntimeError, AssertionError) as e:
+      # text the C++ verifier would reject, or a node tinygrad's constructors refuse
+      raise Unsupported(f"line {node.line}: {node.op} not convertible ({type(e).__name__}: {e})") from None
   return built[-1], conv
 
 
@@ -213,6 +216,7 @@ class _Printer:
     """The node for `u` used as a value of dtype `want` (None: its own)."""
     if u.op is Ops.CONST and u.arg is Invalid:
       return self.add(("invalid",), "INVALID", [], [], "index")
+    if u.op is Ops.WHERE and u.src[2].op is Ops.CONST and u.src[2].arg is Invalid: return self.emit(u)
     if u.op is Ops.INDEX:
       if u.src[0].op is Ops.EXPAND and u.src[0].src[0].op is Ops.CONST: return self.const_buffer_load(u)
       idx = self.emit(u)
@@ -223,9 +227,9 @@ class _Printer:
     if u.op is Ops.RANGE and u.dtype is not dtypes.weakint:
       # a RANGE the full rewrite narrowed: the loop is an index RANGE, its value a CAST of it
       rng = self.emit(u)
-      cast = self.add(("cast", u), "CAST", [rng], [], self.dtype(u))
       if want == "index": return rng
-      return cast if want is None or want == self.dtype(u) else self.add(("cast", u, want), "CAST", [rng], [], want)
+      want = want or self.dtype(u)
+      return self.add(("cast", u, want), "CAST", [rng], [], want)
     have = self.dtype(u)
     if want is None or want == have: return self.emit(u)
     if u.op is Ops.CONST:
@@ -297,7 +301,7 @@ class _Printer:
     if op is Ops.END:
       body = self.effect(u.src[0])
       ranges = [self.emit(r) for r in u.src[1:]]
-      if body is None: return None
+      if body is None or not ranges: return body  # an END of no range is its body
       return self.add(u, "END", [body] + ranges, [], "void")
     if op is Ops.REDUCE:
       rop = u.arg[0] if isinstance(u.arg, tuple) else u.arg
@@ -321,7 +325,9 @@ class _Printer:
       a, b, c = (self.value(s, dt) for s in u.src)
       return self.add(u, "ADD", [self.add(("mul", u), "MUL", [a, b], [], dt), c], [], dt)
     if op in ALU_FROM_TG:
-      return self.add(u, ALU_FROM_TG[op], self._alu_srcs(u), [], self.dtype(u))
+      # a gated index stays index-typed here when tinygrad lowers the index to int32
+      dt = "index" if op is Ops.WHERE and u.src[2].op is Ops.CONST and u.src[2].arg is Invalid else self.dtype(u)
+      return self.add(u, ALU_FROM_TG[op], self._alu_srcs(u), [], dt)
     raise Unsupported(f"op {op.name} (tinygrad-only) in the rewrite")
 
   def min_of(self, u, inner):
@@ -362,7 +368,11 @@ def from_tinygrad(sink, conversion):
     printer.emit(sink)
   finally:
     sys.setrecursionlimit(limit)
-  return uop_text.print_kernel(uop_text.Kernel(conversion.header, printer.nodes))
+  # @input/@output name buffers by slot, and .uop requires the slot's PARAM: a buffer the
+  # rewrite no longer reads (a pinned input folded to its constant) loses its line.
+  slots = {n.keyed()[0].get("slot") for n in printer.nodes if n.op == "PARAM"}
+  header = [h for h in conversion.header if not (h.startswith(("@input ", "@output ")) and h.split()[1] not in slots)]
+  return uop_text.print_kernel(uop_text.Kernel(header, printer.nodes))
 
 
 

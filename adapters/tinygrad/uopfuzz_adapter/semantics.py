@@ -14,6 +14,8 @@ floor, as here); sized INT_MIN // -1 (both wrap); float constants (tinygrad keep
 inf and nan distinct, ConstFloat); the weak int width (converter: a weak constant takes
 the dtype of its use, a weak value an integer CAST).
 """
+import math
+
 from tinygrad.dtype import dtypes
 from tinygrad.uop.ops import Ops
 
@@ -110,6 +112,18 @@ def float_where_is_max(u):
   return None
 
 
+def float_const_fold_differs(u):
+  """tinygrad folds constants with Python: max(a, b) keeps a NaN or a -0 by operand order
+  (here MAX propagates NaN and MAX(-0, +0) is +0; its bounds rule picks a too), and
+  math.trunc(-0.5) is +0 (here TRUNC keeps the sign: -0)."""
+  if u.dtype not in FLOATS: return None
+  if u.op is Ops.MAX and any(_const(s, lambda v: math.isnan(v) or v == 0) for s in u.src):
+    return "float MAX of a NaN or zero constant (tinygrad folds it by Python's max, which keeps NaN and -0 by operand order)"
+  if u.op is Ops.TRUNC and _const(u.src[0], lambda v: -1 < v < 0 or (v == 0 and math.copysign(1, v) < 0)):
+    return "float TRUNC of a constant in (-1, -0] (tinygrad folds it to +0; here it is -0)"
+  return None
+
+
 def range_closed_twice(sink):
   """Here a RANGE may be closed by several ENDs (the loop runs once per END); tinygrad's
   full rewrite gives each RANGE one END (its linearizer asserts otherwise)."""
@@ -122,7 +136,7 @@ def range_closed_twice(sink):
   return None
 
 
-NODE_CHECKS = (index_may_leave_int64, float_fast_math, float_where_is_max)
+NODE_CHECKS = (index_may_leave_int64, float_fast_math, float_where_is_max, float_const_fold_differs)
 
 
 def semantic_gate(sink, full_rewrite=False):
