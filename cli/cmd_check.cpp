@@ -9,6 +9,7 @@
 #include "check/differential.h"
 #include "check/program_check.h"
 #include "cli/command.h"
+#include "cli/compare_flags.h"
 #include "cli/kernel_file.h"
 #include "cli/lowering_flags.h"
 #include "cli/shared_flags.h"
@@ -28,6 +29,7 @@ struct CheckFlags {
   std::vector<std::string> backends{"oracle"};
   LatencyFlags latency;
   std::vector<std::string> lowering_bugs;
+  std::vector<std::string> compare;
 };
 
 json round_json(const check::LatencyRound& r) {
@@ -166,6 +168,9 @@ int run_check(const CheckFlags& f) {
     co.latency.reset();  // the latency detector times kernels
     return run_program_check(f, *k->ctx, kernel, {co, {*lowering}});
   }
+  if (!f.compare.empty())
+    return run_check_compare(f.compare, external_options(f.simplify.simplifier), f.file, *k->ctx,
+                             kernel, co, f.json);
   auto r = check::check_kernel(*k->ctx, kernel, co);
   if (f.json)
     print_json(f.file, r);
@@ -192,6 +197,7 @@ Action add_check(CLI::App& cmd, Invocation& invocation) {
       ->capture_default_str();
   add_latency_flags(cmd, f->latency);
   add_lowering_bug_flag(cmd, f->lowering_bugs);
+  add_compare_flag(cmd, f->compare);
   add_device_flag(cmd, invocation.device);
   return [f] { return run_check(*f); };
 }

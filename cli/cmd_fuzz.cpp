@@ -12,6 +12,7 @@
 
 #include "bench/run_context.h"
 #include "cli/command.h"
+#include "cli/compare_flags.h"
 #include "cli/lowering_flags.h"
 #include "cli/shared_flags.h"
 #include "fuzz/campaign.h"
@@ -43,6 +44,7 @@ struct FuzzFlags {
   double large_share = gen::GenPolicy{}.p_large;
   std::string level = "mixed";
   std::vector<std::string> lowering_bugs;
+  std::vector<std::string> compare;
 };
 
 /// Per-level counts and rates (kernels: their graphs and seconds; tensor programs: theirs),
@@ -238,6 +240,9 @@ int run_fuzz(const FuzzFlags& f, const std::string& command_line) {
   fuzz::GraphSource source = [&](ir::Context& ctx, uint64_t gs) {
     return gen::generate(ctx, policy, gs).kernel;
   };
+  if (!f.compare.empty())
+    return run_fuzz_compare(f.compare, external_options(f.simplify.simplifier), co.check, f.seed,
+                            f.seconds, f.max_graphs, source, f.json_path);
   co.tensor_source = [&](ir::Context& ctx, uint64_t gs) {
     return gen::generate_tensor_program(ctx, policy, gs).program;
   };
@@ -352,6 +357,7 @@ Action add_fuzz(CLI::App& cmd, Invocation& invocation) {
       ->check(CLI::IsMember({"kernel", "tensor", "mixed"}))
       ->capture_default_str();
   add_lowering_bug_flag(cmd, f->lowering_bugs);
+  add_compare_flag(cmd, f->compare);
   cmd.add_option("--jobs,-j", f->jobs, "worker processes (graph i goes to worker i mod N)")
       ->capture_default_str();
   cmd.add_option("--timeout", f->graph_timeout,

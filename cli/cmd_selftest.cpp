@@ -7,7 +7,9 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "cli/adapter_selftest.h"
 #include "cli/command.h"
+#include "cli/compare_flags.h"
 #include "cli/shared_flags.h"
 #include "fuzz/selftest.h"
 
@@ -98,6 +100,9 @@ json lowering_row_json(const fuzz::LoweringSelftestRow& row) {
 int run_selftest(const SelftestFlags& f) {
   const fuzz::SelftestOptions& o = f.options;
   if (!valid_backends(o.backends)) return kExitBadInput;
+  // An external simplifier's own planted bugs (--adapter-bug narrows them), a campaign each.
+  if (f.simplifier.external())
+    return run_adapter_selftest(o, f.simplifier.spec, external_options(f.simplifier), f.json_path);
   if (!is_compiled_backend(o.latency_backend)) {
     fmt::print(stderr, "error: --latency-backend must be a compiled backend (available: {})\n",
                backend_list());

@@ -169,4 +169,90 @@ SelftestResult run_selftest(const SelftestOptions& o,
   return result;
 }
 
+namespace {
+
+/// Whether `spec` without any planted bug passes the minimized case, checked in a child (its
+/// own external process, started there).
+bool faithful_external_passes(const std::string& reduced_text, const std::string& spec,
+                              sut::ExternalOptions external) {
+  external.adapter_bugs.clear();
+  ChildOutcome faithful = run_isolated(
+      [&] {
+        auto sut = sut::make_simplifier(spec, external);
+        if (!sut.ok()) return std::string("no simplifier");
+        ir::Context ctx;
+        auto k = ir::parse_kernel(ctx, reduced_text);
+        if (!k.ok()) return std::string("unparsable");
+        check::CheckOptions opts;
+        opts.simplifier = *sut;
+        opts.vars.insert(k->kernel.header.vars.begin(), k->kernel.header.vars.end());
+        return std::string(
+            check::finding_kind_name(check::check_kernel(ctx, k->kernel, opts).kind));
+      },
+      external.startup_timeout_s + 4 * external.timeout_s);
+  return faithful.status == ChildOutcome::Status::Returned && faithful.output == "none";
+}
+
+}  // namespace
+
+AdapterSelftestResult run_adapter_selftest(
+    const SelftestOptions& o, const std::string& spec, const sut::ExternalOptions& external,
+    const std::vector<std::string>& bugs,
+    const std::function<void(const AdapterSelftestRow&)>& on_row) {
+  gen::GenPolicy policy;
+  GraphSource source = [&](ir::Context& ctx, uint64_t gs) {
+    return gen::generate(ctx, policy, gs).kernel;
+  };
+  // Short: every external request is a round trip, and findings other than the planted
+  // bug's (the campaign goes on after them) should not eat the budget.
+  Shrinker shrink = reducer_shrinker(3);
+  AdapterSelftestResult result;
+  for (const std::string& bug : bugs) {
+    AdapterSelftestRow row{bug};
+    sut::ExternalOptions with_bug = external;
+    with_bug.adapter_bugs = {bug};
+    auto sut = sut::make_simplifier(spec, with_bug);
+    if (!sut.ok()) {
+      row.error = sut.error().message;
+      ++result.missed;
+      if (on_row) on_row(row);
+      result.rows.push_back(std::move(row));
+      continue;
+    }
+    CampaignOptions co;
+    co.seconds = o.seconds_per_bug;
+    co.seed = o.seed;
+    co.check.simplifier = *sut;
+    // As `uopfuzz fuzz` runs by default: a quarter mutants (a cast inserted, a dtype
+    // changed), which is what reaches a bug in a cast fold.
+    co.mutation.share = 0.25;
+    co.check.seeds = 2;
+    co.check.max_steps = 10'000'000;
+    co.check.backends = o.backends;
+    co.isolate = true;
+    // An external rewrite takes milliseconds, its child's start up to seconds.
+    co.graph_timeout_s = o.graph_timeout > 0 ? o.graph_timeout : external.timeout_s + 5;
+    co.triage_timeout_s = std::min(co.graph_timeout_s, external.timeout_s);
+    std::optional<NewFinding> planted;
+    co.stop_when = [&](const NewFinding& f) {
+      if (f.reduced_text.empty() || !faithful_external_passes(f.reduced_text, spec, external))
+        return false;
+      planted = f;
+      return true;
+    };
+    CampaignResult r = run_campaign(co, source, shrink);
+    row.found = planted.has_value();
+    row.finding = planted                  ? planted
+                  : r.new_findings.empty() ? std::nullopt
+                                           : std::optional<NewFinding>(r.new_findings.front());
+    row.graphs = row.finding ? row.finding->graph_index + 1 : r.totals.graphs;
+    row.seconds = row.found ? row.finding->seconds : r.totals.seconds;
+    row.new_findings = r.new_findings.size();
+    if (!row.found) ++result.missed;
+    if (on_row) on_row(row);
+    result.rows.push_back(std::move(row));
+  }
+  return result;
+}
+
 }  // namespace uopfuzz::fuzz

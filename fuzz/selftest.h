@@ -13,6 +13,7 @@
 #include "fuzz/campaign.h"
 #include "schedule/lowering_bugs.h"
 #include "simplifier/bugs.h"
+#include "sut/simplifier_under_test.h"
 
 namespace uopfuzz::fuzz {
 
@@ -70,5 +71,32 @@ LoweringSelftestResult run_lowering_selftest(
 /// the campaign goes on). `on_row` is called as each campaign ends.
 SelftestResult run_selftest(const SelftestOptions& options,
                             const std::function<void(const SelftestRow&)>& on_row = {});
+
+/// One planted bug of an external simplifier (ExternalOptions::adapter_bugs), e.g. the
+/// tinygrad adapter's: its campaign, at the default policy with only that bug switched on.
+struct AdapterSelftestRow {
+  std::string bug;
+  /// The bug's finding (its minimized case passes with the bug off), else the campaign's
+  /// first finding, else none.
+  std::optional<NewFinding> finding;
+  bool found = false;
+  uint64_t graphs = 0;  ///< graphs tried: up to the finding, else the campaign's total
+  double seconds = 0;   ///< the campaign's time: up to the finding, else all of it
+  size_t new_findings = 0;
+  std::string error;  ///< the simplifier could not be made with this bug on
+};
+
+struct AdapterSelftestResult {
+  std::vector<AdapterSelftestRow> rows;  ///< in the order of `bugs`
+  int missed = 0;
+};
+
+/// Runs one campaign per bug in `bugs` with simplifier `spec` (made with `external` plus that
+/// bug). A finding counts only if the same simplifier without the bug passes its minimized
+/// case (checked in a child).
+AdapterSelftestResult run_adapter_selftest(
+    const SelftestOptions& options, const std::string& spec, const sut::ExternalOptions& external,
+    const std::vector<std::string>& bugs,
+    const std::function<void(const AdapterSelftestRow&)>& on_row = {});
 
 }  // namespace uopfuzz::fuzz
