@@ -22,6 +22,7 @@ struct SelftestFlags {
   fuzz::SelftestOptions options;
   std::string json_path;
   std::string only;  ///< "kernel", "lowering", or "" for both
+  SimplifierFlags simplifier;
 };
 
 // Every line of `text` indented by four spaces (a case printed under a table row).
@@ -159,6 +160,7 @@ Action add_selftest(CLI::App& cmd, Invocation& invocation) {
                  "run only the planted simplifier bugs (kernel) or only the planted lowering bugs "
                  "(lowering, tensor-level campaigns); default: both")
       ->check(CLI::IsMember({"kernel", "lowering"}));
+  add_simplifier_flags(cmd, f->simplifier);
   add_device_flag(cmd, invocation.device);
   return [f] { return run_selftest(*f); };
 }
