@@ -238,6 +238,13 @@ class FromTinygrad(unittest.TestCase):
     got = back(store_sink(flipped, dtypes.float32), f32)
     self.assertEqual(got[3:6], ["CONST -0.0 : float32", "CONST inf : float32", "MIN %4 %3 : float32"])
 
+  def test_index_folded_to_invalid_reads_back_gated_off(self):
+    text = kernel("%3 = PARAM slot=1 size=2 in : int32", "%4 = INDEX %3 %1 : int32", "%5 = LOAD %4 : int32")
+    src = UOp(Ops.INDEX, dtypes.int32, src=(UOp.param(1, dtypes.int32, shape=(2,)), UOp.invalid()))
+    got = back(store_sink(src), text)
+    self.assertEqual(got[3:10], ["PARAM slot=1 size=2 in : int32", "CONST false : bool", "CONST 0 : index", "INVALID : index",
+                                 "WHERE %4 %5 %6 : index", "INDEX %3 %7 : int32", "LOAD %8 : int32"])
+
   def test_end_of_no_range_is_its_body(self):
     sink = store_sink(UOp(Ops.CONST, dtypes.int32, arg=1))
     ended = sink.replace(src=(UOp(Ops.END, dtypes.void, src=(sink.src[0],)),))

@@ -252,6 +252,15 @@ class _Printer:
       raise Unsupported(f"{u.op.name} of {have} where {want} is needed")
     return self.add(("cast", u, want), "CAST", [self.value(u)], [], want)
 
+  def index(self, s):
+    """An INDEX's index. tinygrad folds a gated index whose gate is always false,
+    WHERE(false, i, Invalid), to the bare Invalid; .uop keeps Invalid as a WHERE's last
+    source only, so it reads back as the gated-off index it stands for."""
+    if s.op is Ops.CONST and s.arg is Invalid:
+      off = [self.const(False, "bool"), self.const(0, "index"), self.value(s)]
+      return self.add(("gated off",), "WHERE", off, [], "index")
+    return self.value(s, "index")
+
   def const(self, value, dtype):
     text = _format(value, dtype)
     return self.add(("const", text, dtype), "CONST", [], [text], dtype)
@@ -299,7 +308,7 @@ class _Printer:
       if u.src[0].op is not Ops.PARAM or u.src[0].dtype != u.dtype:
         raise Unsupported(f"INDEX of {u.dtype} into {u.src[0].op.name} of {u.src[0].dtype} in the rewrite")
       buf = self.emit(u.src[0])
-      return self.add(u, "INDEX", [buf] + [self.value(s, "index") for s in u.src[1:]], [], self.dtype(u))
+      return self.add(u, "INDEX", [buf] + [self.index(s) for s in u.src[1:]], [], self.dtype(u))
     if op is Ops.LOAD:
       if u.src[0].op is not Ops.INDEX or len(u.src) > 2: raise Unsupported(f"LOAD of {u.src[0].op.name} or with more than a gate in the rewrite")
       dt = self.dtype(u)
