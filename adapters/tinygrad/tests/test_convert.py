@@ -143,8 +143,15 @@ class ToTinygrad(unittest.TestCase):
   def test_refusals_name_the_reason(self):
     with self.assertRaisesRegex(Unsupported, "REALIZE"):
       convert.to_tinygrad("%0 = PARAM slot=0 in : int32[2]\n%1 = REALIZE %0 : void\n")
-    with self.assertRaisesRegex(Unsupported, "line 2"):
-      convert.to_tinygrad("%0 = CONST 1 : int32\n%1 = ADD %0 %9 : int32\n%2 = SINK : void\n")
+    # a reason names the cause alone (no line, no value), so reasons count by cause
+    for text in ("%0 = CONST 1 : int32\n%1 = ADD %0 %9 : int32\n%2 = SINK : void\n",
+                 "%0 = CONST 1 : int32\n%1 = CONST 7 : int32\n%2 = ADD %1 %5 : int32\n%3 = SINK : void\n"):
+      with self.assertRaises(Unsupported) as e:
+        convert.to_tinygrad(text)
+      self.assertEqual(str(e.exception), "not a .uop kernel (it does not parse)")
+    with self.assertRaises(Unsupported) as e:
+      convert.to_tinygrad(kernel("%3 = RANGE %1 axis=0 NOTANAXIS : index", "%4 = CAST %3 : int32"))
+    self.assertNotRegex(str(e.exception), r"line|\d")
 
 
 class FromTinygrad(unittest.TestCase):
@@ -197,6 +204,47 @@ class FromTinygrad(unittest.TestCase):
     exp = UOp(Ops.EXPAND, dtypes.int32, src=(UOp(Ops.CONST, dtypes.int32, arg=3), UOp(Ops.CONST, dtypes.weakint, arg=2)))
     got = back(store_sink(UOp(Ops.INDEX, dtypes.int32, src=(exp, UOp(Ops.CONST, dtypes.weakint, arg=1)))), text)
     self.assertEqual(got[-3:], ["CONST 3 : int32", "STORE %2 %3 : void", "SINK %4 : void"])
+
+  def test_closers_drop_a_range_folded_to_a_constant(self):
+    # tinygrad folds a RANGE of end 1 to CONST 0 and leaves it among the closed ranges;
+    # its lowering skips such entries (one iteration), so they read back dropped
+    four, folded = UOp(Ops.CONST, dtypes.weakint, arg=4), UOp(Ops.CONST, dtypes.weakint, arg=0)
+    r0 = UOp(Ops.RANGE, dtypes.weakint, src=(four,), arg=(0, AxisType.LOOP))
+    sink = store_sink(UOp(Ops.CONST, dtypes.int32, arg=1))
+    ended = sink.replace(src=(UOp(Ops.END, dtypes.void, src=(sink.src[0], folded, r0)),))
+    self.assertEqual(back(ended)[-5:], ["STORE %2 %3 : void", "CONST 4 : index", "RANGE %5 axis=0 LOOP : index",
+                                        "END %4 %6 : void", "SINK %7 : void"])
+    x = UOp(Ops.CAST, dtypes.int32, src=(r0,), arg=dtypes.int32)
+    got = back(store_sink(UOp(Ops.REDUCE, dtypes.int32, src=(x, folded, r0), arg=(Ops.ADD, 0))))
+    self.assertEqual(got[-3], "REDUCE %5 %4 op=ADD : int32")
+
+  def test_reduce_of_folded_ranges_only_is_one_fold_step(self):
+    # no RANGE left: acc = identity, acc = acc op x (SEMANTICS.md's identities)
+    folded = UOp(Ops.CONST, dtypes.weakint, arg=0)
+    f32 = kernel("%3 = CONST 1.0 : float32", out="float32")
+    x = UOp(Ops.CONST, dtypes.float32, arg=-0.0)
+    for op, identity in ((Ops.ADD, "0.0"), (Ops.MUL, "1.0"), (Ops.MAX, "-inf")):
+      got = back(store_sink(UOp(Ops.REDUCE, dtypes.float32, src=(x, folded), arg=(op, 0)), dtypes.float32), f32)
+      self.assertEqual(got[3:6], ["CONST -0.0 : float32", f"CONST {identity} : float32", f"{op.name} %4 %3 : float32"])
+    i8 = kernel("%3 = CONST 1 : int8", out="int8")
+    y = UOp(Ops.CONST, dtypes.int8, arg=5)
+    got = back(store_sink(UOp(Ops.REDUCE, dtypes.int8, src=(y, folded), arg=(Ops.MAX, 0)), dtypes.int8), i8)
+    self.assertEqual(got[3:6], ["CONST 5 : int8", "CONST -128 : int8", "MAX %4 %3 : int8"])
+    b = kernel("%3 = CONST true : bool", out="bool")
+    t = UOp(Ops.CONST, dtypes.bool, arg=True)
+    got = back(store_sink(UOp(Ops.REDUCE, dtypes.bool, src=(t, folded), arg=(Ops.MAX, 0)), dtypes.bool), b)
+    self.assertEqual(got[3:6], ["CONST true : bool", "CONST false : bool", "OR %4 %3 : bool"])
+    flipped = UOp(Ops.NEG, dtypes.float32, src=(UOp(Ops.REDUCE, dtypes.float32, src=(UOp(Ops.NEG, dtypes.float32, src=(x,)), folded), arg=(Ops.MAX, 0)),))
+    got = back(store_sink(flipped, dtypes.float32), f32)
+    self.assertEqual(got[3:6], ["CONST -0.0 : float32", "CONST inf : float32", "MIN %4 %3 : float32"])
+
+  def test_index_folded_to_invalid_reads_back_gated_off(self):
+    text = kernel("%3 = PARAM slot=1 size=2 in : int32", "%4 = INDEX %3 %1 : int32", "%5 = LOAD %4 : int32")
+    src = UOp(Ops.INDEX, dtypes.int32, src=(UOp.param(1, dtypes.int32, shape=(2,)), UOp.invalid()))
+    got = back(store_sink(src), text)
+    # %1 is the kernel's CONST 0 : index
+    self.assertEqual(got[3:9], ["PARAM slot=1 size=2 in : int32", "CONST false : bool", "INVALID : index",
+                                "WHERE %4 %1 %5 : index", "INDEX %3 %6 : int32", "LOAD %7 : int32"])
 
   def test_end_of_no_range_is_its_body(self):
     sink = store_sink(UOp(Ops.CONST, dtypes.int32, arg=1))

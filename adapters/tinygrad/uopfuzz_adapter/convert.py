@@ -3,7 +3,9 @@
 The contract the rest of the adapter uses: to_tinygrad() turns a kernel's .uop text into a
 tinygrad SINK plus what from_tinygrad() needs to turn a rewritten SINK back into .uop text.
 Anything the two IRs do not share raises Unsupported with a reason a person can read
-("op BUFFERIZE", "dtype float16 BITCAST ..."); the server answers `unsupported` with it.
+("op BUFFERIZE", "dtype float16 BITCAST ..."); the server answers `unsupported` with it. A
+reason names the cause, never a line or a value, so a campaign's counts per reason count
+causes.
 
 The kernel form is the one tinygrad's scheduler hands to full_rewrite_to_sink: PARAMs with
 their element dtype and a size, INDEX(PARAM, idx) used directly as the loaded value (tinygrad
@@ -80,7 +82,7 @@ def _int(text, what):
   try:
     return int(text)
   except ValueError:
-    raise Unsupported(f"{what} is not an integer: '{text}'") from None
+    raise Unsupported(f"{what} is not an integer") from None
 
 
 def _literal(text, dtype):
@@ -88,7 +90,7 @@ def _literal(text, dtype):
   if dtype == "bool":
     if text in ("true", "1"): return True
     if text in ("false", "0"): return False
-    raise Unsupported(f"bool literal '{text}'")
+    raise Unsupported("a bool literal other than true, false, 1, 0")
   if dtype.startswith("float"): return float(text)
   return _int(text, f"{dtype} literal")
 
@@ -98,7 +100,7 @@ def to_tinygrad(text):
   try:
     kernel = uop_text.parse(text)
   except uop_text.UopTextError as e:
-    raise Unsupported(f"not a .uop kernel: {e}") from None
+    raise Unsupported("not a .uop kernel (it does not parse)") from None
   if kernel.root.op != "SINK":
     raise Unsupported(f"root {kernel.root.op}: a tensor program, not a kernel (lower it first)")
   conv = Conversion(kernel.header)
@@ -106,11 +108,9 @@ def to_tinygrad(text):
   for node in kernel.nodes:
     try:
       built.append(_to_uop(node, [built[s] for s in node.srcs], conv, kernel))
-    except Unsupported as e:
-      raise Unsupported(f"line {node.line}: {e}") from None
     except (KeyError, IndexError, ValueError, TypeError, OverflowError, RuntimeError, AssertionError) as e:
       # text the C++ verifier would reject, or a node tinygrad's constructors refuse
-      raise Unsupported(f"line {node.line}: {node.op} not convertible ({type(e).__name__}: {e})") from None
+      raise Unsupported(f"{node.op} not convertible ({type(e).__name__})") from None
   return built[-1], conv
 
 
@@ -168,7 +168,7 @@ def _wrap(value, dtype):
   dt = DTYPE_TO_TG[dtype]
   if dtype == "index":
     if not dtypes.int64.min <= value <= dtypes.int64.max:
-      raise Unsupported(f"index constant {value} outside int64 in the rewrite (tinygrad's index is unbounded)")
+      raise Unsupported("an index constant outside int64 in the rewrite (tinygrad's index is unbounded)")
     return value
   span = 1 << dt.bitsize
   value %= span
@@ -188,9 +188,19 @@ def _format(value, dtype):
     if math.isinf(v): return "inf" if v > 0 else "-inf"
     return repr(v)
   if isinstance(value, float):
-    if not value.is_integer(): raise Unsupported(f"float constant {value} where {dtype} is needed")
+    if not value.is_integer(): raise Unsupported(f"a non-integral float constant where {dtype} is needed")
     value = int(value)
   return str(_wrap(int(value), dtype))
+
+
+def _identity(op, dtype):
+  """The value a REDUCE op=`op` of `dtype` starts from (SEMANTICS.md, REDUCE)."""
+  if op in ("ADD", "MUL"): return 0 if op == "ADD" else 1
+  highest = op == "MIN"
+  if dtype == "bool": return highest
+  if dtype.startswith("float"): return math.inf if highest else -math.inf
+  dt = dtypes.int64 if dtype == "index" else DTYPE_TO_TG[dtype]
+  return dt.max if highest else dt.min
 
 
 class _Printer:
@@ -242,6 +252,15 @@ class _Printer:
       raise Unsupported(f"{u.op.name} of {have} where {want} is needed")
     return self.add(("cast", u, want), "CAST", [self.value(u)], [], want)
 
+  def index(self, s):
+    """An INDEX's index. tinygrad folds a gated index whose gate is always false,
+    WHERE(false, i, Invalid), to the bare Invalid; .uop keeps Invalid as a WHERE's last
+    source only, so it reads back as the gated-off index it stands for."""
+    if s.op is Ops.CONST and s.arg is Invalid:
+      off = [self.const(False, "bool"), self.const(0, "index"), self.value(s)]
+      return self.add(("gated off",), "WHERE", off, [], "index")
+    return self.value(s, "index")
+
   def const(self, value, dtype):
     text = _format(value, dtype)
     return self.add(("const", text, dtype), "CONST", [], [text], dtype)
@@ -270,28 +289,28 @@ class _Printer:
       return self.add(u, "CONST", [], [_format(u.arg, dt)], dt)
     if op is Ops.PARAM:
       if u.arg.addrspace is AddrSpace.ALU:
-        if u.arg.name not in self.conv.vars: raise Unsupported(f"variable {u.arg.name} the rewrite introduced")
+        if u.arg.name not in self.conv.vars: raise Unsupported("a variable the rewrite introduced")
         args, dt = self.conv.vars[u.arg.name]
         var = self.add(("var", u.arg.name), "VAR", [], args, dt)
         # the full rewrite narrows a variable to the width it is used at
         return var if self.dtype(u) == dt else self.add(u, "CAST", [var], [], self.dtype(u))
-      if u.arg.slot not in self.conv.params: raise Unsupported(f"PARAM slot {u.arg.slot} the rewrite introduced")
+      if u.arg.slot not in self.conv.params: raise Unsupported("a PARAM slot the rewrite introduced")
       args, dt = self.conv.params[u.arg.slot]
-      if self.dtype(u) != dt: raise Unsupported(f"PARAM slot {u.arg.slot} of {dt} retyped to {u.dtype} in the rewrite")
+      if self.dtype(u) != dt: raise Unsupported(f"a PARAM of {dt} retyped to {u.dtype} in the rewrite")
       return self.add(u, "PARAM", [], args, dt)
     if op is Ops.RANGE:
       ids, kind = u.arg[:-1], u.arg[-1]
       if kind.name not in AXIS_TYPES: raise Unsupported(f"RANGE axis type {kind.name}")
-      if not ids or any(not isinstance(i, int) or i < 0 for i in ids): raise Unsupported(f"RANGE axis id {ids}")
+      if not ids or any(not isinstance(i, int) or i < 0 for i in ids): raise Unsupported("a RANGE axis id that is not a tuple of naturals")
       end = self.value(u.src[0], "index")
       return self.add(u, "RANGE", [end], ["axis=" + ".".join(map(str, ids)), kind.name], "index")
     if op is Ops.INDEX:
       if u.src[0].op is not Ops.PARAM or u.src[0].dtype != u.dtype:
         raise Unsupported(f"INDEX of {u.dtype} into {u.src[0].op.name} of {u.src[0].dtype} in the rewrite")
       buf = self.emit(u.src[0])
-      return self.add(u, "INDEX", [buf] + [self.value(s, "index") for s in u.src[1:]], [], self.dtype(u))
+      return self.add(u, "INDEX", [buf] + [self.index(s) for s in u.src[1:]], [], self.dtype(u))
     if op is Ops.LOAD:
-      if u.src[0].op is not Ops.INDEX or len(u.src) > 2: raise Unsupported(f"LOAD of {u.src[0].op.name} with {len(u.src)} operands")
+      if u.src[0].op is not Ops.INDEX or len(u.src) > 2: raise Unsupported(f"LOAD of {u.src[0].op.name} or with more than a gate in the rewrite")
       dt = self.dtype(u)
       return self.add(u, "LOAD", [self.emit(u.src[0])] + [self.value(s, dt) for s in u.src[1:]], [], dt)
     if op is Ops.STORE:
@@ -300,15 +319,13 @@ class _Printer:
       return self.add(u, "STORE", [idx, self.value(u.src[1], self.dtype(u.src[0]))], [], "void")
     if op is Ops.END:
       body = self.effect(u.src[0])
-      ranges = [self.emit(r) for r in u.src[1:]]
+      ranges = self.ranges(u)
       if body is None or not ranges: return body  # an END of no range is its body
       return self.add(u, "END", [body] + ranges, [], "void")
     if op is Ops.REDUCE:
       rop = u.arg[0] if isinstance(u.arg, tuple) else u.arg
       if rop not in REDUCE_OPS.values(): raise Unsupported(f"REDUCE op {rop}")
-      dt = self.dtype(u)
-      srcs = [self.value(u.src[0], dt)] + [self.emit(r) for r in u.src[1:]]
-      return self.add(u, "REDUCE", srcs, [f"op={rop.name}"], dt)
+      return self.reduce(u, rop.name, self.value(u.src[0], self.dtype(u)))
     if op is Ops.SINK:
       effects = [e for e in (self.effect(s) for s in u.src) if e is not None]
       return self.add(u, "SINK", effects, [], "void")
@@ -330,6 +347,23 @@ class _Printer:
       return self.add(u, ALU_FROM_TG[op], self._alu_srcs(u), [], dt)
     raise Unsupported(f"op {op.name} (tinygrad-only) in the rewrite")
 
+  def ranges(self, closer):
+    """The RANGE nodes an END or REDUCE closes. tinygrad folds a RANGE of end 1 to its only
+    value, CONST 0, and leaves that in the closer's list, where its lowering skips every
+    entry that is not a RANGE: a loop of one iteration, so dropping it keeps the meaning."""
+    return [self.emit(r) for r in closer.src[1:] if r.op is Ops.RANGE]
+
+  def reduce(self, u, op, value, closer=None):
+    """REDUCE op=`op` of `value` over what `closer` (default u) still closes. With no RANGE
+    left, tinygrad's lowering runs one step, acc = identity, acc = acc op value, which is
+    written as that binary op (REDUCE needs a range here): exact, -0.0 included (0.0 + -0.0
+    is +0.0 in both)."""
+    dt = self.dtype(u)
+    ranges = self.ranges(u if closer is None else closer)
+    if ranges: return self.add(u, "REDUCE", [value] + ranges, [f"op={op}"], dt)
+    alu = {"MAX": "OR", "MIN": "AND"}[op] if dt == "bool" else op  # bool MAX/MIN are any/all
+    return self.add(u, alu, [self.const(_identity(op, dt), dt), value], [], dt)
+
   def min_of(self, u, inner):
     """The MIN node for u = flip(inner) when inner is MAX of flips or REDUCE MAX of a flip."""
     dt = self.dtype(u)
@@ -338,8 +372,7 @@ class _Printer:
       if a is None or b is None: return None
       return self.add(u, "MIN", [self.value(a, dt), self.value(b, dt)], [], dt)
     if inner.op is Ops.REDUCE and inner.dtype == u.dtype and inner.arg[0] is Ops.MAX and (x := _unflip(inner.src[0])) is not None:
-      srcs = [self.value(x, dt)] + [self.emit(r) for r in inner.src[1:]]
-      return self.add(u, "REDUCE", srcs, ["op=MIN"], dt)
+      return self.reduce(u, "MIN", self.value(x, dt), closer=inner)
     return None
 
   def _alu_srcs(self, u):

@@ -35,7 +35,7 @@ def index_may_leave_int64(u):
   if u.dtype is not dtypes.weakint or u.op in (Ops.PARAM, Ops.CONST): return None
   lo, hi = u.vmin, u.vmax
   if lo < INT64_MIN or hi > INT64_MAX:
-    return f"index {_describe(u)} may leave int64 (tinygrad's bounds [{lo}, {hi}]; its index is unbounded, ours is int64)"
+    return f"index {_describe(u)} may leave int64 (by tinygrad's bounds; its index is unbounded, ours is int64)"
   return None
 
 
@@ -61,7 +61,7 @@ def signed_int_may_wrap(sink):
       for s in u.src:
         if s in wrapped: return f"{wrapped[s]} may wrap before {u.op.name} reads its bounds (tinygrad assumes no signed overflow; here it wraps)"
     if u.dtype in SIGNED and u.op in WRAPPING and u.overflows(u.dtype):
-      wrapped[u] = f"{_describe(u)} with bounds [{u.vmin}, {u.vmax}]"
+      wrapped[u] = f"{_describe(u)} whose bounds leave its dtype"
     elif u.op in CARRIERS and dtypes.is_int(u.dtype):
       carried = next((wrapped[s] for s in u.src if s in wrapped), None)
       if carried is not None: wrapped[u] = carried
@@ -131,7 +131,7 @@ def range_closed_twice(sink):
   for u in sink.toposort():
     if u.op is Ops.END:
       for r in u.src[1:]:
-        if r in seen: return f"RANGE axis {r.arg[:-1]} closed by two ENDs (tinygrad's full rewrite takes one END per RANGE)"
+        if r in seen: return f"a RANGE closed by two ENDs (tinygrad's full rewrite takes one END per RANGE)"
         seen[r] = u
   return None
 

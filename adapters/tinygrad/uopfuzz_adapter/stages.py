@@ -3,10 +3,14 @@
 "symbolic": graph_rewrite(sink, symbolic), tinygrad's symbolic rules alone
 (tinygrad.uop.symbolic.symbolic).
 
-"full": the optimizing part of tinygrad's kernel rewrite, full_rewrite_to_sink
+"full": the kernel-graph cleanup tinygrad's scheduler runs before codegen
+(get_kernel_graph in tinygrad/schedule/rangeify.py: symbolic + pm_reduce_simplify, where
+reduce_collapse runs; its buffer folds have nothing to fold in a kernel), then the
+optimizing part of tinygrad's kernel rewrite, full_rewrite_to_sink
 (tinygrad/codegen/__init__.py), run step by step with tinygrad's own matchers in its order,
 up to and including its "postopt symbolic" step:
 
+    [scheduler:] symbolic + reduce_simplify;
     multi_pm; pm_mops (bottom up); load collapse; split ranges (+ flatten);
     initial symbolic (sym + flatten); simplify ranges (flatten + merge/shrink);
     [apply_opts: skipped]; postopt symbolic (sym + where-on-load + flatten + reduce_unparented)
@@ -48,9 +52,11 @@ def _full_steps():
   from tinygrad.codegen import full_rewrite_to_sink  # noqa: F401  (the pipeline mirrored here)
   from tinygrad.schedule.multi import multi_pm
   from tinygrad.schedule.rangeify import pm_mops
-  from tinygrad.uop.symbolic import sym, pm_move_where_on_load
+  from tinygrad.uop.symbolic import sym, symbolic, pm_move_where_on_load
   from tinygrad.codegen.simplify import pm_load_collapse, pm_split_ranges, pm_flatten_range, pm_simplify_ranges, pm_reduce_unparented
+  from tinygrad.codegen.simplify import pm_reduce_simplify
   return [
+    Step("symbolic+reduce_collapse", symbolic + pm_reduce_simplify),
     Step("multi_pm", multi_pm),
     Step("early movement ops", pm_mops, bottom_up=True),
     Step("load collapse", pm_load_collapse),
