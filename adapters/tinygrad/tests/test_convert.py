@@ -204,6 +204,9 @@ class FromTinygrad(unittest.TestCase):
     exp = UOp(Ops.EXPAND, dtypes.int32, src=(UOp(Ops.CONST, dtypes.int32, arg=3), UOp(Ops.CONST, dtypes.weakint, arg=2)))
     got = back(store_sink(UOp(Ops.INDEX, dtypes.int32, src=(exp, UOp(Ops.CONST, dtypes.weakint, arg=1)))), text)
     self.assertEqual(got[-3:], ["CONST 3 : int32", "STORE %2 %3 : void", "SINK %4 : void"])
+    # its index folded to a bare Invalid (gate always false): the read is gated off, 0
+    got = back(store_sink(UOp(Ops.INDEX, dtypes.int32, src=(exp, UOp.invalid()))), text)
+    self.assertEqual(got[-3:], ["CONST 0 : int32", "STORE %2 %3 : void", "SINK %4 : void"])
 
   def test_closers_drop_a_range_folded_to_a_constant(self):
     # tinygrad folds a RANGE of end 1 to CONST 0 and leaves it among the closed ranges;
