@@ -341,6 +341,17 @@ class SemanticGate(unittest.TestCase):
     self.assertIsNone(gate(*x, "%6 = CONST 1.5 : float32", "%7 = ADD %5 %6 : float32", out="float32"))
     self.assertIsNone(gate(*x, "%6 = CONST -1.5 : float32", "%7 = TRUNC %6 : float32", "%8 = MAX %5 %7 : float32", out="float32"))
 
+  def test_ranges_of_end_0_and_1_only_matter_to_the_full_rewrite(self):
+    for end in (0, 1):
+      text = kernel(f"%3 = CONST {end} : index", "%4 = RANGE %3 axis=0 REDUCE : index", "%5 = CAST %4 : int32",
+                    "%6 = REDUCE %5 %4 op=ADD : int32")
+      sink, _ = convert.to_tinygrad(text)
+      self.assertIsNone(semantics.semantic_gate(sink))
+      self.assertIn(f"RANGE of end {end}", semantics.semantic_gate(sink, full_rewrite=True))
+    sink, _ = convert.to_tinygrad(kernel("%3 = CONST 2 : index", "%4 = RANGE %3 axis=0 REDUCE : index",
+                                         "%5 = CAST %4 : int32", "%6 = REDUCE %5 %4 op=ADD : int32"))
+    self.assertIsNone(semantics.semantic_gate(sink, full_rewrite=True))
+
   def test_range_closed_twice_only_matters_to_the_full_rewrite(self):
     text = ("%0 = PARAM slot=0 size=2 out : int32\n%1 = CONST 2 : index\n%2 = RANGE %1 axis=0 LOOP : index\n"
             "%3 = INDEX %0 %2 : int32\n%4 = CAST %2 : int32\n%5 = STORE %3 %4 : void\n%6 = END %5 %2 : void\n"
