@@ -142,8 +142,10 @@ def range_tinygrad_never_makes(sink):
   over a RANGE of end 1 asserts in reduce_unparented ("some reduce srcs aren't ranges", once
   symbolic folds the range) and nested RANGEs of end 0 raise a KeyError in graph_rewrite."""
   for u in sink.toposort():
-    if u.op is Ops.RANGE and u.src[0].op is Ops.CONST and u.src[0].arg in (0, 1):
-      return f"a RANGE of end {u.src[0].arg} (tinygrad's scheduler makes none; its full rewrite assumes so)"
+    # an end pinned by its bounds (a folded expression) is the constant symbolic makes of it
+    end = u.src[0] if u.op is Ops.RANGE else None
+    if end is not None and end.vmin == end.vmax and end.vmin in (0, 1):
+      return f"a RANGE of end {end.vmin} (tinygrad's scheduler makes none; its full rewrite assumes so)"
   return None
 
 
