@@ -282,6 +282,12 @@ CheckResult check_kernel(Context& ctx, const Kernel& kernel, const CheckOptions&
     extra.push_back(std::move(br));
   }
 
+  // A simplifier that declares it does not keep the sign of zero (x+0 -> x) has its
+  // rewrite's float outputs compared with +0 matching -0 (SEMANTICS.md, "Comparing results").
+  const bool zero_sign_free =
+      options.simplifier && options.simplifier->capabilities().zero_sign_free;
+  OutputTolerance rewrite_tolerance;
+  rewrite_tolerance.declared = Tolerance(0, zero_sign_free);
   oracle::RunOptions ro;
   ro.max_steps = options.max_steps;
   std::optional<uint64_t>
@@ -328,7 +334,8 @@ CheckResult check_kernel(Context& ctx, const Kernel& kernel, const CheckOptions&
     }
     ++res.seeds_run;
     if (!clean_seed) clean_seed = seed;
-    if (compare(res, seed, a->outputs, b->outputs, {}, "oracle", "the rewrite")) return res;
+    if (compare(res, seed, a->outputs, b->outputs, rewrite_tolerance, "oracle", "the rewrite"))
+      return res;
     for (BackendRun& br : extra) {
       for (auto [compiled, what, graph] :
            {std::tuple{br.original.get(), "the original", kernel.root},
@@ -345,6 +352,7 @@ CheckResult check_kernel(Context& ctx, const Kernel& kernel, const CheckOptions&
         // The oracle ran the rewrite bit for bit like the original (compared above), so
         // the graph's own sum bounds hold against the original's outputs too.
         auto tol = output_tolerance(ctx, *br.backend, graph, in);
+        if (tol && graph == rewritten) tol->declared.zero_sign_free |= zero_sign_free;
         if (!tol) {
           res.kind = FindingKind::BackendError;
           res.backend = br.name;

@@ -124,6 +124,9 @@ Verdict run_and_compare(Context& ctx, const Program& p, const Reference& ref,
     for (const ProgramKernel& k : p.kernels) ulps = std::max(ulps, backend->tolerance_ulps(k.root));
     declared = Tolerance(ulps, !backend->caps().signed_zeros);
   }
+  // A simplifier under test that declares it does not keep the sign of zero (x+0 -> x):
+  // the program's float outputs compare with +0 matching -0 (SEMANTICS.md, "Comparing results").
+  if (co.simplifier && co.simplifier->capabilities().zero_sign_free) declared.zero_sign_free = true;
   backends::RunOptions ro;
   ro.max_steps = co.max_steps;
   ro.threads = co.threads;

@@ -77,6 +77,8 @@ std::optional<Hello> parse_hello(std::string_view body, std::string& error) {
         i = sp + 1;
       }
     }
+    if (key == "tolerances" && value.find("zero-sign") != std::string_view::npos)
+      h.capabilities.zero_sign_free = true;
   }
   if (protocol != "1") {
     error = protocol.empty() ? "a hello without 'protocol: 1'"

@@ -62,6 +62,9 @@ struct Capabilities {
   bool stop_after = false;  ///< SimplifyOptions::stop_after: the graph after k rule applications
   bool trace = false;       ///< SimplifyOptions::trace: each application's node and rule
   bool stages = false;      ///< optimize=false and final_stage_only
+  /// Its float rewrites need not keep the sign of zero (x+0 -> x): a declared difference of
+  /// semantics, so its rewrite's float outputs compare with +0 matching -0.
+  bool zero_sign_free = false;
 };
 
 class Simplifier {

@@ -3,6 +3,7 @@
 //
 //   fake_simplifier [--mode MODE] [--marker N] [--hello normal|slow|none|bad]
 //                   [--hello-delay S] [--capabilities "hits disable stop-after"]
+//                   [--tolerances zero-sign]
 //
 // Every request is answered by echoing its kernel back (with hits frames), except that
 // MODE applies to the requests holding a `CONST N` node when --marker is given, and to all
@@ -91,7 +92,7 @@ bool holds_const(const std::string& body, const std::string& marker) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string mode = "echo", marker, hello = "normal", capabilities = "hits";
+  std::string mode = "echo", marker, hello = "normal", capabilities = "hits", tolerances;
   double hello_delay = 0;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i], value = argv[i + 1];
@@ -100,6 +101,7 @@ int main(int argc, char** argv) {
     if (flag == "--hello") hello = value;
     if (flag == "--hello-delay") hello_delay = std::stod(value);
     if (flag == "--capabilities") capabilities = value;
+    if (flag == "--tolerances") tolerances = value;
   }
   if (hello == "slow") std::this_thread::sleep_for(std::chrono::duration<double>(hello_delay));
   if (hello == "none") {
@@ -111,7 +113,8 @@ int main(int argc, char** argv) {
     frame("hello", "name: fake\n");  // no protocol line
   else if (hello != "none")
     frame("hello", "protocol: 1\nname: fake\nversion: fake pid " + std::to_string(::getpid()) +
-                       "\ncapabilities: " + capabilities + "\n");
+                       "\ncapabilities: " + capabilities + "\n" +
+                       (tolerances.empty() ? "" : "tolerances: " + tolerances + "\n"));
   int served = 0;
   Request r;
   while (next_request(r)) {

@@ -134,6 +134,8 @@ TEST(SutExternal, VersionAndCapabilitiesComeFromTheHello) {
   EXPECT_TRUE(able->capabilities().disable);
   EXPECT_TRUE(able->capabilities().stop_after);
   EXPECT_FALSE(able->capabilities().bugs);
+  EXPECT_FALSE(able->capabilities().zero_sign_free);
+  EXPECT_TRUE(fake("--tolerances zero-sign")->capabilities().zero_sign_free);
 }
 
 TEST(SutExternal, RequestOptionsAreSentOnlyWhenTheHelloListsThem) {

@@ -204,6 +204,9 @@ class FromTinygrad(unittest.TestCase):
     exp = UOp(Ops.EXPAND, dtypes.int32, src=(UOp(Ops.CONST, dtypes.int32, arg=3), UOp(Ops.CONST, dtypes.weakint, arg=2)))
     got = back(store_sink(UOp(Ops.INDEX, dtypes.int32, src=(exp, UOp(Ops.CONST, dtypes.weakint, arg=1)))), text)
     self.assertEqual(got[-3:], ["CONST 3 : int32", "STORE %2 %3 : void", "SINK %4 : void"])
+    # its index folded to a bare Invalid (gate always false): the read is gated off, 0
+    got = back(store_sink(UOp(Ops.INDEX, dtypes.int32, src=(exp, UOp.invalid()))), text)
+    self.assertEqual(got[-3:], ["CONST 0 : int32", "STORE %2 %3 : void", "SINK %4 : void"])
 
   def test_closers_drop_a_range_folded_to_a_constant(self):
     # tinygrad folds a RANGE of end 1 to CONST 0 and leaves it among the closed ranges;
@@ -337,6 +340,17 @@ class SemanticGate(unittest.TestCase):
         self.assertRegex(gate(*x, *extra, out="float32") or "", why)
     self.assertIsNone(gate(*x, "%6 = CONST 1.5 : float32", "%7 = ADD %5 %6 : float32", out="float32"))
     self.assertIsNone(gate(*x, "%6 = CONST -1.5 : float32", "%7 = TRUNC %6 : float32", "%8 = MAX %5 %7 : float32", out="float32"))
+
+  def test_ranges_of_end_0_and_1_only_matter_to_the_full_rewrite(self):
+    for end in (0, 1):
+      text = kernel(f"%3 = CONST {end} : index", "%4 = RANGE %3 axis=0 REDUCE : index", "%5 = CAST %4 : int32",
+                    "%6 = REDUCE %5 %4 op=ADD : int32")
+      sink, _ = convert.to_tinygrad(text)
+      self.assertIsNone(semantics.semantic_gate(sink))
+      self.assertIn(f"RANGE of end {end}", semantics.semantic_gate(sink, full_rewrite=True))
+    sink, _ = convert.to_tinygrad(kernel("%3 = CONST 2 : index", "%4 = RANGE %3 axis=0 REDUCE : index",
+                                         "%5 = CAST %4 : int32", "%6 = REDUCE %5 %4 op=ADD : int32"))
+    self.assertIsNone(semantics.semantic_gate(sink, full_rewrite=True))
 
   def test_range_closed_twice_only_matters_to_the_full_rewrite(self):
     text = ("%0 = PARAM slot=0 size=2 out : int32\n%1 = CONST 2 : index\n%2 = RANGE %1 axis=0 LOOP : index\n"

@@ -269,8 +269,9 @@ class _Printer:
     """A read of INDEX(EXPAND(CONST c), idx): tinygrad's form of a buffer whose bounds pin
     every element to c (vmin = vmax). It reads c, or 0 through an index gated off."""
     dt = self.dtype(u)
-    c = self.const(u.src[0].src[0].arg, dt)
     gate = u.src[1] if len(u.src) == 2 else None
+    if gate is not None and gate.op is Ops.CONST and gate.arg is Invalid: return self.const(0, dt)  # gated off
+    c = self.const(u.src[0].src[0].arg, dt)
     if gate is None or not (gate.op is Ops.WHERE and gate.src[2].op is Ops.CONST and gate.src[2].arg is Invalid): return c
     valid = self.value(gate.src[0], "bool")
     return self.add(("where", valid, c, dt), "WHERE", [valid, c, self.const(0, dt)], [], dt)

@@ -136,6 +136,19 @@ def range_closed_twice(sink):
   return None
 
 
+def range_tinygrad_never_makes(sink):
+  """tinygrad's scheduler makes no RANGE of end 1 (indexing.new_range gives CONST 0 for a
+  dimension of 1) and no kernel for an empty tensor; its full rewrite assumes both: a REDUCE
+  over a RANGE of end 1 asserts in reduce_unparented ("some reduce srcs aren't ranges", once
+  symbolic folds the range) and nested RANGEs of end 0 raise a KeyError in graph_rewrite."""
+  for u in sink.toposort():
+    # an end pinned by its bounds (a folded expression) is the constant symbolic makes of it
+    end = u.src[0] if u.op is Ops.RANGE else None
+    if end is not None and end.vmin == end.vmax and end.vmin in (0, 1):
+      return f"a RANGE of end {end.vmin} (tinygrad's scheduler makes none; its full rewrite assumes so)"
+  return None
+
+
 NODE_CHECKS = (index_may_leave_int64, float_fast_math, float_where_is_max, float_const_fold_differs)
 
 
@@ -147,5 +160,5 @@ def semantic_gate(sink, full_rewrite=False):
     for check in NODE_CHECKS:
       if (reason := check(u)) is not None: return reason
   if (reason := signed_int_may_wrap(sink)) is not None: return reason
-  if full_rewrite: return range_closed_twice(sink)
+  if full_rewrite: return range_closed_twice(sink) or range_tinygrad_never_makes(sink)
   return None

@@ -87,7 +87,7 @@ def answer(simplifier, text, disabled, stop_after):
 
 def hello_body(simplifier):
   lines = [f"protocol: {PROTOCOL}", "name: tinygrad", f"version: {simplifier.version}",
-           "capabilities: hits disable stop-after", f"bugs: {' '.join(simplifier.available_bugs)}",
+           "capabilities: hits disable stop-after", "tolerances: zero-sign", f"bugs: {' '.join(simplifier.available_bugs)}",
            f"stage: {simplifier.stage_name}"]
   return "".join(line + "\n" for line in lines)
 
