@@ -14,18 +14,6 @@ ADAPTER = os.path.dirname(HERE)
 SKIP = 77
 
 
-def find_tinygrad():
-  """The folder to put on sys.path for `import tinygrad` ("" : importable as is), or None."""
-  path = os.environ.get("TINYGRAD_PATH", "")
-  if path:
-    return path if os.path.isfile(os.path.join(path, "tinygrad", "__init__.py")) else None
-  try:
-    import tinygrad  # noqa: F401
-    return ""
-  except ImportError:
-    return None
-
-
 def main(argv):
   if len(argv) < 2:
     print(__doc__)
@@ -33,15 +21,14 @@ def main(argv):
   suite = argv[1]
   if "--uopfuzz" in argv:
     os.environ["UOPFUZZ_BIN"] = os.path.abspath(argv[argv.index("--uopfuzz") + 1])
-  tinygrad = find_tinygrad()
+  sys.path.insert(0, ADAPTER)
+  from uopfuzz_tinygrad import find_tinygrad  # the adapter's own search, so the two agree
+  tinygrad, why = find_tinygrad("")
   if tinygrad is None:
-    where = os.environ.get("TINYGRAD_PATH", "")
-    why = f"TINYGRAD_PATH={where} holds no tinygrad/ package" if where else "TINYGRAD_PATH is not set and tinygrad is not importable"
     print(f"SKIP: no tinygrad ({why}); point TINYGRAD_PATH at a tinygrad checkout "
           "(make test uses ../shared/vendor/tinygrad)")
     return SKIP
   if tinygrad: sys.path.insert(0, tinygrad)
-  sys.path.insert(0, ADAPTER)
   sys.path.insert(0, HERE)
   tests = unittest.defaultTestLoader.loadTestsFromName(f"test_{suite}")
   result = unittest.TextTestRunner(verbosity=2).run(tests)
