@@ -23,7 +23,7 @@ namespace {
 // A lowering that makes a kernel ir::verify rejects reports it among its "unsupported:"
 // errors, but a wrong kernel is the lowering's fault, not a limit of it.
 bool invalid_kernel(const Error& e) {
-  return e.message.find("of the lowering does not verify") != std::string::npos;
+  return e.message.find("does not verify") != std::string::npos;
 }
 
 bool unsupported(const Error& e) {

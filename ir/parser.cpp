@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
@@ -556,8 +557,22 @@ class Parser {
                           op_name(op)));
         return leftovers();
       case Op::Contiguous:
-      case Op::Realize:
-      case Op::Bufferize: return leftovers();
+      case Op::Realize: return leftovers();
+      case Op::Bufferize: {
+        BufferizeArg b;
+        std::optional<int64_t> output;
+        if (auto e = take_int("output", false, output)) return e;
+        if (output) b.output = static_cast<int>(*output);
+        if (auto keep = std::find_if(bare.begin(), bare.end(),
+                                     [](const Token& t) { return t.text == "keep"; });
+            keep != bare.end()) {
+          b.removable = false;
+          bare.erase(keep);
+        }
+        if (auto e = leftovers()) return e;
+        arg = b;
+        return std::nullopt;
+      }
       case Op::Const: {
         if (bare.size() != 1 || !kv.empty())
           return fail(ln, op_tok.col, "CONST takes exactly one literal value");

@@ -65,11 +65,16 @@ void append_args(std::string& out, UOp u, bool tensor) {
       out += fmt::format(" op={} axes=[{}]", op_name(r.op), fmt::join(r.axes, ","));
       break;
     }
+    case Op::Bufferize: {
+      const auto& b = u.arg<BufferizeArg>();
+      if (b.output >= 0) out += fmt::format(" output={}", b.output);
+      if (!b.removable) out += " keep";
+      break;
+    }
     case Op::Reshape:
     case Op::Expand:
     case Op::Contiguous:
     case Op::Realize:
-    case Op::Bufferize:
     case Op::Invalid:
     case Op::Index:
     case Op::Load:

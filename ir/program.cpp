@@ -348,6 +348,52 @@ class ProgramParser {
 
 }  // namespace
 
+std::vector<std::string> verify_program(const Program& program) {
+  std::vector<std::string> errors;
+  std::vector<bool> written(program.buffers.size(), false);
+  for (size_t b = 0; b < program.buffers.size(); ++b)
+    written[b] = program.buffers[b].role == ProgramBuffer::Role::Input;
+  for (size_t k = 0; k < program.kernels.size(); ++k) {
+    const ProgramKernel& kernel = program.kernels[k];
+    if (std::vector<VerifyError> e = verify(kernel.root); !e.empty()) {
+      errors.push_back(fmt::format("kernel {} does not verify: {}", k, e.front().message));
+      continue;
+    }
+    std::vector<size_t> stores;
+    for (UOp u : toposort(kernel.root)) {
+      if (u.op() != Op::Param) continue;
+      const ParamArg& p = u.arg<ParamArg>();
+      auto slot = kernel.buffer_of_slot.find(p.slot);
+      if (slot == kernel.buffer_of_slot.end() || slot->second < 0 ||
+          static_cast<size_t>(slot->second) >= program.buffers.size()) {
+        errors.push_back(fmt::format("kernel {} slot {} is bound to no buffer", k, p.slot));
+        continue;
+      }
+      const size_t b = static_cast<size_t>(slot->second);
+      const ProgramBuffer& buf = program.buffers[b];
+      if (buf.dtype != u.dtype() || buf.size != p.size)
+        errors.push_back(fmt::format("kernel {} slot {} ({} x {}) is bound to buffer {} ({} x {})",
+                                     k, p.slot, p.size, u.dtype().name(), b, buf.size,
+                                     buf.dtype.name()));
+      if (p.output) {
+        if (buf.role == ProgramBuffer::Role::Input)
+          errors.push_back(fmt::format("kernel {} writes input buffer {}", k, b));
+        stores.push_back(b);
+      } else if (!written[b]) {
+        errors.push_back(
+            fmt::format("kernel {} reads buffer {}, which no earlier kernel writes", k, b));
+      }
+    }
+    for (size_t b : stores) written[b] = true;
+  }
+  for (size_t b = 0; b < program.buffers.size(); ++b) {
+    const ProgramBuffer& buf = program.buffers[b];
+    if (buf.role == ProgramBuffer::Role::Output && buf.size > 0 && !written[b])
+      errors.push_back(fmt::format("output {} (buffer {}) is written by no kernel", buf.index, b));
+  }
+  return errors;
+}
+
 Result<Program> parse_program(Context& ctx, std::string_view text) {
   return ProgramParser(ctx, text).run();
 }

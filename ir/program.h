@@ -40,6 +40,12 @@ struct Program {
 /// The readable text of a Program: its buffer table, then each kernel in the .uop format
 /// (docs/design.md, "Programs"). parse_program reads it back to an equal Program.
 std::string print_program(const Program& program);
+
+/// What makes a Program wrong by construction, one message per fault: a kernel ir::verify
+/// rejects; a slot bound to no buffer, or to a buffer of another dtype or size; a kernel
+/// reading an intermediate or output no earlier kernel wrote; a kernel writing an input;
+/// an output of elements that no kernel writes (a lost output). Empty: well formed.
+std::vector<std::string> verify_program(const Program& program);
 Result<Program> parse_program(Context& ctx, std::string_view text);
 
 }  // namespace uopfuzz::ir

@@ -70,6 +70,9 @@ size_t hash_arg(const Arg& arg) {
       for (int64_t x : r.axes) h = mix(h, std::hash<int64_t>()(x));
       return h;
     }
+    size_t operator()(const BufferizeArg& b) const {
+      return mix(std::hash<int>()(b.output), b.removable);
+    }
   };
   return mix(arg.index(), std::visit(Visitor{}, arg));
 }

@@ -83,8 +83,17 @@ struct ReduceAxisArg {
   friend bool operator==(const ReduceAxisArg&, const ReduceAxisArg&) = default;
 };
 
+/// BUFFERIZE (rangeify's intermediate form, schedule/bufferize.h): which output it is (the
+/// REALIZE source index; -1 for an intermediate) and whether the buffer rules may remove or
+/// reshape it (outputs and always-run ops such as CONTIGUOUS may not).
+struct BufferizeArg {
+  int output = -1;
+  bool removable = true;
+  friend bool operator==(const BufferizeArg&, const BufferizeArg&) = default;
+};
+
 using Arg = std::variant<std::monostate, ConstArg, ParamArg, VarArg, RangeArg, ReduceArg, AxesArg,
-                         PadArg, ReduceAxisArg>;
+                         PadArg, ReduceAxisArg, BufferizeArg>;
 
 /// A tensor's static shape: sizes per dim, row-major; a size may be 0 or 1. Kernel nodes
 /// (and rank-0 tensors) have the empty shape.

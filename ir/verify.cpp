@@ -86,6 +86,7 @@ class Verifier {
       case Op::Pad:
       case Op::Shrink: return variant_index<PadArg>();
       case Op::ReduceAxis: return variant_index<ReduceAxisArg>();
+      case Op::Bufferize: return variant_index<BufferizeArg>();
       case Op::Invalid:
       case Op::Index:
       case Op::Load:
@@ -95,7 +96,6 @@ class Verifier {
       case Op::Expand:
       case Op::Contiguous:
       case Op::Realize:
-      case Op::Bufferize:
       case Op::Sink:
       case Op::Neg:
       case Op::Cast:

@@ -1,16 +1,21 @@
-/** \file Lowering a tensor program to a Program (rangeify, then kernel splitting).
- *
- * rangeify: tensor program -> kernel graph in which every realized node (an output, a
- * CONTIGUOUS, a node whose consumers index it in ways that disagree, a reduce whose result
- * is broadcast) is BUFFERIZE(value, ranges...) and each use is INDEX(BUFFERIZE, idx...);
- * movement ops become index expressions (simplified by the symbolic rules), REDUCE_AXIS a
- * REDUCE over fresh ranges. Kernel splitting then makes every BUFFERIZE a kernel that
- * STOREs its buffer, and its uses LOADs: the Program. Each kernel is a valid kernel
- * (ir::verify) that the simplifier pipeline takes unchanged.
+/** \file Lowering a tensor program to a Program, in four stages:
+ * 1. split ReduceOp on the tensor program (split_reduce.h);
+ * 2. rangeify (rangeify.h, bufferize.h): tensor program -> BUFFERIZE graph in which every
+ *    realized node (an output, a CONTIGUOUS, a node whose consumers index it in ways that
+ *    disagree, a reduce whose result is broadcast) is BUFFERIZE(value, ranges...) and each
+ *    use is INDEX(BUFFERIZE, idx...); movement ops become index expressions (simplified by
+ *    the symbolic rules), REDUCE_AXIS a REDUCE over fresh ranges;
+ * 3. the buffer rules (buffers.h): buffer removal, BUFFERIZE folds, dead axes;
+ * 4. kernel splitting: every BUFFERIZE a kernel that STOREs its buffer, its uses LOADs.
+ * The result is a Program that ir::verify_program accepts; each kernel is a valid kernel
+ * that the simplifier pipeline takes unchanged.
  */
 #pragma once
 
+#include <map>
+#include <set>
 #include <string>
+#include <vector>
 
 #include "ir/program.h"
 #include "ir/result.h"
@@ -22,12 +27,34 @@ namespace uopfuzz::schedule {
 
 struct LowerOptions {
   LoweringBugSet bugs;  ///< planted lowering bugs switched on (selftest)
+  /// tinygrad's PCONTIG level for buffer removal (buffers.h): <= 2 keeps every buffer with
+  /// a reduce in scope; above, the input/output ratio decides. tinygrad's default is 0.
+  int pcontig = 0;
+  /// Split ReduceOp's threshold on prod(input) // prod(output) (split_reduce.h).
+  int64_t split_reduce_threshold = 32768;
+  /// Tensor-stage rules switched off by name (buffer_rule_names(), "split_reduce"): the
+  /// alternative a latency check times a decision against, and rule bisection's lever.
+  std::set<std::string> disabled;
+  friend bool operator==(const LowerOptions&, const LowerOptions&) = default;
 };
+
+/// What a lowering did besides its Program.
+struct LowerReport {
+  std::map<std::string, uint64_t> hits;  ///< tensor-stage rule -> times it fired
+  ir::UOp graph;                         ///< the BUFFERIZE graph after the buffer rules
+  bool converged = true;                 ///< the buffer rules reached a fixed point
+};
+
+/// Every tensor-stage rule's name: the buffer rules and split reduce.
+std::vector<std::string> tensor_rule_names();
 
 /// Lowers the verified tensor program `root` (a REALIZE). The Program's buffers are its
 /// inputs (by PARAM slot), its outputs (by REALIZE index) and the intermediates; its kernels
-/// are not yet simplified. Fails with "unsupported: ..." for a program it cannot lower.
-Result<ir::Program> lower(ir::Context& ctx, ir::UOp root, const LowerOptions& options = {});
+/// are not yet simplified. Fails with "unsupported: ..." for a program it cannot lower, and
+/// with "the lowered program does not verify: ..." when it makes a wrong one (a planted
+/// bug; never an unsupported case).
+Result<ir::Program> lower(ir::Context& ctx, ir::UOp root, const LowerOptions& options = {},
+                          LowerReport* report = nullptr);
 
 struct SimplifiedProgram {
   ir::Program program;                   ///< the same buffers; each kernel simplified
