@@ -63,7 +63,9 @@ TEST(SemanticsDoc, NoSectionNamesAnUnknownOpOrDtype) {
                                        "Tensor evaluation",
                                        "PARAM as a tensor input",
                                        "CONST as a constant tensor",
-                                       "Elementwise ALU ops"};
+                                       "Elementwise ALU ops",
+                                       "Programs",
+                                       "When a lowering is correct"};
   for (const std::string& t : section_titles()) {
     if (prose.count(t)) continue;
     EXPECT_TRUE(parse_op(t).has_value() || DType::parse(t).has_value())
