@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "ir/rewrite.h"
 #include "ir/uop.h"
 #include "schedule/lower.h"
 #include "schedule/rangeify.h"
@@ -34,6 +35,21 @@ namespace uopfuzz::schedule {
 inline constexpr int kBufferLimit = 3;
 /// The input/output ratio below which a reduce-fed buffer is kept at pcontig level > 2.
 inline constexpr double kPartialInlineRatio = 10;
+
+/// What the buffer rules read and count through ir::RewriteCtx::state, one per lowering.
+struct BufferRuleState {
+  IndexSimplifier* simplify = nullptr;
+  const LowerOptions* options = nullptr;
+  /// Buffer removal's keep decisions by row (buffer_removal_keep_rows()): a keep rewrites
+  /// nothing, so it is no rule hit; apply_buffer_rules reports these among the hits.
+  std::map<std::string, uint64_t> kept;
+};
+
+/// Buffer removal (buffer_removal.cpp): the decision tree's rewriting rows.
+ir::RuleSet buffer_removal_rules();
+/// Its keep rows: named like rules so that hits show them and LowerOptions::disabled can
+/// switch one off (the buffer is then inlined: the alternative a latency check times).
+std::vector<std::string> buffer_removal_keep_rows();
 
 /// The names of the buffer rules (every rule apply_buffer_rules can report a hit of).
 std::vector<std::string> buffer_rule_names();
