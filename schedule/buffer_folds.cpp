@@ -54,10 +54,11 @@ bool removable(UOp b) {
 }
 
 /// The reader's indices are the BUFFERIZE's own ranges, the same nodes in the same order
-/// (a gated index is a WHERE, never one of them). Bugged: any ranges of the same count.
+/// (a gated index is a WHERE, never one of them). Bugged: any ranges of the same count. A
+/// buffer of no ranges is not folded: a scalar buffer stays (dead axis removal made it).
 bool reads_at_own_ranges(const Bindings& b, const LoweringBugSet& bugs) {
   UOp buf = b["b"], index = b["i"];
-  if (index.num_src() != buf.num_src()) return false;
+  if (index.num_src() != buf.num_src() || buf.num_src() == 1) return false;
   const bool any = bugs.count(LoweringBug::IdentityAnyRanges) > 0;
   for (size_t k = 1; k < index.num_src(); ++k) {
     UOp i = index.src(k), r = buf.src(k);
