@@ -90,33 +90,6 @@ bool uses_reduce_range(UOp expr) {
   return found;
 }
 
-/// An INDEX's indices taken apart (bufferize.h): the expressions, and the gate they share.
-struct Read {
-  std::vector<UOp> exprs;
-  UOp gate;              ///< null: ungated
-  bool invalid = false;  ///< an index is INVALID: the read is 0 everywhere
-};
-
-Read read_of(ir::Context& ctx, UOp index) {
-  Read r;
-  for (size_t i = 1; i < index.num_src(); ++i) {
-    UOp x = index.src(i);
-    if (x.op() == Op::Invalid) {
-      r.invalid = true;
-      r.exprs.push_back(x);
-    } else if (x.op() == Op::Where && x.src(2).op() == Op::Invalid) {
-      if (!r.gate)
-        r.gate = x.src(0);
-      else if (r.gate != x.src(0))
-        r.gate = ctx.alu(Op::And, {r.gate, x.src(0)});
-      r.exprs.push_back(x.src(1));
-    } else {
-      r.exprs.push_back(x);
-    }
-  }
-  return r;
-}
-
 UOp gated(ir::Context& ctx, UOp gate, UOp idx) {
   if (idx.op() == Op::Invalid) return idx;
   if (idx.op() == Op::Where && idx.src(2).op() == Op::Invalid)
@@ -181,7 +154,7 @@ enum class Outcome { Keep, Inline, PartialInline };
 struct Decision {
   Outcome outcome = Outcome::Keep;
   const char* row = nullptr;  ///< the keep row that decided (null: not counted)
-  Read read;
+  BufferRead read;
 };
 
 bool row_on(const LowerOptions& o, const char* row) {
@@ -195,9 +168,10 @@ bool has(const LowerOptions& o, LoweringBug bug) {
 /// The decision tree on `index` = INDEX(BUFFERIZE(src, ranges...), idx...) of a removable
 /// BUFFERIZE. A cost row switched off by name (LowerOptions::disabled) or by a planted bug
 /// falls through to the next; buffer_keep_gate guards correctness and stays on.
-Decision decide(ir::Context& ctx, const LowerOptions& o, UOp buf, UOp index) {
+Decision decide(const LowerOptions& o, UOp buf, UOp index) {
   Decision d;
-  d.read = read_of(ctx, index);
+  d.read = buffer_read(index);
+  if (d.read.invalid) return d;  // index_invalid folds it to 0
   auto keep = [&](const char* row) {
     d.row = row;
     return d;
@@ -251,17 +225,15 @@ UOp removable_buffer(const ir::Bindings& b) {
 }
 
 /// `src` computed at the read's expressions instead of the buffer's ranges.
-UOp inline_read(ir::Context& ctx, const LowerOptions& o, UOp buf, const Read& read) {
+UOp inline_read(ir::Context& ctx, const LowerOptions& o, UOp buf, const BufferRead& read) {
   Subst with;
   for (size_t i = 1; i < buf.num_src(); ++i)
-    if (buf.src(i).op() == Op::Range) with.emplace(buf.src(i), read.exprs[i - 1]);
+    if (buf.src(i).op() == Op::Range) with.emplace(buf.src(i), read.idx[i - 1]);
   if (!read.gate || has(o, LoweringBug::InlineIgnoresGate))
     return Inliner(ctx, with, UOp())(buf.src(0));
   Inliner inl(ctx, with, read.gate);
   UOp v = inl(buf.src(0));
-  if (inl.reads_zero_when_gated(v)) return v;
-  return ctx.alu(Op::Where,
-                 {read.gate, v, ctx.const_int(buf.dtype(), 0)});  // a gated read is 0 where off
+  return inl.reads_zero_when_gated(v) ? v : gated_value(ctx, read, v);
 }
 
 /// tinygrad's partial contiguous: the dims read at a reduce range's expression stay in a
@@ -315,16 +287,11 @@ ir::RuleSet buffer_removal_rules() {
   using ir::Pat;
   const Pat read = Pat::op(Op::Index, {Pat::op(Op::Bufferize).named("buf")}).rest().named("idx");
   ir::RuleSet rules;
-  rules.add("buffer_invalid_read", read, [](ir::RewriteCtx& rc, const ir::Bindings& b) -> UOp {
-    UOp buf = removable_buffer(b);
-    if (!buf || !read_of(rc.ctx, b["idx"]).invalid) return UOp();
-    return rc.ctx.const_int(buf.dtype(), 0);
-  });  // INDEX(BUFFERIZE, .., INVALID, ..) -> 0: a dead read needs no buffer
   rules.add("buffer_inline", read, [](ir::RewriteCtx& rc, const ir::Bindings& b) -> UOp {
     UOp buf = removable_buffer(b);
     if (!buf) return UOp();
     BufferRuleState& st = state(rc);
-    Decision d = decide(rc.ctx, *st.options, buf, b["idx"]);
+    Decision d = decide(*st.options, buf, b["idx"]);
     if (d.outcome == Outcome::Keep && d.row) ++st.kept[d.row];
     if (d.outcome != Outcome::Inline) return UOp();
     return inline_read(rc.ctx, *st.options, buf, d.read);
@@ -332,7 +299,7 @@ ir::RuleSet buffer_removal_rules() {
   rules.add("buffer_partial_inline", read, [](ir::RewriteCtx& rc, const ir::Bindings& b) -> UOp {
     UOp buf = removable_buffer(b);
     if (!buf) return UOp();
-    Decision d = decide(rc.ctx, *state(rc).options, buf, b["idx"]);
+    Decision d = decide(*state(rc).options, buf, b["idx"]);
     if (d.outcome != Outcome::PartialInline) return UOp();
     return partial_inline(rc.ctx, buf, b["idx"]);
   });  // reduce-fed dims stay in a smaller BUFFERIZE, the others are substituted

@@ -1,22 +1,31 @@
 #include "schedule/buffers.h"
 
+#include <algorithm>
 #include <unordered_set>
-
-#include "ir/rewrite.h"
 
 namespace uopfuzz::schedule {
 
 namespace {
 
+/// Every buffer rule that runs to a fixed point; the flatten stage runs after them.
 const ir::RuleSet& buffer_rules() {
-  static const ir::RuleSet rules = buffer_removal_rules();
+  static const ir::RuleSet rules = [] {
+    ir::RuleSet all;
+    all = all + buffer_fold_rules();
+    all = all + dead_axis_rules();
+    all = all + buffer_removal_rules();  // last: it decides on reads no fold changes any more
+    return all;
+  }();
   return rules;
 }
 
 }  // namespace
 
 std::vector<std::string> buffer_rule_names() {
-  std::vector<std::string> names = buffer_rules().names();
+  std::vector<std::string> names;
+  for (const std::string& name : buffer_rules().names())
+    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  names.emplace_back(kFlattenRule);
   for (const std::string& row : buffer_removal_keep_rows()) names.push_back(row);
   return names;
 }
@@ -34,6 +43,7 @@ BufferRulesResult apply_buffer_rules(IndexSimplifier& simplify, ir::UOp graph,
   for (const auto& [row, n] : state.kept) out.hits[row] += n;
   out.converged = r.converged;
   out.graph = r.root;
+  if (!disabled.count(kFlattenRule)) out.graph = flatten_bufferizes(simplify, out.graph, out.hits);
   return out;
 }
 
