@@ -11,6 +11,7 @@
 
 #include "backends/program_runner.h"
 #include "backends/registry.h"
+#include "check/program_check.h"
 #include "ir/parser.h"
 #include "ir/verify.h"
 #include "schedule/lower.h"
@@ -292,6 +293,29 @@ TEST_F(SplitReduce, BelowThresholdBugSplitsSmallReduces) {
   EXPECT_EQ(bugged.kernels.size(), 2u);
   EXPECT_EQ(run0(bugged, dtypes::Int32, 64, [](int64_t i) { return int32(i); }),
             (std::vector<double>{2016}));
+}
+
+// A split float sum adds its terms in another order than the tensor oracle: the program
+// check must compare it within the reassociated-sum bound of all its terms (the final
+// kernel sums loads of partial sums), and find nothing. The inputs are multiples of 1/8,
+// whose sums are exact in any order; times 0.1 they are not.
+TEST_F(SplitReduce, SplitFloatSumIsComparedWithinTheBound) {
+  for (int64_t n : {65536, 4096}) {
+    const std::string shape = "[" + std::to_string(n) + "]";
+    auto parsed = parse_kernel(
+        ctx_, "%x = PARAM slot=0 in : float32" + shape + "\n%c = CONST 0.1 : float32" + shape +
+                  "\n%w = MUL %x %c : float32" + shape + "\n%y = MUL %w %w : float32" + shape +
+                  "\n%s = REDUCE_AXIS %y op=ADD axes=[0] : float32[1]"
+                  "\n%r = REALIZE %s : void\n");
+    ASSERT_TRUE(parsed) << parsed.error().message;
+    check::ProgramCheckOptions o;
+    o.lower.split_reduce_threshold = 64;
+    o.check.seeds = 20;
+    check::ProgramCheckResult r = check::check_program(ctx_, parsed->kernel, o);
+    EXPECT_FALSE(r.unsupported) << *r.unsupported;
+    EXPECT_EQ(r.kernels, 2u);
+    EXPECT_EQ(r.kind, check::FindingKind::None) << shape << ": " << r.details;
+  }
 }
 
 }  // namespace
