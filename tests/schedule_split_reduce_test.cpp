@@ -5,7 +5,11 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <map>
+#include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -316,6 +320,34 @@ TEST_F(SplitReduce, SplitFloatSumIsComparedWithinTheBound) {
     EXPECT_EQ(r.kernels, 2u);
     EXPECT_EQ(r.kind, check::FindingKind::None) << shape << ": " << r.details;
   }
+}
+
+// The split examples state their kernel count (@kernels) at their threshold
+// (@split-reduce-threshold, else the default); `uopfuzz run` checks their outputs.
+TEST_F(SplitReduce, CorpusExamplesHaveTheirKernelCounts) {
+  int examples = 0;
+  for (const auto& e : std::filesystem::directory_iterator(
+           std::filesystem::path(UOPFUZZ_SOURCE_DIR) / "corpus/examples/tensor")) {
+    if (e.path().filename().string().rfind("split_", 0) != 0) continue;
+    SCOPED_TRACE(e.path().filename().string());
+    std::ifstream in(e.path());
+    std::stringstream text;
+    text << in.rdbuf();
+    auto parsed = parse_kernel(ctx_, text.str());
+    ASSERT_TRUE(parsed) << parsed.error().message;
+    LowerOptions o;
+    std::optional<size_t> kernels;
+    for (const auto& [key, value] : parsed->kernel.header.extra) {
+      if (key == "split-reduce-threshold") o.split_reduce_threshold = std::stoll(value);
+      if (key == "kernels") kernels = std::stoul(value);
+    }
+    ASSERT_TRUE(kernels);
+    auto p = lower(ctx_, parsed->kernel.root, o);
+    ASSERT_TRUE(p) << p.error().message;
+    EXPECT_EQ(p->kernels.size(), *kernels);
+    ++examples;
+  }
+  EXPECT_GE(examples, 5);
 }
 
 }  // namespace
