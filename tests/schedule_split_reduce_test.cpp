@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -13,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/float_sums.h"
 #include "backends/program_runner.h"
 #include "backends/registry.h"
 #include "check/program_check.h"
@@ -320,6 +322,45 @@ TEST_F(SplitReduce, SplitFloatSumIsComparedWithinTheBound) {
     EXPECT_EQ(r.kernels, 2u);
     EXPECT_EQ(r.kind, check::FindingKind::None) << shape << ": " << r.details;
   }
+}
+
+// A second stage sums loads of partial sums: with the partials' terms carried (256 terms
+// each, magnitudes 1, 2, 3, 4), it is one sum of 1024 terms of magnitude 10, not of the 4
+// partials (magnitude |0.5| + |-1| + |2| + |0.25| = 3.75 without them).
+constexpr const char* kSecondStage = R"(
+%0 = PARAM slot=0 size=1 out : float32
+%1 = CONST 0 : index
+%2 = INDEX %0 %1 : float32
+%3 = PARAM slot=1 size=4 in : float32
+%4 = CONST 4 : index
+%5 = RANGE %4 axis=0 REDUCE : index
+%6 = INDEX %3 %5 : float32
+%7 = LOAD %6 : float32
+%8 = REDUCE %7 %5 op=ADD : float32
+%9 = STORE %2 %8 : void
+%10 = SINK %9 : void
+)";
+
+TEST_F(SplitReduce, SecondStageCountsThePartialSumsTerms) {
+  auto k = parse_kernel(ctx_, kSecondStage);
+  ASSERT_TRUE(k) << k.error().message;
+  Inputs in;
+  in.buffers[1] = Buffer(dtypes::Float32, 4);
+  const double partials[] = {0.5, -1, 2, 0.25};
+  for (size_t i = 0; i < 4; ++i) in.buffers[1].set(i, Value::of_float(partials[i]));
+  std::map<int, backends::SumTerms> carried;
+  carried[1] = backends::SumTerms{{1, 2, 3, 4}, 256, dtypes::Float32};
+  auto with = backends::sum_terms(ctx_, k->kernel.root, in, carried);
+  ASSERT_TRUE(with) << with.error().message;
+  EXPECT_EQ(with->at(0).terms, 1024);
+  EXPECT_EQ(with->at(0).magnitudes, (std::vector<double>{10}));
+  const double u = std::ldexp(1.0, -24);
+  const double gamma = 1023 * u / (1 - 1023 * u);
+  EXPECT_NEAR(backends::bounds_of(with->at(0)).at(0), 2 * gamma * 10, 2 * gamma * 10 * 1e-5);
+  auto without = backends::sum_terms(ctx_, k->kernel.root, in);
+  ASSERT_TRUE(without) << without.error().message;
+  EXPECT_EQ(without->at(0).terms, 4);
+  EXPECT_EQ(without->at(0).magnitudes, (std::vector<double>{3.75}));
 }
 
 // The split examples state their kernel count (@kernels) at their threshold
