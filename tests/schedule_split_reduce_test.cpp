@@ -317,6 +317,7 @@ TEST_F(SplitReduce, SplitFloatSumIsComparedWithinTheBound) {
     check::ProgramCheckOptions o;
     o.lower.split_reduce_threshold = 64;
     o.check.seeds = 20;
+    o.check.backends = {"oracle", "cpu"};
     check::ProgramCheckResult r = check::check_program(ctx_, parsed->kernel, o);
     EXPECT_FALSE(r.unsupported) << *r.unsupported;
     EXPECT_EQ(r.kernels, 2u);
