@@ -37,6 +37,25 @@ struct ReassociableSums {
 /// The reassociable sums of the kernel `root` (see the file comment).
 ReassociableSums reassociable_sums(ir::UOp root);
 
+/// The terms behind the sums stored into one buffer: per element the float64 sum of their
+/// magnitudes, and the most terms of one element.
+struct SumTerms {
+  std::vector<double> magnitudes;
+  int64_t terms = 1;
+  ir::DType dtype;  ///< the sums' dtype
+};
+
+/// For each output slot of `root` holding reassociable sums, their terms (see sum_bounds).
+/// `carried` gives the terms of sums stored by an earlier kernel into an input slot: a
+/// reassociable sum whose terms are plain loads of such a slot is one sum of all the terms
+/// behind them, in another order (a split reduce's second stage), so those count instead.
+Result<std::map<int, SumTerms>> sum_terms(ir::Context& ctx, ir::UOp root,
+                                          const oracle::Inputs& inputs,
+                                          const std::map<int, SumTerms>& carried = {});
+
+/// The largest difference allowed between two orders of the sums `t` (see sum_bounds).
+std::vector<double> bounds_of(const SumTerms& t);
+
 /// For each output slot holding reassociable sums, the largest difference allowed
 /// between an element computed in some order and the oracle's in-order element; +inf
 /// where no bound holds (the magnitudes overflow the sum's dtype, so partial sums may

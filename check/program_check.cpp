@@ -80,22 +80,30 @@ std::optional<std::vector<double>> output_sum_bounds(Context& ctx, const Program
     if (pb.role == ProgramBuffer::Role::Output && pb.index == output) target = static_cast<int>(b);
   }
   std::optional<std::vector<double>> bounds;
+  std::map<int, backends::SumTerms> terms_of_buffer;  // buffer -> the sums stored there
   oracle::RunOptions ro;
   ro.max_steps = max_steps;
   for (const ProgramKernel& k : p.kernels) {
     Inputs kin;
     kin.vars = in.vars;
     for (const auto& [slot, b] : k.buffer_of_slot) kin.buffers[slot] = bufs[b];
-    auto sums = backends::sum_bounds(ctx, k.root, kin);
+    // Sums an earlier kernel stored (a split reduce's partial sums) count with their terms.
+    std::map<int, backends::SumTerms> carried;
+    for (const auto& [slot, b] : k.buffer_of_slot)
+      if (auto t = terms_of_buffer.find(b); t != terms_of_buffer.end()) carried[slot] = t->second;
+    auto sums = backends::sum_terms(ctx, k.root, kin, carried);
     auto run = oracle::run(k.root, kin, ro);
     if (!run || run->status != RunStatus::Ok) return std::nullopt;
     for (auto& [slot, out] : run->outputs) {
       const int b = k.buffer_of_slot.at(slot);
       bufs[b] = std::move(out);
-      if (b != target) continue;
-      bounds.reset();  // a later writer decides
+      terms_of_buffer.erase(b);  // a later writer decides
       if (sums)
-        if (auto s = sums->find(slot); s != sums->end()) bounds = s->second;
+        if (auto s = sums->find(slot); s != sums->end()) terms_of_buffer[b] = s->second;
+      if (b != target) continue;
+      bounds.reset();
+      if (auto t = terms_of_buffer.find(b); t != terms_of_buffer.end())
+        bounds = backends::bounds_of(t->second);
     }
   }
   return bounds;
