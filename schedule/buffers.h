@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "ir/rewrite.h"
 #include "ir/uop.h"
 #include "schedule/lower.h"
 #include "schedule/rangeify.h"
@@ -37,6 +38,37 @@ inline constexpr double kPartialInlineRatio = 10;
 
 /// The names of the buffer rules (every rule apply_buffer_rules can report a hit of).
 std::vector<std::string> buffer_rule_names();
+
+/// What the buffer rules see through ir::RewriteCtx::state.
+struct BufferRuleState {
+  IndexSimplifier* simplify;
+  const LowerOptions* options;
+};
+
+/// How an INDEX of a BUFFERIZE reads (bufferize.h): its index expressions without their
+/// gate, the gate (null: ungated), and whether an index is INVALID (the read is 0).
+struct BufferRead {
+  std::vector<ir::UOp> idx;
+  ir::UOp gate;
+  bool invalid = false;
+};
+BufferRead buffer_read(ir::UOp index);
+/// `value` where the read `r` is on, and the 0 of value's dtype where it is off.
+ir::UOp gated_value(ir::Context& ctx, const BufferRead& r, ir::UOp value);
+/// An index of `r` at `i`, with the read's gate on it again.
+ir::UOp gated_index(ir::Context& ctx, const BufferRead& r, ir::UOp i);
+
+/// BUFFERIZE(CONST), INDEX(CONST), the identity INDEX(BUFFERIZE(x, r...), r...) (buffer_folds.cpp).
+ir::RuleSet buffer_fold_rules();
+/// Dead axis removal (dead_axes.cpp).
+ir::RuleSet dead_axis_rules();
+
+/// The last stage's rule: a removable BUFFERIZE of several ranges over one linear range.
+inline constexpr const char* kFlattenRule = "flatten_bufferize";
+/// Flattens every removable multi-range BUFFERIZE of `graph` and rewrites its INDEXes to
+/// the linear index (buffer_folds.cpp); counts each BUFFERIZE flattened in `hits`.
+ir::UOp flatten_bufferizes(IndexSimplifier& simplify, ir::UOp graph,
+                           std::map<std::string, uint64_t>& hits);
 
 struct BufferRulesResult {
   ir::UOp graph;
