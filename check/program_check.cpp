@@ -317,7 +317,9 @@ ProgramCheckResult check_program(Context& ctx, const Kernel& program,
     res.unsupported = ref.unsupported;
     return res;
   }
-  auto lowered = schedule::lower(ctx, program.root, options.lower);
+  schedule::LowerReport report;
+  auto lowered = schedule::lower(ctx, program.root, options.lower, &report);
+  res.lowering_hits = report.hits;
   if (!lowered) {
     if (unsupported(lowered.error())) {
       res.unsupported = "the lowering cannot take it: " + lowered.error().message;
@@ -442,6 +444,26 @@ std::string replay_kernel(Context& ctx, const Program& lowered, const Program& s
 
 }  // namespace
 
+std::string tensor_rule_culprit(Context& ctx, const Kernel& program,
+                                const ProgramCheckOptions& options, const std::string& backend,
+                                Signature& sig) {
+  CheckOptions co = options.check;
+  co.latency.reset();
+  Reference ref = reference(program, co);
+  if (ref.unsupported) return "";
+  schedule::LowerReport report;
+  (void)schedule::lower(ctx, program.root, options.lower, &report);
+  for (const std::string& rule : schedule::tensor_rule_names()) {
+    auto fired = report.hits.find(rule);
+    if (fired == report.hits.end() || fired->second == 0 || options.lower.disabled.count(rule))
+      continue;
+    schedule::LowerOptions without = options.lower;
+    without.disabled.insert(rule);
+    if (!lowering_wrong(ctx, program, without, ref, backend, co, sig.checks_run)) return rule;
+  }
+  return "";
+}
+
 Signature sign_program_finding(Context& ctx, const Kernel& program,
                                const ProgramCheckOptions& options,
                                const ProgramCheckResult& found) {
@@ -467,9 +489,12 @@ Signature sign_program_finding(Context& ctx, const Kernel& program,
       without.bugs.erase(b);
       if (!lowering_wrong(ctx, program, without, ref, found.backend, co, sig.checks_run)) {
         sig.culprit = std::string(schedule::lowering_bug_name(b));
-        break;
+        return sig;
       }
     }
+    if (std::string rule = tensor_rule_culprit(ctx, program, options, found.backend, sig);
+        !rule.empty())
+      sig.culprit = rule;
     return sig;
   }
 

@@ -12,12 +12,13 @@
  * ...") is not a finding: it is reported as unsupported, with the reason.
  *
  * Blame (the signature's culprit): the lowered, unsimplified program is compared with the
- * reference first; if it is already wrong the culprit is "lowering", or the planted lowering
- * bug whose absence alone hides it. Otherwise kernels are simplified one by one in order and
- * the first kernel whose simplification shows the finding has its rewrite trace replayed
- * (the pipeline stopped after k steps, bisected), as check::signature_of does for a kernel;
- * the rule of the first bad step is the culprit. When the replay cannot show it, rule
- * bisection over the rules that fired is the fallback.
+ * reference first; if it is already wrong the culprit is the planted lowering bug whose
+ * absence alone hides it, else the first tensor-stage rule that fired (in
+ * schedule::tensor_rule_names() order) whose switching off alone hides it, else "lowering".
+ * Otherwise kernels are simplified one by one in order and the first kernel whose simplification
+ * shows the finding has its rewrite trace replayed (the pipeline stopped after k steps, bisected),
+ * as check::signature_of does for a kernel; the rule of the first bad step is the culprit. When the
+ * replay cannot show it, rule bisection over the rules that fired is the fallback.
  *
  * Each lowered kernel goes through the simplifier under test (CheckOptions::simplifier). A
  * kernel it declines (unsupported) makes the whole program unsupported, with its reason; a
@@ -26,6 +27,7 @@
  */
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -40,7 +42,7 @@ namespace uopfuzz::check {
 struct ProgramCheckOptions {
   /// Simplifier switches (planted rule bugs), input seeds, step limit, backends.
   CheckOptions check;
-  schedule::LowerOptions lower;  ///< planted lowering bugs
+  schedule::LowerOptions lower;  ///< planted lowering bugs, pcontig, split threshold
 };
 
 struct ProgramCheckResult {
@@ -53,6 +55,9 @@ struct ProgramCheckResult {
   std::optional<Mismatch> mismatch;
   bool lowering_wrong = false;  ///< the unsimplified lowering alone disagrees with the reference
   schedule::SimplifiedProgram simplified;
+  /// Tensor-stage rule hits of the lowering (schedule::LowerReport::hits; names from
+  /// schedule::tensor_rule_names()).
+  std::map<std::string, uint64_t> lowering_hits;
   /// The simplifier under test gave no rewrite of a kernel: Unsupported sets `unsupported`
   /// (not a finding); Crash, Hang and Protocol set kind Crash, Timeout, Protocol.
   std::optional<sut::Failure> simplifier_failure;
@@ -71,6 +76,15 @@ ProgramCheckResult check_program(ir::Context& ctx, const ir::Kernel& program,
 /// is compared with the tensor oracle like check_program's simplified program.
 ProgramCheckResult compare_lowered(ir::Context& ctx, const ir::Kernel& program,
                                    const ir::Program& lowered, const CheckOptions& options = {});
+
+/// The first tensor-stage rule (schedule::tensor_rule_names() order) that fired in the
+/// lowering of `program` under options.lower and whose switching off alone makes that
+/// lowering agree with the tensor oracle on `backend`; "" when none does. Counts its checks
+/// in sig.checks_run. sign_program_finding's blame for a wrong lowering that no planted
+/// lowering bug explains.
+std::string tensor_rule_culprit(ir::Context& ctx, const ir::Kernel& program,
+                                const ProgramCheckOptions& options, const std::string& backend,
+                                Signature& sig);
 
 /// Signs `found`, a finding of check_program on `program` (see the file comment).
 Signature sign_program_finding(ir::Context& ctx, const ir::Kernel& program,

@@ -29,6 +29,7 @@ struct CheckFlags {
   std::vector<std::string> backends{"oracle"};
   LatencyFlags latency;
   std::vector<std::string> lowering_bugs;
+  LoweringOptionFlags lowering;
   std::vector<std::string> compare;
 };
 
@@ -115,6 +116,9 @@ int run_program_check(const CheckFlags& f, ir::Context& ctx, const ir::Kernel& p
     j["seeds_run"] = r.seeds_run;
     j["seeds_skipped"] = r.seeds_skipped;
     j["rules"] = r.simplified.hits;
+    j["lowering"] = {{"pcontig", po.lower.pcontig},
+                     {"split_reduce_threshold", po.lower.split_reduce_threshold},
+                     {"rules", r.lowering_hits}};
     if (r.mismatch)
       j["mismatch"] = {{"seed", r.mismatch->seed},
                        {"output", r.mismatch->slot},
@@ -145,6 +149,7 @@ int run_check(const CheckFlags& f) {
   auto latency = latency_options(f.latency);
   if (!latency) return kExitBadInput;
   if (!valid_backends(f.backends)) return kExitBadInput;
+  if (!valid_lowering_options(f.lowering)) return kExitBadInput;
   if (f.seeds < 1) {
     fmt::print(stderr, "error: --seeds must be at least 1\n");
     return kExitBadInput;
@@ -165,8 +170,16 @@ int run_check(const CheckFlags& f) {
   auto lowering = lowering_bugs(f.lowering_bugs);
   if (!lowering) return kExitBadInput;
   if (ir::is_tensor_program(kernel.root)) {
+    auto recorded = fuzz::read_corpus_header(kernel.header, k->text);
+    if (!recorded) {
+      fmt::print(stderr, "{}:{}: error: {}\n", f.file, recorded.error().loc.line,
+                 recorded.error().message);
+      return kExitBadInput;
+    }
     co.latency.reset();  // the latency detector times kernels
-    return run_program_check(f, *k->ctx, kernel, {co, {*lowering}});
+    schedule::LowerOptions lo;
+    lo.bugs = *lowering;
+    return run_program_check(f, *k->ctx, kernel, {co, lower_options(lo, f.lowering, *recorded)});
   }
   if (!f.compare.empty())
     return run_check_compare(f.compare, external_options(f.simplify.simplifier), f.file, *k->ctx,
@@ -197,6 +210,7 @@ Action add_check(CLI::App& cmd, Invocation& invocation) {
       ->capture_default_str();
   add_latency_flags(cmd, f->latency);
   add_lowering_bug_flag(cmd, f->lowering_bugs);
+  add_lowering_option_flags(cmd, f->lowering, "the file's");
   add_compare_flag(cmd, f->compare);
   add_device_flag(cmd, invocation.device);
   return [f] { return run_check(*f); };

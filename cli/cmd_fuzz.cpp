@@ -16,6 +16,7 @@
 #include "cli/lowering_flags.h"
 #include "cli/shared_flags.h"
 #include "fuzz/campaign.h"
+#include "fuzz/tensor_graph.h"
 #include "gen/generator.h"
 #include "gen/tensor_gen.h"
 #include "report/results.h"
@@ -44,6 +45,7 @@ struct FuzzFlags {
   double large_share = gen::GenPolicy{}.p_large;
   std::string level = "mixed";
   std::vector<std::string> lowering_bugs;
+  LoweringOptionFlags lowering;
   std::vector<std::string> compare;
 };
 
@@ -181,12 +183,17 @@ int run_fuzz(const FuzzFlags& f, const std::string& command_line) {
   }
   auto lowering = lowering_bugs(f.lowering_bugs);
   if (!lowering) return kExitBadInput;
+  if (!valid_lowering_options(f.lowering)) return kExitBadInput;
   auto under_test = simplifier_under_test(f.simplify.simplifier, *opts);
   if (!under_test) return kExitBadInput;
   fuzz::CampaignOptions co;
   co.check.simplifier = *under_test;
   co.level = *level;
   co.lower.bugs = *lowering;
+  co.lower = lower_options(co.lower, f.lowering);
+  // An option given is every program's; one not given is drawn per program.
+  co.vary_lowering.pcontig = !f.lowering.pcontig;
+  co.vary_lowering.split_reduce_threshold = !f.lowering.split_reduce_threshold;
   co.seconds = f.seconds;
   co.seed = f.seed;
   co.max_graphs = f.max_graphs;
@@ -301,14 +308,22 @@ int run_fuzz(const FuzzFlags& f, const std::string& command_line) {
     fmt::print("  gates: {} in all; never declining {}: {}\n  gates never accepting {}: {}\n",
                gaps.gates, gaps.never_declined.size(), fmt::join(gaps.never_declined, " "),
                gaps.never_accepted.size(), fmt::join(gaps.never_accepted, " "));
-  for (const auto& nf : r.new_findings)
-    fmt::print("  NEW {}: graph {} (seed {:#x}) after {:.2f}s, {} -> {} nodes{}\n    {}\n",
-               nf.signature.text(), nf.graph_index, nf.graph_seed, nf.seconds, nf.nodes_found,
-               nf.nodes_reduced,
+  for (const auto& nf : r.new_findings) {
+    // A tensor program's lowering options are its graph seed's (fuzz::lowering_for).
+    std::string lowered_at;
+    if (fuzz::is_tensor_graph(co.level, co.seed, nf.graph_index)) {
+      const schedule::LowerOptions lo = fuzz::lowering_for(co, nf.graph_seed);
+      lowered_at = fmt::format(" at pcontig {}, split-reduce-threshold {}", lo.pcontig,
+                               lo.split_reduce_threshold);
+    }
+    fmt::print("  NEW {}: graph {} (seed {:#x}){} after {:.2f}s, {} -> {} nodes{}\n    {}\n",
+               nf.signature.text(), nf.graph_index, nf.graph_seed, lowered_at, nf.seconds,
+               nf.nodes_found, nf.nodes_reduced,
                nf.path.empty()
                    ? (nf.write_error.empty() ? "" : " (NOT written: " + nf.write_error + ")")
                    : ", written to " + nf.path,
                nf.details);
+  }
   if (!f.json_path.empty()) {
     // The devices of every backend measured: the checked ones and the timed one.
     std::vector<std::string> measured = f.backends;
@@ -359,6 +374,7 @@ Action add_fuzz(CLI::App& cmd, Invocation& invocation) {
       ->check(CLI::IsMember({"kernel", "tensor", "mixed"}))
       ->capture_default_str();
   add_lowering_bug_flag(cmd, f->lowering_bugs);
+  add_lowering_option_flags(cmd, f->lowering, nullptr);
   add_compare_flag(cmd, f->compare);
   cmd.add_option("--jobs,-j", f->jobs, "worker processes (graph i goes to worker i mod N)")
       ->capture_default_str();

@@ -9,11 +9,13 @@
 #include "check/program_check.h"
 #include "cli/command.h"
 #include "cli/kernel_file.h"
+#include "cli/lowering_flags.h"
 #include "cli/shared_flags.h"
 #include "fuzz/corpus_header.h"
 #include "ir/run_io.h"
 #include "ir/tensor.h"
 #include "oracle/tensor_eval.h"
+#include "schedule/lower.h"
 
 namespace uopfuzz::cli {
 namespace {
@@ -94,14 +96,16 @@ bool judge_external(const std::string& file, const fuzz::CorpusHeader& corpus,
 /// @simplifier names (kSkipped when that cannot be made here). Prints why it fails, if it
 /// does, on stderr.
 int replay_tensor_case(const std::string& file, ir::Context& ctx, const ir::Kernel& program,
-                       const std::string& text, Simplifiers& simplifiers);
+                       const std::string& text, Simplifiers& simplifiers,
+                       const LoweringOptionFlags& lowering);
 
-int replay_case(const std::string& file, Simplifiers& simplifiers) {
+int replay_case(const std::string& file, Simplifiers& simplifiers,
+                const LoweringOptionFlags& lowering) {
   auto k = load_kernel(file);
   if (!k) return kExitBadInput;
   const ir::Kernel& kernel = k->parsed.kernel;
   if (ir::is_tensor_program(kernel.root))
-    return replay_tensor_case(file, *k->ctx, kernel, k->text, simplifiers);
+    return replay_tensor_case(file, *k->ctx, kernel, k->text, simplifiers, lowering);
   check::CaseRunOptions o;
   o.seed = kernel.header.seed.value_or(0);
   o.vars.insert(kernel.header.vars.begin(), kernel.header.vars.end());
@@ -131,10 +135,12 @@ int replay_case(const std::string& file, Simplifiers& simplifiers) {
                                                           : kExitFinding;
 }
 
-/// A tensor program: its @output values on the tensor oracle, then, for `@check clean`, the
-/// program check with the faithful lowering and simplifier.
+/// A tensor program: its @output values on the tensor oracle, its @kernels count, then, for
+/// `@check clean`, the program check with the faithful lowering and simplifier; the lowering
+/// at the options the case records (--pcontig and --split-reduce-threshold win).
 int replay_tensor_case(const std::string& file, ir::Context& ctx, const ir::Kernel& program,
-                       const std::string& text, Simplifiers& simplifiers) {
+                       const std::string& text, Simplifiers& simplifiers,
+                       const LoweringOptionFlags& lowering) {
   const uint64_t seed = program.header.seed.value_or(0);
   std::map<std::string, int64_t> vars(program.header.vars.begin(), program.header.vars.end());
   auto run = oracle::eval_tensor_program(program.root, ir::make_inputs(program, seed, vars));
@@ -167,8 +173,23 @@ int replay_tensor_case(const std::string& file, ir::Context& ctx, const ir::Kern
     fmt::print(stderr, "{}:{}: error: {}\n", file, corpus.error().loc.line, corpus.error().message);
     return kExitBadInput;
   }
+  const schedule::LowerOptions lower_opts = lower_options({}, lowering, *corpus);
+  if (corpus->kernels) {
+    auto lowered = schedule::lower(ctx, program.root, lower_opts);
+    if (!lowered) {
+      fmt::print(stderr, "{}: error: cannot lower the tensor program: {}\n", file,
+                 lowered.error().message);
+      return kExitFinding;
+    }
+    if (static_cast<int64_t>(lowered->kernels.size()) != *corpus->kernels) {
+      fmt::print(stderr, "{}: expected {} kernels, the lowering gives {}\n", file, *corpus->kernels,
+                 lowered->kernels.size());
+      return kExitFinding;
+    }
+  }
   if (!corpus->check_clean) return kExitOk;
   check::ProgramCheckOptions po;
+  po.lower = lower_opts;
   auto co = with_simplifier(fuzz::replay_check_options(*corpus, program.header), *corpus,
                             simplifiers, file);
   if (!co) return kSkipped;
@@ -212,15 +233,17 @@ std::optional<std::vector<std::string>> case_files(const std::vector<std::string
 struct ReplayFlags {
   std::vector<std::string> paths;
   SimplifierFlags simplifier;
+  LoweringOptionFlags lowering;
 };
 
 int run_replay(const ReplayFlags& f) {
   auto files = case_files(f.paths);
   if (!files) return kExitBadInput;
+  if (!valid_lowering_options(f.lowering)) return kExitBadInput;
   Simplifiers simplifiers(f.simplifier);
   int passed = 0, failed = 0, skipped = 0, known = 0;
   for (const std::string& file : *files) {
-    const int rc = replay_case(file, simplifiers);
+    const int rc = replay_case(file, simplifiers, f.lowering);
     fmt::print("{} {}\n",
                rc == kExitOk        ? "PASS"
                : rc == kSkipped     ? "SKIP"
@@ -243,7 +266,10 @@ Action add_replay(CLI::App& cmd, Invocation&) {
   cmd.add_option("PATHS", f->paths, "files or directories (searched recursively for *.uop)")
       ->required();
   add_simplifier_flags(cmd, f->simplifier);
+  add_lowering_option_flags(cmd, f->lowering, "each case's");
   cmd.footer(
+      "A tensor program is lowered at the options its header records (@pcontig, "
+      "@split-reduce-threshold; a flag given wins) and FAILs when its @kernels count differs. "
       "A case whose header says @simplifier NAME is checked with that simplifier (--tinygrad and "
       "the other simplifier flags say how to run it); one without, with --simplifier. A case "
       "whose simplifier cannot be made here, or declines it, is SKIPped with the reason: "

@@ -13,6 +13,7 @@
 #include "check/expectations.h"
 #include "cli/command.h"
 #include "cli/kernel_file.h"
+#include "cli/lowering_flags.h"
 #include "cli/shared_flags.h"
 #include "ir/printer.h"
 #include "ir/tensor.h"
@@ -34,6 +35,7 @@ struct RunFlags {
   bool dump_ir = false;
   int threads = 1;
   SimplifierFlags simplifier;  ///< what rewrites a tensor program's kernels (with --backend)
+  LoweringOptionFlags lowering;
 };
 
 json value_json(ir::DType dt, ir::Value v) {
@@ -178,6 +180,28 @@ check::OutputTolerance program_tolerance(backends::Backend& backend, const ir::P
 int run_tensor_program(const RunFlags& f, const LoadedKernel& k, uint64_t seed,
                        const std::map<std::string, int64_t>& vars) {
   const ir::Kernel& program = k.parsed.kernel;
+  auto recorded = fuzz::read_corpus_header(program.header, k.text);
+  if (!recorded) {
+    fmt::print(stderr, "{}:{}: error: {}\n", f.file, recorded.error().loc.line,
+               recorded.error().message);
+    return kExitBadInput;
+  }
+  const schedule::LowerOptions lower_opts = lower_options({}, f.lowering, *recorded);
+  // An example's @kernels holds on every run, the tensor oracle's included.
+  bool kernels_as_expected = true;
+  if (recorded->kernels) {
+    auto lowered = schedule::lower(*k.ctx, program.root, lower_opts);
+    if (!lowered) {
+      fmt::print(stderr, "{}: error: cannot lower the tensor program: {}\n", f.file,
+                 lowered.error().message);
+      return backends::is_unsupported(lowered.error()) ? kExitBadInput : kExitFinding;
+    }
+    if (static_cast<int64_t>(lowered->kernels.size()) != *recorded->kernels) {
+      kernels_as_expected = false;
+      fmt::print(stderr, "{}: error: expected {} kernels, the lowering gives {}\n", f.file,
+                 *recorded->kernels, lowered->kernels.size());
+    }
+  }
   check::CaseRun c;
   c.inputs = ir::make_inputs(program, seed, vars);
   auto reference = oracle::eval_tensor_program(program.root, c.inputs);
@@ -197,7 +221,7 @@ int run_tensor_program(const RunFlags& f, const LoadedKernel& k, uint64_t seed,
                c.run.status == oracle::RunStatus::Ub ? "has undefined behaviour"
                                                      : "runs past the step limit");
   } else if (!f.backend.empty()) {
-    auto lowered = schedule::lower(*k.ctx, program.root);
+    auto lowered = schedule::lower(*k.ctx, program.root, lower_opts);
     if (!lowered) {
       fmt::print(stderr, "{}: error: cannot lower the tensor program: {}\n", f.file,
                  lowered.error().message);
@@ -245,7 +269,7 @@ int run_tensor_program(const RunFlags& f, const LoadedKernel& k, uint64_t seed,
   }
   c.verdict = check::check_expectations(program.header, c.run, tolerance);
   print_run(f, k, seed, c, failed_kernel);
-  return c.verdict.pass && converged ? kExitOk : kExitFinding;
+  return c.verdict.pass && converged && kernels_as_expected ? kExitOk : kExitFinding;
 }
 
 int run_run(const RunFlags& f) {
@@ -254,6 +278,7 @@ int run_run(const RunFlags& f) {
     fmt::print(stderr, "error: --threads must be at least 1\n");
     return kExitBadInput;
   }
+  if (!valid_lowering_options(f.lowering)) return kExitBadInput;
   auto k = load_kernel(f.file);
   if (!k) return kExitBadInput;
   const ir::Kernel& kernel = k->parsed.kernel;
@@ -305,7 +330,12 @@ Action add_run(CLI::App& cmd, Invocation& invocation) {
   cmd.add_option("--max-steps", f->max_steps, "stop after this many interpreter steps")
       ->capture_default_str();
   add_simplifier_flags(cmd, f->simplifier);
+  add_lowering_option_flags(cmd, f->lowering, "the file's");
   add_device_flag(cmd, invocation.device);
+  cmd.footer(
+      "A tensor program whose header says @kernels N fails (exit 1) when its lowering, at the "
+      "file's lowering options, gives another number of kernels; on every backend and on the "
+      "tensor oracle alone.");
   return [f] { return run_run(*f); };
 }
 

@@ -10,6 +10,7 @@
 #include "cli/adapter_selftest.h"
 #include "cli/command.h"
 #include "cli/compare_flags.h"
+#include "cli/lowering_flags.h"
 #include "cli/shared_flags.h"
 #include "fuzz/selftest.h"
 
@@ -23,6 +24,7 @@ struct SelftestFlags {
   std::string json_path;
   std::string only;  ///< "kernel", "lowering", or "" for both
   SimplifierFlags simplifier;
+  LoweringOptionFlags lowering;
 };
 
 // Every line of `text` indented by four spaces (a case printed under a table row).
@@ -99,8 +101,11 @@ json lowering_row_json(const fuzz::LoweringSelftestRow& row) {
 }
 
 int run_selftest(const SelftestFlags& f) {
-  const fuzz::SelftestOptions& o = f.options;
+  fuzz::SelftestOptions o = f.options;
   if (!valid_backends(o.backends)) return kExitBadInput;
+  if (!valid_lowering_options(f.lowering)) return kExitBadInput;
+  o.pcontig = f.lowering.pcontig;
+  o.split_reduce_threshold = f.lowering.split_reduce_threshold;
   // An external simplifier's own planted bugs (--adapter-bug narrows them), a campaign each.
   if (f.simplifier.external())
     return run_adapter_selftest(o, f.simplifier.spec, external_options(f.simplifier), f.json_path);
@@ -161,6 +166,7 @@ Action add_selftest(CLI::App& cmd, Invocation& invocation) {
                  "(lowering, tensor-level campaigns); default: both")
       ->check(CLI::IsMember({"kernel", "lowering"}));
   add_simplifier_flags(cmd, f->simplifier);
+  add_lowering_option_flags(cmd, f->lowering, nullptr);
   add_device_flag(cmd, invocation.device);
   return [f] { return run_selftest(*f); };
 }

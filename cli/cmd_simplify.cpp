@@ -6,6 +6,7 @@
 #include "backends/backend.h"
 #include "cli/command.h"
 #include "cli/kernel_file.h"
+#include "cli/lowering_flags.h"
 #include "cli/shared_flags.h"
 #include "ir/printer.h"
 #include "ir/program.h"
@@ -24,6 +25,9 @@ struct SimplifyCommandFlags {
   bool no_simplify = false;
   bool list_bugs = false;
   bool list_rules = false;
+  bool dump_bufferize = false;
+  std::vector<std::string> lowering_bugs;
+  LoweringOptionFlags lowering;
 };
 
 int list_bugs() {
@@ -58,7 +62,22 @@ int report_failure(const SimplifyCommandFlags& f, const sut::Failure& failure,
 /// A tensor program: lowered to a Program, each kernel rewritten (unless --no-simplify), printed.
 int simplify_tensor_program(const SimplifyCommandFlags& f, const LoadedKernel& k,
                             const simplifier::SimplifyOptions& opts, sut::Simplifier* under_test) {
-  auto lowered = schedule::lower(*k.ctx, k.parsed.kernel.root);
+  auto recorded = fuzz::read_corpus_header(k.parsed.kernel.header, k.text);
+  if (!recorded) {
+    fmt::print(stderr, "{}:{}: error: {}\n", f.file, recorded.error().loc.line,
+               recorded.error().message);
+    return kExitBadInput;
+  }
+  auto bugs = lowering_bugs(f.lowering_bugs);
+  if (!bugs) return kExitBadInput;
+  schedule::LowerOptions lo;
+  lo.bugs = *bugs;
+  lo = lower_options(lo, f.lowering, *recorded);
+  schedule::LowerReport report;
+  auto lowered = schedule::lower(*k.ctx, k.parsed.kernel.root, lo, &report);
+  // Printed before a failure too: the graph shows what a wrong lowering did.
+  if (f.dump_bufferize && report.graph)
+    fmt::print("# the BUFFERIZE graph after the buffer rules\n{}", ir::print_graph(report.graph));
   if (!lowered) {
     fmt::print(stderr, "{}: error: cannot lower the tensor program: {}\n", f.file,
                lowered.error().message);
@@ -83,6 +102,9 @@ int simplify_tensor_program(const SimplifyCommandFlags& f, const LoadedKernel& k
                r.program.kernels.size(), r.program.buffers.size(),
                roles[ir::ProgramBuffer::Role::Input], roles[ir::ProgramBuffer::Role::Output],
                roles[ir::ProgramBuffer::Role::Intermediate]);
+    fmt::print("# lowering: pcontig {}, split-reduce-threshold {}{}\n", lo.pcontig,
+               lo.split_reduce_threshold, report.converged ? "" : " (buffer rules NOT converged)");
+    for (const auto& [name, n] : report.hits) fmt::print("# tensor-hit {} {}\n", name, n);
     for (const auto& [name, n] : r.hits) fmt::print("# hit {} {}\n", name, n);
   }
   bool ok = r.converged;
@@ -100,6 +122,7 @@ int simplify_tensor_program(const SimplifyCommandFlags& f, const LoadedKernel& k
 int run_simplify(const SimplifyCommandFlags& f) {
   if (f.list_bugs) return list_bugs();
   if (f.list_rules) return list_rules();
+  if (!valid_lowering_options(f.lowering)) return kExitBadInput;
   if (f.file.empty()) {
     fmt::print(stderr, "error: simplify needs a FILE (or --list-bugs / --list-rules)\n");
     return kExitBadInput;
@@ -154,7 +177,13 @@ Action add_simplify(CLI::App& cmd, Invocation&) {
                "rewrite nothing: a tensor program's Program as lowering leaves it");
   cmd.add_flag("--stats", f->stats,
                "append the stages' rewrite counts and the rule hit counts as # comments (a "
-               "tensor program: the counts of kernels and buffers, and the rule hits)");
+               "tensor program: the counts of kernels and buffers, the lowering options, the "
+               "tensor-stage rule hits as '# tensor-hit RULE N' and the kernel rule hits)");
+  cmd.add_flag("--dump-bufferize", f->dump_bufferize,
+               "a tensor program: first print the BUFFERIZE graph the buffer rules leave (which "
+               "buffers remain), as # comment and .uop graph text");
+  add_lowering_bug_flag(cmd, f->lowering_bugs);
+  add_lowering_option_flags(cmd, f->lowering, "the file's");
   cmd.add_flag("--list-bugs", f->list_bugs, "list the planted bugs and exit");
   cmd.add_flag("--list-rules", f->list_rules, "list the rule names and exit");
   cmd.footer(

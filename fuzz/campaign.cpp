@@ -8,6 +8,7 @@
 #include "gen/mutate.h"
 #include "ir/hash.h"
 #include "ir/parser.h"
+#include "schedule/lower.h"
 #include "simplifier/simplifier.h"
 #include "simplifier/unfireable.h"
 
@@ -75,6 +76,13 @@ std::vector<std::pair<std::string, uint64_t>> rules_below(const CampaignProgress
     const uint64_t n = it == p.rule_hits.end() ? 0 : it->second;
     if (n < target) out.emplace_back(name, n);
   }
+  // The tensor-stage rules count where tensor programs were lowered.
+  if (p.tensor_programs > 0)
+    for (const std::string& name : schedule::tensor_rule_names()) {
+      const auto it = p.rule_hits.find(name);
+      const uint64_t n = it == p.rule_hits.end() ? 0 : it->second;
+      if (n < target) out.emplace_back(name, n);
+    }
   return out;
 }
 

@@ -105,6 +105,13 @@ struct CampaignOptions {
   /// GraphSource); needed unless level is Kernel.
   GraphSource tensor_source;
   schedule::LowerOptions lower;  ///< planted lowering bugs (tensor programs)
+  /// Which lowering options each tensor program draws from its graph seed
+  /// (fuzz/tensor_graph.h, lowering_for) instead of taking `lower`'s: a command switches a
+  /// draw off when its option is given explicitly.
+  struct LoweringVariation {
+    bool pcontig = true;
+    bool split_reduce_threshold = true;
+  } vary_lowering;
   /// Called about twice a second, and once at the end.
   std::function<void(const struct CampaignProgress&)> on_progress;
 };
@@ -210,8 +217,9 @@ std::string findings_dir(const std::string& corpus_dir, const std::string& simpl
 bool is_tensor_graph(Level level, uint64_t campaign_seed, uint64_t index);
 
 /// Every rule that fired fewer than `target` times (zero included), by name, except the
-/// rules that cannot fire or only record (simplifier/unfireable.h). The built-in rules only:
-/// empty for a campaign of an external simplifier (its rules are the ones it hit).
+/// rules that cannot fire or only record (simplifier/unfireable.h), then the tensor-stage
+/// rules (schedule::tensor_rule_names()) when tensor programs were checked. The built-in rules
+/// only: empty for a campaign of an external simplifier (its rules are the ones it hit).
 std::vector<std::pair<std::string, uint64_t>> rules_below(const CampaignProgress& p,
                                                           uint64_t target);
 

@@ -62,6 +62,10 @@ std::vector<std::pair<std::string, std::string>> corpus_header_lines(const Corpu
   if (!h.simplifier.empty()) lines.emplace_back("simplifier", one_line(h.simplifier));
   if (!h.simplifier_version.empty())
     lines.emplace_back("simplifier-version", one_line(h.simplifier_version));
+  if (h.pcontig) lines.emplace_back("pcontig", fmt::format("{}", *h.pcontig));
+  if (h.split_reduce_threshold)
+    lines.emplace_back("split-reduce-threshold", fmt::format("{}", *h.split_reduce_threshold));
+  if (h.kernels) lines.emplace_back("kernels", fmt::format("{}", *h.kernels));
   if (const auto& l = h.latency) {
     lines.emplace_back("check-latency", l->backend);
     lines.emplace_back("latency-ratio", fmt::format("{:.3f}", l->ratio));
@@ -118,6 +122,15 @@ Result<CorpusHeader> read_corpus_header(const ir::KernelHeader& header, std::str
       uint64_t seed = 0;
       if (!parse_number(value, seed)) return fail("must be an unsigned integer");
       h.graph_seed = seed;
+    } else if (key == "pcontig") {
+      int level = 0;
+      if (!parse_number(value, level) || level < kMinPcontig || level > kMaxPcontig)
+        return fail(fmt::format("must be an integer in {}..{}", kMinPcontig, kMaxPcontig));
+      h.pcontig = level;
+    } else if (key == "split-reduce-threshold" || key == "kernels") {
+      int64_t n = 0;
+      if (!parse_number(value, n) || n < 1) return fail("must be an integer of at least 1");
+      (key == "kernels" ? h.kernels : h.split_reduce_threshold) = n;
     } else if (key == "latency-ratio" || key == "latency-p" || key == "latency-rerun-ratio" ||
                key == "latency-rerun-p") {
       double& figure = key == "latency-ratio"         ? latency.ratio
@@ -145,6 +158,19 @@ void record_simplifier(CorpusHeader& header, const check::CheckOptions& options)
   if (!check::is_external(options)) return;
   header.simplifier = options.simplifier->name();
   header.simplifier_version = options.simplifier->version();
+}
+
+void record_lowering(CorpusHeader& header, const schedule::LowerOptions& options) {
+  header.pcontig = options.pcontig;
+  header.split_reduce_threshold = options.split_reduce_threshold;
+}
+
+schedule::LowerOptions with_recorded_lowering(schedule::LowerOptions options,
+                                              const CorpusHeader& header) {
+  if (header.pcontig) options.pcontig = *header.pcontig;
+  if (header.split_reduce_threshold)
+    options.split_reduce_threshold = *header.split_reduce_threshold;
+  return options;
 }
 
 check::CheckOptions replay_check_options(const CorpusHeader& corpus,

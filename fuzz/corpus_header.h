@@ -13,8 +13,13 @@
 #include "check/differential.h"
 #include "ir/kernel.h"
 #include "ir/result.h"
+#include "schedule/lower.h"
 
 namespace uopfuzz::fuzz {
+
+/// The pcontig levels buffer removal tells apart (schedule::LowerOptions::pcontig).
+inline constexpr int kMinPcontig = 0;
+inline constexpr int kMaxPcontig = 4;
 
 /// A latency finding: the replay re-times the case on `backend` (with the faithful
 /// simplifier there must be no confirmed regression). The figures are the detector's
@@ -43,6 +48,12 @@ struct CorpusHeader {
   /// @simplifier-version: what version of it ran ("" when not known).
   std::string simplifier;
   std::string simplifier_version;
+  /// @pcontig and @split-reduce-threshold: the lowering options a tensor program was found
+  /// (or is meant to be run) at; absent: schedule::LowerOptions' defaults.
+  std::optional<int> pcontig;
+  std::optional<int64_t> split_reduce_threshold;
+  /// @kernels: how many kernels the program lowers to at those options (a tensor example).
+  std::optional<int64_t> kernels;
   friend bool operator==(const CorpusHeader&, const CorpusHeader&) = default;
 };
 
@@ -55,12 +66,20 @@ void record_simplifier(CorpusHeader& header, const check::CheckOptions& options)
 /// (a comment) and line breaks become blanks, and an empty text is written "-".
 std::vector<std::pair<std::string, std::string>> corpus_header_lines(const CorpusHeader& header);
 
+/// Records the lowering options `options` says (pcontig, split-reduce threshold) in `header`.
+void record_lowering(CorpusHeader& header, const schedule::LowerOptions& options);
+
+/// `options` with the lowering options `header` records.
+schedule::LowerOptions with_recorded_lowering(schedule::LowerOptions options,
+                                              const CorpusHeader& header);
+
 /// Reads the corpus lines of a parsed case's header; other keys are ignored. `text` is
 /// the case's .uop text: errors carry the line of the offending key in Error::loc
 /// (line 0 without it). Errors: a value that is not what its key needs (@check not
 /// "clean", @check-backends not registered backends separated by commas, @check-latency
 /// not a compiled backend, a number that does not parse, @latency-confirmed not yes or no,
-/// latency figures without @check-latency).
+/// latency figures without @check-latency, @pcontig outside kMinPcontig..kMaxPcontig,
+/// @split-reduce-threshold or @kernels below 1).
 Result<CorpusHeader> read_corpus_header(const ir::KernelHeader& header, std::string_view text = {});
 
 /// The differential check a replay runs on a case whose header says check_clean: the

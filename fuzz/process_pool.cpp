@@ -243,9 +243,10 @@ NewFinding triage(const CampaignOptions& o, const GraphSource& source, const Shr
   ir::Context ctx;
   std::optional<ir::Kernel> mutant;
   if (recipe) mutant = make_mutant(ctx, *recipe, o.mutation.policy);
-  ir::Kernel k = mutant                                ? std::move(*mutant)
-                 : is_tensor_graph(o.level, o.seed, i) ? o.tensor_source(ctx, f.graph_seed)
-                                                       : source(ctx, f.graph_seed);
+  ir::Kernel k = mutant ? std::move(*mutant)
+                 : is_tensor_graph(o.level, o.seed, i)
+                     ? campaign_tensor_program(o, ctx, f.graph_seed)
+                     : source(ctx, f.graph_seed);
   const check::CheckOptions co = options_for(o, k, i);
   // A re-run that takes longer than this counts as a hang: candidates are small, and a
   // legitimate check of one takes milliseconds.

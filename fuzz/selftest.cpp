@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "check/program_check.h"
+#include "fuzz/corpus_header.h"
 #include "fuzz/isolate.h"
 #include "gen/generator.h"
 #include "gen/tensor_gen.h"
@@ -65,6 +66,8 @@ bool faithful_lowering_passes(const std::string& reduced_text) {
         if (!k.ok()) return std::string("unparsable");
         check::ProgramCheckOptions opts;
         opts.check.vars.insert(k->kernel.header.vars.begin(), k->kernel.header.vars.end());
+        if (auto recorded = read_corpus_header(k->kernel.header))
+          opts.lower = with_recorded_lowering(opts.lower, *recorded);
         auto r = check::check_program(ctx, k->kernel, opts);
         return r.unsupported ? std::string("unsupported")
                              : std::string(check::finding_kind_name(r.kind));
@@ -98,6 +101,9 @@ LoweringSelftestResult run_lowering_selftest(
       return gen::generate_tensor_program(ctx, policy, gs).program;
     };
     co.lower.bugs.insert(b);
+    if (o.pcontig) co.lower.pcontig = *o.pcontig;
+    if (o.split_reduce_threshold) co.lower.split_reduce_threshold = *o.split_reduce_threshold;
+    co.vary_lowering = {!o.pcontig, !o.split_reduce_threshold};
     co.check.seeds = 2;
     co.check.max_steps = 10'000'000;
     co.check.backends = o.backends;

@@ -25,6 +25,10 @@ struct SelftestOptions {
   /// compiled backend (or a latency bug).
   double graph_timeout = 0;
   std::string latency_backend = "cpu";  ///< a compiled backend: where latency bugs are timed
+  /// The lowering bugs' campaigns: every program's pcontig level and split-reduce threshold;
+  /// unset: drawn per program (fuzz::lowering_for).
+  std::optional<int> pcontig;
+  std::optional<int64_t> split_reduce_threshold;
 };
 
 /// One planted bug's campaign.

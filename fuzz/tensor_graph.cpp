@@ -7,6 +7,7 @@
 #include "fuzz/corpus_header.h"
 #include "fuzz/graph_checker.h"
 #include "ir/graph.h"
+#include "ir/hash.h"
 #include "ir/printer.h"
 #include "ir/run_io.h"
 #include "ir/tensor.h"
@@ -15,12 +16,41 @@
 
 namespace uopfuzz::fuzz {
 
+schedule::LowerOptions lowering_for(const CampaignOptions& o, uint64_t graph_seed) {
+  // Salted: independent of the generator's draws from the same seed.
+  constexpr uint64_t kLoweringSalt = 0x70c0'17e5'7a11'0b5dull;
+  uint64_t state = graph_seed ^ kLoweringSalt;
+  schedule::LowerOptions lo = o.lower;
+  const uint64_t level = ir::splitmix64(state) % 8;
+  if (o.vary_lowering.pcontig) lo.pcontig = level < 4 ? 0 : static_cast<int>(level - 3);
+  const uint64_t threshold = ir::splitmix64(state) % 12;
+  if (o.vary_lowering.split_reduce_threshold)
+    lo.split_reduce_threshold = threshold < 9 ? int64_t{16} << threshold : int64_t{32768};
+  return lo;
+}
+
+ir::Kernel campaign_tensor_program(const CampaignOptions& o, ir::Context& ctx,
+                                   uint64_t graph_seed) {
+  ir::Kernel k = o.tensor_source(ctx, graph_seed);
+  const schedule::LowerOptions lo = lowering_for(o, graph_seed);
+  auto& extra = k.header.extra;
+  std::erase_if(extra, [](const auto& line) {
+    return line.first == "pcontig" || line.first == "split-reduce-threshold";
+  });
+  extra.emplace_back("pcontig", std::to_string(lo.pcontig));
+  extra.emplace_back("split-reduce-threshold", std::to_string(lo.split_reduce_threshold));
+  return k;
+}
+
 check::ProgramCheckOptions program_options_for(const CampaignOptions& o, const ir::Kernel& k) {
   check::ProgramCheckOptions po;
   po.check = o.check;
   po.check.latency.reset();  // the latency detector times kernels, not programs
   for (const auto& [name, v] : k.header.vars) po.check.vars.emplace(name, v);
   po.lower = o.lower;
+  // The campaign wrote these lines itself (campaign_tensor_program): they parse.
+  if (auto recorded = read_corpus_header(k.header))
+    po.lower = with_recorded_lowering(po.lower, *recorded);
   return po;
 }
 
@@ -61,6 +91,7 @@ ir::Kernel tensor_corpus_entry(const ir::Kernel& k, const NewFinding& f, const C
   corpus.graph_seed = f.graph_seed;
   corpus.details = f.details;
   record_simplifier(corpus, po.check);
+  record_lowering(corpus, po.lower);
   out.header.extra = corpus_header_lines(corpus);
   return out;
 }
@@ -79,7 +110,7 @@ std::optional<NewFinding> GraphChecker::check_tensor(uint64_t i, CampaignProgres
   const auto started = Clock::now();
   if (recipe_sink_) recipe_sink_(nullptr);
   ir::Context ctx;
-  const ir::Kernel k = o_.tensor_source(ctx, gs);
+  const ir::Kernel k = campaign_tensor_program(o_, ctx, gs);
   const check::ProgramCheckOptions po = program_options_for(o_, k);
   check::ProgramCheckResult r = check::check_program(ctx, k, po);
   ++tally.graphs;
@@ -92,6 +123,7 @@ std::optional<NewFinding> GraphChecker::check_tensor(uint64_t i, CampaignProgres
     return std::nullopt;
   }
   for (const auto& [name, n] : r.simplified.hits) tally.rule_hits[name] += n;
+  for (const auto& [name, n] : r.lowering_hits) tally.rule_hits[name] += n;
   if (r.kind == check::FindingKind::None) return std::nullopt;
   ++tally.findings;
   check::Signature sig = check::sign_program_finding(ctx, k, po, r);

@@ -12,8 +12,19 @@
 
 namespace uopfuzz::fuzz {
 
+/// The lowering options of graph `graph_seed`'s tensor program: `o.lower` with, where
+/// `o.vary_lowering` asks, a pcontig level and a split-reduce threshold drawn from the seed
+/// (half the programs at level 0, tinygrad's default, the rest spread over 1..4; three in
+/// four thresholds small, 16..4096, so that splits fire on small shapes, the rest 32768).
+schedule::LowerOptions lowering_for(const CampaignOptions& o, uint64_t graph_seed);
+
+/// Graph `graph_seed`'s tensor program (o.tensor_source) with its lowering options recorded
+/// in its header (@pcontig, @split-reduce-threshold): they travel with it through reduction
+/// into the minimized case and the corpus.
+ir::Kernel campaign_tensor_program(const CampaignOptions& o, ir::Context& ctx, uint64_t graph_seed);
+
 /// The program check of a campaign's tensor program: its check options (the program's own
-/// @var values) and planted lowering bugs.
+/// @var values), planted lowering bugs, and the lowering options its header records.
 check::ProgramCheckOptions program_options_for(const CampaignOptions& o, const ir::Kernel& k);
 
 /// Interesting when the candidate verifies and check_program reports a finding signed
