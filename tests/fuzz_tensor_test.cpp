@@ -110,7 +110,9 @@ TEST(TensorCampaign, ALoweringFindingIsReducedWrittenAndReplays) {
   ASSERT_FALSE(r.new_findings.empty());
   const NewFinding& f = r.new_findings.back();
   ASSERT_EQ(f.signature.culprit, "flip-no-size-minus-one") << f.details;
-  EXPECT_LE(f.nodes_reduced, 6u) << f.reduced_text;
+  // A constant behind the flipped buffer folds away (BUFFERIZE(CONST) -> CONST), hiding the
+  // bug: the reduced case keeps a value computed from an input, a few nodes more.
+  EXPECT_LE(f.nodes_reduced, 9u) << f.reduced_text;
   ASSERT_FALSE(f.path.empty()) << f.write_error;
 
   // The written case: a tensor program whose recorded outputs hold on the tensor oracle,
