@@ -250,6 +250,29 @@ TEST_F(BufferRemoval, HighRatioInlinesPartially) {
     EXPECT_EQ(intermediate_elements(expect_lowering(matmul_reads(50), pcontig, 3)), 2500);
 }
 
+// z.sum(1) reads z at (r, a reduce range): the row index is the reader's own loop range, so
+// the smaller buffer loops over it too and is as large as z (N*N); results stay exact.
+TEST_F(BufferRemoval, PartialInlineLoopsOverTheReadersRanges) {
+  const std::string text = R"(
+%a = PARAM slot=0 in : int32[50,2]
+%b = PARAM slot=1 in : int32[2,50]
+%a3 = RESHAPE %a : int32[50,2,1]
+%ae = EXPAND %a3 : int32[50,2,50]
+%b3 = RESHAPE %b : int32[1,2,50]
+%be = EXPAND %b3 : int32[50,2,50]
+%m = MUL %ae %be : int32[50,2,50]
+%s = REDUCE_AXIS %m op=ADD axes=[1] : int32[50,1,50]
+%z = RESHAPE %s : int32[50,50]
+%rs = REDUCE_AXIS %z op=ADD axes=[1] : int32[50,1]
+%zt = PERMUTE %z order=[1,0] : int32[50,50]
+%r = REALIZE %rs %zt : void
+)";
+  LowerReport report;
+  Program p = expect_lowering(text, 3, 3, &report);
+  EXPECT_EQ(hits(report, "buffer_partial_inline"), 1u);
+  EXPECT_EQ(intermediate_elements(p), 2500);
+}
+
 TEST_F(BufferRemoval, LowRatioKeeps) {
   LowerReport report;
   Program p = expect_lowering(matmul_reads(30), 3, 3, &report);
