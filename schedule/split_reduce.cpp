@@ -98,7 +98,7 @@ bool stored_as_output(UOp reduce, const ir::NodeMap<std::vector<UOp>>& users) {
 // and MIN are exact for every dtype; float32/float64 ADD only where the sum is stored as an
 // output; other float sums and float products have no bound across orders (a product's
 // partials overflow or underflow in one order and not in another).
-bool order_may_change(UOp reduce, const ir::NodeMap<std::vector<UOp>>& users) {
+bool may_reorder(UOp reduce, const ir::NodeMap<std::vector<UOp>>& users) {
   const Op op = reduce.arg<ir::ReduceAxisArg>().op;
   if (op == Op::Max || op == Op::Min || !reduce.dtype().is_float()) return true;
   const ir::ScalarType s = reduce.dtype().scalar();
@@ -182,7 +182,7 @@ ir::UOp split_reduces(ir::Context& ctx, ir::UOp root, const LowerOptions& option
       const int64_t in = ir::numel(src[0].shape());
       const int64_t out = ir::numel(u.shape());
       const bool large = out > 0 && in / out >= options.split_reduce_threshold;
-      if ((large || below_threshold) && out > 0 && in > 0 && order_may_change(u, users)) {
+      if ((large || below_threshold) && out > 0 && in > 0 && may_reorder(u, users)) {
         const auto& axes = u.arg<ir::ReduceAxisArg>().axes;
         if (auto choice = choose_split(src[0], axes, out, options.bugs, broadcast)) {
           now = split(ctx, u, src[0], *choice, options.bugs.contains(LoweringBug::SplitNonDivisor));

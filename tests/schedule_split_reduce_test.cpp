@@ -18,7 +18,9 @@
 #include "backends/program_runner.h"
 #include "backends/registry.h"
 #include "check/program_check.h"
+#include "gen/tensor_gen.h"
 #include "ir/parser.h"
+#include "ir/printer.h"
 #include "ir/verify.h"
 #include "schedule/lower.h"
 #include "schedule/split_reduce.h"
@@ -362,6 +364,51 @@ TEST_F(SplitReduce, SecondStageCountsThePartialSumsTerms) {
   ASSERT_TRUE(without) << without.error().message;
   EXPECT_EQ(without->at(0).terms, 4);
   EXPECT_EQ(without->at(0).magnitudes, (std::vector<double>{3.75}));
+}
+
+// The faithful split at a threshold small generated programs reach: the program check finds
+// nothing (results exact, float sums within their bound) on oracle and cpu, and the rule
+// does fire.
+TEST_F(SplitReduce, GeneratedProgramsCheckCleanAtALowThreshold) {
+  gen::GenPolicy policy;
+  uint64_t split_programs = 0;
+  for (uint64_t seed = 1; seed <= 120; ++seed) {
+    Context ctx;
+    gen::TensorGenResult g = gen::generate_tensor_program(ctx, policy, seed);
+    ASSERT_TRUE(g.program.root);
+    check::ProgramCheckOptions o;
+    o.lower.split_reduce_threshold = 4;
+    o.check.seeds = 2;
+    o.check.backends = {"oracle", "cpu"};
+    for (const auto& [name, v] : g.program.header.vars) o.check.vars.emplace(name, v);
+    check::ProgramCheckResult r = check::check_program(ctx, g.program, o);
+    if (r.unsupported) continue;
+    EXPECT_EQ(r.kind, check::FindingKind::None) << "seed " << seed << ": " << r.details << "\n"
+                                                << print_kernel(g.program);
+    LowerReport report;
+    if (lower(ctx, g.program.root, o.lower, &report) && report.hits[kSplitReduceRule] > 0)
+      ++split_programs;
+  }
+  EXPECT_GE(split_programs, 10u);
+}
+
+// split-non-divisor changes results a program check on generated programs shows (at the
+// same low threshold).
+TEST_F(SplitReduce, NonDivisorBugIsFoundOnGeneratedPrograms) {
+  gen::GenPolicy policy;
+  int found = 0;
+  for (uint64_t seed = 1; seed <= 120 && found < 3; ++seed) {
+    Context ctx;
+    gen::TensorGenResult g = gen::generate_tensor_program(ctx, policy, seed);
+    check::ProgramCheckOptions o;
+    o.lower.split_reduce_threshold = 4;
+    o.lower.bugs = {LoweringBug::SplitNonDivisor};
+    o.check.seeds = 2;
+    for (const auto& [name, v] : g.program.header.vars) o.check.vars.emplace(name, v);
+    check::ProgramCheckResult r = check::check_program(ctx, g.program, o);
+    found += r.kind == check::FindingKind::Mismatch;
+  }
+  EXPECT_GE(found, 3);
 }
 
 // The split examples state their kernel count (@kernels) at their threshold
