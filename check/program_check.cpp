@@ -265,6 +265,33 @@ struct KernelsSimplified {
   double child_seconds = 0, protocol_seconds = 0;
 };
 
+// The latency path: times the lowering's decisions on the first seed the reference ran; a
+// confirmed slowdown of the Program as found becomes res's finding.
+void time_decisions(Context& ctx, const Kernel& program, const ProgramCheckOptions& options,
+                    const Reference& ref, ProgramCheckResult& res) {
+  const LatencyOptions& lo = *options.check.latency;
+  if (ref.cases.empty()) return;
+  const SeedCase& c = ref.cases.front();
+  auto timed =
+      time_lowering_decisions(ctx, program, options.lower, options.check.simplify, c.inputs, lo);
+  if (!timed) {
+    res.kind = FindingKind::BackendError;
+    res.backend = lo.backend;
+    res.details = fmt::format("seed {}: timing the lowering's decisions on {} failed: {}", c.seed,
+                              lo.backend, timed.error().message);
+    return;
+  }
+  for (const std::string& n : timed->notes) res.notes.push_back(n);
+  res.latency = std::move(*timed);
+  if (const DecisionTiming* d = res.latency->finding()) {
+    res.kind = FindingKind::Latency;
+    res.backend = lo.backend;
+    res.details =
+        fmt::format("seed {}: with {} ({} kernels) vs without ({} kernels): {}", c.seed, d->culprit,
+                    d->kernels_found, d->kernels_without, d->verdict.summary());
+  }
+}
+
 KernelsSimplified simplify_kernels(Context& ctx, const Program& lowered, const CheckOptions& co) {
   KernelsSimplified out;
   if (!co.simplifier) {
@@ -365,6 +392,8 @@ ProgramCheckResult check_program(Context& ctx, const Kernel& program,
     return res;
   }
   compare_all(ctx, res.simplified.program, ref, co, res);
+  if (co.latency && res.kind == FindingKind::None && !res.unsupported)
+    time_decisions(ctx, program, options, ref, res);
   return res;
 }
 
@@ -473,6 +502,10 @@ Signature sign_program_finding(Context& ctx, const Kernel& program,
   sig.culprit = "unknown";
   if (found.simplifier_failure && found.kind != FindingKind::None) {
     sig.culprit = failure_culprit(*found.simplifier_failure);
+    return sig;
+  }
+  if (found.kind == FindingKind::Latency && found.latency && found.latency->finding()) {
+    sig.culprit = found.latency->finding()->culprit;  // the decision timed is the culprit
     return sig;
   }
   CheckOptions co = options.check;

@@ -24,6 +24,11 @@
  * kernel it declines (unsupported) makes the whole program unsupported, with its reason; a
  * crash, hang or protocol failure is a finding, signed as check::signature_of signs one. An
  * external simplifier's step is replayed and its rules bisected as that function does.
+ *
+ * Latency (CheckOptions::latency set): a program that checks clean has its tensor-stage
+ * decisions timed against their alternatives on the latency backend, on the first seed the
+ * reference ran (check/program_latency.h); a confirmed slowdown is signed
+ * latency/<rule or planted bug>/<backend>.
  */
 #pragma once
 
@@ -34,6 +39,7 @@
 
 #include "check/dedup.h"
 #include "check/differential.h"
+#include "check/program_latency.h"
 #include "ir/kernel.h"
 #include "schedule/lower.h"
 
@@ -66,6 +72,10 @@ struct ProgramCheckResult {
   size_t kernels = 0;
   int seeds_run = 0;      ///< seeds where the reference ran without undefined behaviour
   int seeds_skipped = 0;  ///< seeds whose tensor program is undefined
+  /// With CheckOptions::latency, on a program that checks clean: its lowering decisions
+  /// timed (check/program_latency.h); a confirmed slowdown is kind Latency, its culprit the
+  /// decision's rule or planted bug.
+  std::optional<ProgramLatency> latency;
 };
 
 ProgramCheckResult check_program(ir::Context& ctx, const ir::Kernel& program,

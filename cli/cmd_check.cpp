@@ -50,6 +50,17 @@ json latency_json(const check::LatencyVerdict& v) {
   return j;
 }
 
+// Each lowering decision timed against its alternative (the Program without it).
+json decisions_json(const check::ProgramLatency& l) {
+  json timed = json::array();
+  for (const check::DecisionTiming& d : l.timed)
+    timed.push_back({{"culprit", d.culprit},
+                     {"kernels_with", d.kernels_found},
+                     {"kernels_without", d.kernels_without},
+                     {"verdict", latency_json(d.verdict)}});
+  return timed;
+}
+
 void print_json(const std::string& file, const check::CheckResult& r) {
   json j;
   j["file"] = file;
@@ -119,6 +130,7 @@ int run_program_check(const CheckFlags& f, ir::Context& ctx, const ir::Kernel& p
     j["lowering"] = {{"pcontig", po.lower.pcontig},
                      {"split_reduce_threshold", po.lower.split_reduce_threshold},
                      {"rules", r.lowering_hits}};
+    if (r.latency) j["latency"] = decisions_json(*r.latency);
     if (r.mismatch)
       j["mismatch"] = {{"seed", r.mismatch->seed},
                        {"output", r.mismatch->slot},
@@ -139,6 +151,11 @@ int run_program_check(const CheckFlags& f, ir::Context& ctx, const ir::Kernel& p
   }
   if (!f.json)
     for (const auto& n : r.notes) fmt::print("  note: {}\n", n);
+  if (!f.json && r.latency)
+    for (const check::DecisionTiming& d : r.latency->timed)
+      fmt::print("  latency on {}: with {} ({} kernel(s)) vs without ({}): {}\n",
+                 f.latency.options.backend, d.culprit, d.kernels_found, d.kernels_without,
+                 d.verdict.summary());
   if (r.unsupported) return kExitBadInput;
   return r.kind == check::FindingKind::None ? kExitOk : kExitFinding;
 }
@@ -176,7 +193,6 @@ int run_check(const CheckFlags& f) {
                  recorded.error().message);
       return kExitBadInput;
     }
-    co.latency.reset();  // the latency detector times kernels
     schedule::LowerOptions lo;
     lo.bugs = *lowering;
     return run_program_check(f, *k->ctx, kernel, {co, lower_options(lo, f.lowering, *recorded)});

@@ -144,6 +144,7 @@ report::FuzzSummary summary(const FuzzFlags& f, const fuzz::CampaignResult& r, b
     one.path = nf.path;
     one.write_error = nf.write_error;
     one.details = nf.details;
+    if (nf.tensor) one.level = "tensor";
     if (nf.latency)
       one.latency =
           report::LatencyStats{nf.latency->ratio, nf.latency->p_value, nf.latency->rerun_ratio,

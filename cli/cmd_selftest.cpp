@@ -77,6 +77,9 @@ void print_lowering_row(const fuzz::LoweringSelftestRow& row) {
   const fuzz::NewFinding* f = row.finding ? &*row.finding : nullptr;
   std::string sig = f ? f->signature.text() : "";
   if (f && !row.found) sig += fmt::format(" [another finding; {} in all]", row.new_findings);
+  if (f && f->latency)
+    sig += fmt::format(" ({:.2f}x slower, p={:.2g}; rerun {:.2f}x, p={:.2g})", f->latency->ratio,
+                       f->latency->p_value, f->latency->rerun_ratio, f->latency->rerun_p_value);
   fmt::print("{:<28} {:<7} {:>9} {:>8} {:>6}  {}\n", schedule::lowering_bug_name(row.bug),
              row.found ? "yes"
              : f       ? "OTHER"
@@ -96,6 +99,10 @@ json lowering_row_json(const fuzz::LoweringSelftestRow& row) {
     j["nodes_reduced"] = f->nodes_reduced;
     j["signature"] = f->signature.text();
     j["case"] = f->reduced_text;
+    if (f->latency)
+      j["latency"] = {{"backend", f->signature.backend},
+                      {"ratio", f->latency->ratio},
+                      {"rerun_ratio", f->latency->rerun_ratio}};
   }
   return j;
 }

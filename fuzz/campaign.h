@@ -135,6 +135,7 @@ struct NewFinding {
   std::string path;          ///< corpus file ("" when not written)
   std::string write_error;   ///< why it could not be written, if so
   std::optional<LatencyFigures> latency;  ///< latency findings only
+  bool tensor = false;                    ///< a tensor program's (its lowering's) finding
 };
 
 /// How often each value was seen: exact medians that add up across worker processes

@@ -64,6 +64,7 @@ json to_json(const NewFinding& f) {
           {"details", f.details},
           {"reduced_text", f.reduced_text},
           {"corpus_text", f.corpus_text},
+          {"tensor", f.tensor},
           {"latency", f.latency ? json{{"ratio", f.latency->ratio},
                                        {"p_value", f.latency->p_value},
                                        {"rerun_ratio", f.latency->rerun_ratio},
@@ -86,6 +87,7 @@ NewFinding finding_from_json(const json& j) {
   f.details = j.value("details", "");
   f.reduced_text = j.value("reduced_text", "");
   f.corpus_text = j.value("corpus_text", "");
+  f.tensor = j.value("tensor", false);
   if (const auto it = j.find("latency"); it != j.end() && it->is_object())
     f.latency = LatencyFigures{it->value("ratio", 1.0), it->value("p_value", 1.0),
                                it->value("rerun_ratio", 1.0), it->value("rerun_p_value", 1.0),

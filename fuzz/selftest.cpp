@@ -76,6 +76,31 @@ bool faithful_lowering_passes(const std::string& reduced_text) {
   return faithful.status == ChildOutcome::Status::Returned && faithful.output == "none";
 }
 
+// Tensor programs large enough that a lowering decision's cost shows on a cpu: a reduce
+// recomputed per use combines thousands of elements thousands of times.
+gen::GenPolicy whole_program_timing_policy() {
+  gen::GenPolicy p;
+  p.tensor.max_numel = 4096;
+  p.tensor.max_nodes = 10;
+  p.tensor.max_outputs = 2;
+  return p;
+}
+
+// A latency bug's campaign: every program's lowering decisions timed on the latency backend
+// (check/program_latency.h), on programs from `policy`, with an oracle step limit that lets
+// the bugged Program finish.
+void time_whole_programs(CampaignOptions& co, const SelftestOptions& o,
+                         const gen::GenPolicy& policy) {
+  co.check.latency = check::LatencyOptions{};
+  co.check.latency->backend = o.latency_backend;
+  co.check.max_steps = 200'000'000;
+  co.graph_timeout_s = o.graph_timeout > 0 ? o.graph_timeout : 30;
+  co.triage_timeout_s = std::min(co.graph_timeout_s, 10.0);
+  co.tensor_source = [&policy](ir::Context& ctx, uint64_t gs) {
+    return gen::generate_tensor_program(ctx, policy, gs).program;
+  };
+}
+
 double median(std::vector<double> times) {
   std::sort(times.begin(), times.end());
   return times.empty() ? 0 : times[times.size() / 2];
@@ -86,6 +111,7 @@ double median(std::vector<double> times) {
 LoweringSelftestResult run_lowering_selftest(
     const SelftestOptions& o, const std::function<void(const LoweringSelftestRow&)>& on_row) {
   gen::GenPolicy policy;
+  const gen::GenPolicy large_policy = whole_program_timing_policy();
   GraphSource source = [&](ir::Context& ctx, uint64_t gs) {
     return gen::generate(ctx, policy, gs).kernel;
   };
@@ -110,9 +136,14 @@ LoweringSelftestResult run_lowering_selftest(
     co.isolate = true;
     co.graph_timeout_s = o.graph_timeout > 0 ? o.graph_timeout : 10;
     co.triage_timeout_s = std::min(co.graph_timeout_s, 5.0);
+    const bool latency = schedule::lowering_bug_kind(b) == simplifier::BugKind::Latency;
+    if (latency) time_whole_programs(co, o, large_policy);
     std::optional<NewFinding> planted;
     const std::string name(schedule::lowering_bug_name(b));
     co.stop_when = [&](const NewFinding& f) {
+      // A latency bug counts only when the detector finds it (the oracle's step limit on a
+      // reduce recomputed per use is not what it is planted for).
+      if (latency && f.signature.kind != check::FindingKind::Latency) return false;
       if (f.signature.culprit != name || f.reduced_text.empty() ||
           !faithful_lowering_passes(f.reduced_text))
         return false;

@@ -6,6 +6,7 @@
 #include "fuzz/corpus.h"
 #include "fuzz/corpus_header.h"
 #include "fuzz/graph_checker.h"
+#include "fuzz/tensor_latency.h"
 #include "ir/graph.h"
 #include "ir/hash.h"
 #include "ir/printer.h"
@@ -45,7 +46,6 @@ ir::Kernel campaign_tensor_program(const CampaignOptions& o, ir::Context& ctx,
 check::ProgramCheckOptions program_options_for(const CampaignOptions& o, const ir::Kernel& k) {
   check::ProgramCheckOptions po;
   po.check = o.check;
-  po.check.latency.reset();  // the latency detector times kernels, not programs
   for (const auto& [name, v] : k.header.vars) po.check.vars.emplace(name, v);
   po.lower = o.lower;
   // The campaign wrote these lines itself (campaign_tensor_program): they parse.
@@ -92,6 +92,7 @@ ir::Kernel tensor_corpus_entry(const ir::Kernel& k, const NewFinding& f, const C
   corpus.details = f.details;
   record_simplifier(corpus, po.check);
   record_lowering(corpus, po.lower);
+  record_latency(corpus, f);
   out.header.extra = corpus_header_lines(corpus);
   return out;
 }
@@ -111,11 +112,14 @@ std::optional<NewFinding> GraphChecker::check_tensor(uint64_t i, CampaignProgres
   if (recipe_sink_) recipe_sink_(nullptr);
   ir::Context ctx;
   const ir::Kernel k = campaign_tensor_program(o_, ctx, gs);
-  const check::ProgramCheckOptions po = program_options_for(o_, k);
+  check::ProgramCheckOptions po = program_options_for(o_, k);
+  if (po.check.latency && i % std::max<uint64_t>(o_.latency_every, 1) != 0)
+    po.check.latency.reset();
   check::ProgramCheckResult r = check::check_program(ctx, k, po);
   ++tally.graphs;
   ++tally.tensor_programs;
   tally.tensor_seconds += seconds_since(started);
+  if (r.latency) ++tally.latency_timed;
   if (k.root) tally.tensor_nodes.add(ir::toposort(k.root).size());
   count_simplifier(tally, o_, r.simplifier_failure, r.child_seconds, r.protocol_seconds);
   if (r.unsupported) {
@@ -133,10 +137,12 @@ std::optional<NewFinding> GraphChecker::check_tensor(uint64_t i, CampaignProgres
   f.signature = sig;
   f.graph_seed = gs;
   f.graph_index = i;
+  f.tensor = true;
   f.seconds = seconds_since(start_);
   f.details = r.details;
   f.nodes_found = ir::toposort(k.root).size();
-  const ir::Kernel small = shrink_ ? shrink_(ctx, k, keeps_program_signature(po, sig)) : k;
+  const ir::Kernel small = measure_program_latency(
+      f, ctx, k, shrink_ ? shrink_(ctx, k, keeps_program_signature(po, sig)) : k, po);
   f.nodes_reduced = ir::toposort(small.root).size();
   f.reduced_text = ir::print_kernel(small);
   f.corpus_text = ir::print_kernel(tensor_corpus_entry(small, f, o_, po));

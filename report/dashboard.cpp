@@ -461,10 +461,11 @@ std::string regressions_section(const std::vector<const LoadedResults*>& runs,
         ratio += fmt::format("<div class=\"sub\">rerun {}</div>",
                              plot::format_speedup(*f.latency->confirm_ratio));
       rows += fmt::format(
-          "<tr><td><span class=\"tag\">fuzz</span></td><td>{}</td><td>{}</td>"
+          "<tr><td><span class=\"tag\">{}</span></td><td>{}</td><td>{}</td>"
           "<td class=\"num slower\" data-v=\"{}\">{}</td><td class=\"num\" "
           "data-v=\"{}\">{}</td><td class=\"date\" data-v=\"{}\">{}</td>"
           "<td>{}</td><td>{}</td></tr>\n",
+          f.level == "tensor" ? "fuzz · program" : "fuzz",
           "<code>" + html_escape(f.signature) + "</code>" +
               (f.latency && !f.latency->confirmed
                    ? "<div class=\"sub\">its minimized case did not confirm when re-timed</div>"
@@ -477,7 +478,8 @@ std::string regressions_section(const std::vector<const LoadedResults*>& runs,
   std::string s =
       "<section id=\"regressions\">\n<h2>Confirmed latency regressions</h2>\n<p "
       "class=\"note\">Bench comparisons "
-      "whose rewrite was slower on two independent runs, and latency findings of fuzz campaigns. "
+      "whose rewrite was slower on two independent runs, and latency findings of fuzz campaigns "
+      "(program: a lowering decision that made a tensor program's whole Program slower). "
       "Slower by = "
       "rewritten / original; p: one-sided Mann-Whitney U.</p>\n";
   if (n == 0) return s + "<p class=\"none\">none</p>\n</section>\n";

@@ -187,6 +187,7 @@ FuzzFinding read_finding(const Obj& f) {
   r.path = f.str_or("path", "");
   r.write_error = f.str_or("write_error", "");
   r.details = f.str_or("details", "");
+  r.level = f.str_or("level", "");
   if (f.has("latency")) {
     Obj l = f.obj("latency");
     r.latency = LatencyStats{l.num("ratio"), l.opt_num("p_value"), l.opt_num("confirm_ratio"),
@@ -400,6 +401,7 @@ std::string fuzz_summary_json(const FuzzSummary& s, std::string_view context) {
     one["path"] = f.path;
     one["write_error"] = f.write_error;
     one["details"] = f.details;
+    if (!f.level.empty()) one["level"] = f.level;
     if (const auto& l = f.latency) {
       json lat = {{"ratio", l->ratio}};
       if (l->p_value) lat["p_value"] = *l->p_value;

@@ -92,6 +92,9 @@ struct FuzzFinding {
   std::string write_error;  // why it was not written; "" when it was (or was not asked for)
   std::string details;
   std::optional<LatencyStats> latency;  // latency findings only
+  /// "tensor": a tensor program's finding (a latency one timed its whole Programs);
+  /// "" : a kernel's.
+  std::string level;
 };
 
 struct FuzzSummary {

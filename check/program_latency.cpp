@@ -1,0 +1,209 @@
+#include "check/program_latency.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "backends/registry.h"
+#include "ir/graph.h"
+
+namespace uopfuzz::check {
+
+using namespace ir;
+
+Result<std::unique_ptr<CompiledProgram>> CompiledProgram::compile(backends::Backend& backend,
+                                                                  const Program& program) {
+  std::unique_ptr<CompiledProgram> p(new CompiledProgram());
+  p->program_ = program;
+  for (size_t k = 0; k < program.kernels.size(); ++k) {
+    auto compiled = backend.compile(program.kernels[k].root);
+    if (!compiled) {
+      // Keep "unsupported:" first, so that a caller can tell a capability from a failure.
+      Error e = compiled.error();
+      e.message = backends::is_unsupported(e)
+                      ? fmt::format("{} (kernel {})", e.message, k)
+                      : fmt::format("kernel {} does not compile: {}", k, e.message);
+      return e;
+    }
+    p->compiled_.push_back(*compiled);
+  }
+  return p;
+}
+
+std::optional<Error> CompiledProgram::bind(const Inputs& inputs,
+                                           const backends::RunOptions& options,
+                                           std::map<int, Buffer>* outputs) {
+  std::vector<Buffer> storage(program_.buffers.size());
+  for (size_t i = 0; i < program_.buffers.size(); ++i) {
+    const ProgramBuffer& b = program_.buffers[i];
+    if (b.role != ProgramBuffer::Role::Input) {
+      storage[i] = Buffer(b.dtype, static_cast<size_t>(b.size));
+      continue;
+    }
+    auto it = inputs.buffers.find(b.index);
+    if (it == inputs.buffers.end())
+      return Error{fmt::format("no input buffer for the tensor program's PARAM slot {}", b.index)};
+    storage[i] = it->second;
+  }
+  bound_.assign(program_.kernels.size(), Inputs{});
+  bound_from_ = nullptr;
+  for (size_t k = 0; k < program_.kernels.size(); ++k) {
+    const ProgramKernel& kernel = program_.kernels[k];
+    Inputs& in = bound_[k];
+    in.vars = inputs.vars;
+    std::map<int, int> written;  // output slot -> buffer
+    for (UOp n : toposort(kernel.root)) {
+      if (n.op() != Op::Param) continue;
+      const ParamArg& p = n.arg<ParamArg>();
+      auto slot = kernel.buffer_of_slot.find(p.slot);
+      if (slot == kernel.buffer_of_slot.end())
+        return Error{fmt::format("kernel {}: PARAM slot {} is bound to no buffer", k, p.slot)};
+      if (p.output)
+        written[p.slot] = slot->second;
+      else
+        in.buffers[p.slot] = storage[static_cast<size_t>(slot->second)];
+    }
+    auto ran = compiled_[k]->run(in, options);
+    if (!ran) return Error{fmt::format("kernel {}: {}", k, ran.error().message)};
+    if (ran->status != RunStatus::Ok)
+      return Error{fmt::format("kernel {} did not finish (undefined behaviour or step limit)", k)};
+    for (auto [slot, buffer] : written) {
+      auto it = ran->outputs.find(slot);
+      if (it == ran->outputs.end())
+        return Error{fmt::format("kernel {} returned no buffer for output slot {}", k, slot)};
+      storage[static_cast<size_t>(buffer)] = std::move(it->second);
+    }
+  }
+  if (outputs)
+    for (size_t i = 0; i < program_.buffers.size(); ++i)
+      if (program_.buffers[i].role == ProgramBuffer::Role::Output)
+        (*outputs)[program_.buffers[i].index] = storage[i];
+  bound_from_ = &inputs;
+  return std::nullopt;
+}
+
+Result<RunOutput> CompiledProgram::run(const Inputs& inputs, const backends::RunOptions& options) {
+  RunOutput out;
+  if (auto e = bind(inputs, options, &out.outputs)) return *e;
+  return out;
+}
+
+Result<std::vector<double>> CompiledProgram::time(const Inputs& inputs, int reps,
+                                                  const backends::RunOptions& options) {
+  if (bound_from_ != &inputs)
+    if (auto e = bind(inputs, options, nullptr)) return *e;
+  std::vector<double> host(static_cast<size_t>(std::max(reps, 0)), 0.0);
+  std::vector<double> device(host.size(), 0.0);
+  bool every_kernel_has_a_device_clock = true;
+  for (int r = 0; r < reps; ++r)
+    // In order, one run of each kernel: a consumer runs right after its producer, as in a
+    // real run of the Program (what its caches hold is part of its time).
+    for (size_t k = 0; k < compiled_.size(); ++k) {
+      auto t = compiled_[k]->time(bound_[k], 1, options);
+      if (!t) return Error{fmt::format("kernel {}: {}", k, t.error().message)};
+      if (!t->empty()) host[r] += t->front();
+      std::vector<double> d = compiled_[k]->device_times();
+      if (d.empty())
+        every_kernel_has_a_device_clock = false;
+      else
+        device[r] += d.front();
+    }
+  device_times_.clear();
+  if (every_kernel_has_a_device_clock && !compiled_.empty()) device_times_ = std::move(device);
+  return host;
+}
+
+Result<LatencyVerdict> detect_program_regression(const Program& original, const Program& rewritten,
+                                                 const Inputs& inputs,
+                                                 const LatencyOptions& options) {
+  backends::Backend* backend = backends::find_backend(options.backend);
+  if (!backend) return Error{fmt::format("no backend named '{}'", options.backend)};
+  auto a = CompiledProgram::compile(*backend, original);
+  if (!a) return a.error();
+  auto b = CompiledProgram::compile(*backend, rewritten);
+  if (!b) return b.error();
+  return detect_regression(**a, **b, inputs, options);
+}
+
+namespace {
+
+// A lowering's alternative to the Program as found: what is switched off, and the options.
+struct Alternative {
+  std::string culprit;
+  schedule::LowerOptions lower;
+};
+
+std::vector<Alternative> alternatives(const schedule::LowerOptions& lower,
+                                      const schedule::LowerReport& report) {
+  std::vector<Alternative> out;
+  for (schedule::LoweringBug b : lower.bugs) {
+    Alternative a{std::string(schedule::lowering_bug_name(b)), lower};
+    a.lower.bugs.erase(b);
+    out.push_back(std::move(a));
+  }
+  for (const std::string& rule : schedule::tensor_rule_names()) {
+    auto hit = report.hits.find(rule);
+    if (hit == report.hits.end() || hit->second == 0 || lower.disabled.count(rule)) continue;
+    Alternative a{rule, lower};
+    a.lower.disabled.insert(rule);
+    out.push_back(std::move(a));
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<ProgramLatency> time_lowering_decisions(Context& ctx, const Kernel& program,
+                                               const schedule::LowerOptions& lower,
+                                               const simplifier::SimplifyOptions& simplify,
+                                               const Inputs& inputs,
+                                               const LatencyOptions& options) {
+  ProgramLatency out;
+  backends::Backend* backend = backends::find_backend(options.backend);
+  if (!backend) return Error{fmt::format("no backend named '{}'", options.backend)};
+  schedule::LowerReport report;
+  auto found = schedule::lower(ctx, program.root, lower, &report);
+  if (!found) return Error{"the lowering as found fails: " + found.error().message};
+  const Program as_found = schedule::simplify_program(ctx, *found, simplify).program;
+  const std::string found_text = print_program(as_found);
+  std::unique_ptr<CompiledProgram> compiled_found;
+  for (Alternative& alt : alternatives(lower, report)) {
+    auto without = schedule::lower(ctx, program.root, alt.lower);
+    if (!without) {
+      out.notes.push_back(
+          fmt::format("without {}: not timed ({})", alt.culprit, without.error().message));
+      continue;
+    }
+    const Program other = schedule::simplify_program(ctx, *without, simplify).program;
+    if (print_program(other) == found_text) continue;  // the decision changed nothing
+    if (!compiled_found) {
+      auto c = CompiledProgram::compile(*backend, as_found);
+      if (!c) {
+        if (!backends::is_unsupported(c.error())) return c.error();
+        out.notes.push_back(fmt::format("{}: not timed ({})", options.backend, c.error().message));
+        return out;
+      }
+      compiled_found = std::move(*c);
+    }
+    auto compiled_other = CompiledProgram::compile(*backend, other);
+    if (!compiled_other) {
+      if (!backends::is_unsupported(compiled_other.error())) return compiled_other.error();
+      out.notes.push_back(fmt::format("without {}: not timed on {} ({})", alt.culprit,
+                                      options.backend, compiled_other.error().message));
+      continue;
+    }
+    auto verdict = detect_regression(**compiled_other, *compiled_found, inputs, options);
+    if (!verdict)
+      return Error{
+          fmt::format("timing without {} failed: {}", alt.culprit, verdict.error().message)};
+    out.timed.push_back(DecisionTiming{alt.culprit, std::move(*verdict), as_found.kernels.size(),
+                                       other.kernels.size()});
+    if (out.timed.back().verdict.confirmed) {
+      out.regressed = out.timed.size() - 1;
+      break;
+    }
+  }
+  return out;
+}
+
+}  // namespace uopfuzz::check
