@@ -187,13 +187,13 @@ struct TensorNodeWeights {
   double contiguous = 0.5;     ///< CONTIGUOUS
   // Shapes the buffer rules and split reduce rewrite (schedule/buffers.h, split_reduce.h); each
   // node built here is read by two consumers at indices that disagree (a removable BUFFERIZE)
-  double shared_reduce = 1.2;  ///< m(r) op r with r a REDUCE_AXIS kept at the shape: a reduce in the buffer's scope
-  double unary_in_reduce = 1;  ///< u op expand(reduce(u)) with u a NEG or CAST: argmax(-x)
-  double wide_read = 1;        ///< m(y) op y with y combining 1..5 distinct inputs (the buffer limit)
-  double pad_shared = 1;       ///< pad(y) op y, shrunk back: a PAD-gated read of a node with two consumers
-  double const_broadcast = 0.6;///< m(c) op c with c a CONST expanded or padded: BUFFERIZE(CONST)
-  double dead_axes = 1.2;      ///< m(e) op e with e an EXPAND of a smaller value (a reduce's, or a scalar): dead axes
-  double split_candidate = 1;  ///< a REDUCE_AXIS over SplitDimWeights dims with a large input/output ratio
+  double shared_reduce = 0.6;  ///< m(r) op r with r a REDUCE_AXIS kept at the shape: a reduce in the buffer's scope
+  double unary_in_reduce = 0.5;///< u op expand(reduce(u)) with u a NEG or CAST: argmax(-x)
+  double wide_read = 0.5;      ///< m(y) op y with y combining 1..5 distinct inputs (the buffer limit)
+  double pad_shared = 0.5;     ///< pad(y) op y, shrunk back: a PAD-gated read of a node with two consumers
+  double const_broadcast = 0.3;///< m(c) op c with c a CONST expanded or padded: BUFFERIZE(CONST)
+  double dead_axes = 0.6;      ///< m(e) op e with e an EXPAND of a smaller value (a reduce's, or a scalar): dead axes
+  double split_candidate = 0.6;///< a REDUCE_AXIS over SplitDimWeights dims with a large input/output ratio
 };
 
 /// Extents of a dim a split candidate reduces: split reduce needs a divisor in [8, 256].

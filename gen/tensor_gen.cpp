@@ -443,7 +443,7 @@ class TensorBuilder {
   /// shapes below are built so that rangeify makes a removable BUFFERIZE of x.
   UOp share(UOp x) {
     if (!x) return x;
-    return tensor::alu(ctx_, combine_op(x.dtype()), {x, other_view(x, false)});
+    return tensor::alu(ctx_, combine_op(x.dtype()), {x, other_view(x, e_.chance(0.25))});
   }
 
   /// A movement of x to its own shape: a flip, a swap of two equal dims, a shift by one
