@@ -185,6 +185,22 @@ struct TensorNodeWeights {
   double reduce_broadcast = 1; ///< x op expand(reduce(x, axis)): x - x.max(1) style
   double self_combine = 1;     ///< x op m(x) with m a movement that keeps the shape (flip, permute of equal dims, pad+shrink, reshape there and back)
   double contiguous = 0.5;     ///< CONTIGUOUS
+  // Shapes the buffer rules and split reduce rewrite (schedule/buffers.h, split_reduce.h); each
+  // node built here is read by two consumers at indices that disagree (a removable BUFFERIZE)
+  double shared_reduce = 0.6;  ///< m(r) op r with r a REDUCE_AXIS kept at the shape: a reduce in the buffer's scope
+  double unary_in_reduce = 0.5;///< u op expand(reduce(u)) with u a NEG or CAST: argmax(-x)
+  double wide_read = 0.5;      ///< m(y) op y with y combining 1..5 distinct inputs (the buffer limit)
+  double pad_shared = 0.5;     ///< pad(y) op y, shrunk back: a PAD-gated read of a node with two consumers
+  double const_broadcast = 0.3;///< m(c) op c with c a CONST expanded or padded: BUFFERIZE(CONST)
+  double dead_axes = 0.6;      ///< m(e) op e with e an EXPAND of a smaller value (a reduce's, or a scalar): dead axes
+  double split_candidate = 0.6;///< a REDUCE_AXIS over SplitDimWeights dims with a large input/output ratio
+};
+
+/// Extents of a dim a split candidate reduces: split reduce needs a divisor in [8, 256].
+struct SplitDimWeights {
+  double factorable = 4;  ///< 16, 24, 32, 48, 64, 96, 128 or 256 (divisors in [8, 256])
+  double prime = 1.5;     ///< 17, 31, 37 or 61 (no divisor: the split skips the dim)
+  double small = 1;       ///< 2..7 (too small to split, reduced next to a factorable dim)
 };
 
 /// Which movement op makes a position's shape from another.
@@ -239,7 +255,7 @@ struct TensorGenPolicy {
   int64_t max_numel = 512;          ///< largest tensor (a derived source may grow a larger given shape no further)
   int max_outputs = 3;              ///< REALIZE sources
   double p_extra_output = 0.35;     ///< each further output (geometric)
-  int max_inputs = 6;               ///< input PARAMs (past it an input of the dtype and element count is reshaped, else a CONST)
+  int max_inputs = 8;               ///< input PARAMs (past it an input of the dtype and element count is reshaped, else a CONST)
   double p_zero_dim = 0.01;         ///< a fresh dim has extent 0 (an empty tensor)
   double p_flat_input = 0.3;        ///< an input PARAM is flat ([numel]) and reshaped to the position's shape
   double p_contiguous_output = 0.15;///< an output is CONTIGUOUS of its value
@@ -250,6 +266,18 @@ struct TensorGenPolicy {
   double p_large_reduce = 0.015;    ///< a program's first output is a reduction of 32,768+ elements per output element
   int large_max_nodes = 6;          ///< ... its source's size budget (ops defined for every operand only: no oracle check)
   int64_t large_max_rows = 3;       ///< ... output elements (kept rows)
+  double p_large_realistic = 0.4;   ///< ... of 10^4..10^5 elements (tinygrad's held-out sizes), else 32,768..65,536
+
+  // ---- the buffer rules' and split reduce's shapes (TensorNodeWeights' last rows)
+  double p_shared_reduce_all = 0.3; ///< a shared reduce reduces every axis (a scalar buffer, all axes dead)
+  double p_unary_cast = 0.4;        ///< the unary op in a reduce scope is a CAST (else NEG)
+  int max_wide_inputs = 5;          ///< a wide read combines 1..this many distinct inputs (uniform)
+  double p_wide_reduce = 0.3;       ///< ... and one of them is reduced (a reduce in scope)
+  double p_dead_scalar = 0.3;       ///< a dead-axes node expands a scalar (every axis dead)
+  int64_t split_max_numel = 4096;   ///< largest input of a split candidate
+  int split_max_reduced = 2;        ///< dims a split candidate reduces (1..this)
+  double p_split_broadcast = 0.2;   ///< a reduced dim is an EXPAND of size 1 (split must skip it)
+  SplitDimWeights split_dims;       ///< extents of a split candidate's reduced dims
 
   // ---- nodes, shapes, ops
   TensorNodeWeights nodes;          ///< what fills a position

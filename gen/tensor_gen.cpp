@@ -60,7 +60,14 @@ class TensorBuilder {
     Reduce,
     ReduceBroadcast,
     SelfCombine,
-    Contiguous
+    Contiguous,
+    SharedReduce,
+    UnaryInReduce,
+    WideRead,
+    PadShared,
+    ConstBroadcast,
+    DeadAxes,
+    SplitCandidate
   };
 
   UOp fill(DType dt, const Shape& s, int depth) {
@@ -76,9 +83,23 @@ class TensorBuilder {
     const bool reusable = pool_.count({dt.scalar(), s}) > 0;
     // An infeasible choice (no source shape fits) declines; a few draws then a leaf.
     for (int attempt = 0; attempt < 4; ++attempt) {
-      const std::array<double, 10> weights = {
-          w.input,    w.constant, reusable ? w.reuse : 0.0, w.elementwise,  w.cast,
-          w.movement, w.reduce,   w.reduce_broadcast,       w.self_combine, w.contiguous};
+      const std::array<double, 17> weights = {w.input,
+                                              w.constant,
+                                              reusable ? w.reuse : 0.0,
+                                              w.elementwise,
+                                              w.cast,
+                                              w.movement,
+                                              w.reduce,
+                                              w.reduce_broadcast,
+                                              w.self_combine,
+                                              w.contiguous,
+                                              w.shared_reduce,
+                                              w.unary_in_reduce,
+                                              w.wide_read,
+                                              w.pad_shared,
+                                              w.const_broadcast,
+                                              w.dead_axes,
+                                              w.split_candidate};
       UOp u;
       switch (static_cast<Kind>(e_.pick(weights))) {
         case Kind::Input: return input(dt, s);
@@ -91,6 +112,13 @@ class TensorBuilder {
         case Kind::ReduceBroadcast: u = reduce_broadcast(dt, s, depth + 1); break;
         case Kind::SelfCombine: u = self_combine(dt, s, depth + 1); break;
         case Kind::Contiguous: return tensor::contiguous(ctx_, fill(dt, s, depth + 1));
+        case Kind::SharedReduce: u = shared_reduce(dt, s, depth + 1); break;
+        case Kind::UnaryInReduce: u = unary_in_reduce(dt, s, depth + 1); break;
+        case Kind::WideRead: return share(wide_read(dt, s, depth + 1));
+        case Kind::PadShared: u = pad_shared(dt, s, depth + 1); break;
+        case Kind::ConstBroadcast: u = const_broadcast(dt, s); break;
+        case Kind::DeadAxes: u = dead_axes(dt, s, depth + 1); break;
+        case Kind::SplitCandidate: u = split_candidate(dt, s, depth + 1); break;
       }
       if (u) return u;
     }
@@ -407,14 +435,29 @@ class TensorBuilder {
 
   /// x op m(x), m a movement that keeps the shape: two consumers indexing x differently.
   UOp self_combine(DType dt, const Shape& s, int depth) {
+    UOp x = fill(dt, s, depth);
+    return tensor::alu(ctx_, combine_op(dt), {x, other_view(x, true)});
+  }
+
+  /// x op m(x) with m re-indexing x (x itself when its shape has no dim to move): the
+  /// shapes below are built so that rangeify makes a removable BUFFERIZE of x.
+  UOp share(UOp x) {
+    if (!x) return x;
+    return tensor::alu(ctx_, combine_op(x.dtype()), {x, other_view(x, e_.chance(0.25))});
+  }
+
+  /// A movement of x to its own shape: a flip, a swap of two equal dims, a shift by one
+  /// (PAD a side, SHRINK the other) or, when `may_agree`, a reshape there and back.
+  UOp other_view(UOp x, bool may_agree) {
+    const Shape& s = x.shape();
     std::vector<std::pair<size_t, size_t>> equal_dims;
     for (size_t i = 0; i < s.size(); ++i)
       for (size_t j = i + 1; j < s.size(); ++j)
         if (s[i] == s[j] && s[i] > 1) equal_dims.emplace_back(i, j);
     const bool any_dim = !s.empty();
-    const size_t how =
-        e_.pick({any_dim ? 1.0 : 0.0, equal_dims.empty() ? 0.0 : 1.5, any_dim ? 1.0 : 0.0, 1.0});
-    UOp x = fill(dt, s, depth);
+    if (!any_dim && !may_agree) return x;
+    const size_t how = e_.pick({any_dim ? 1.0 : 0.0, equal_dims.empty() ? 0.0 : 1.5,
+                                any_dim ? 1.0 : 0.0, may_agree ? 1.0 : 0.0});
     UOp y;
     switch (how) {
       case 0: y = tensor::flip(ctx_, x, some_axes(s.size())); break;
@@ -439,7 +482,149 @@ class TensorBuilder {
       }
       default: y = tensor::reshape(ctx_, tensor::reshape(ctx_, x, refactor(numel(s))), s); break;
     }
-    return tensor::alu(ctx_, combine_op(dt), {x, y});
+    return y;
+  }
+
+  // ---- the buffer rules' and split reduce's shapes (schedule/buffers.h, split_reduce.h)
+
+  /// A reduce at the position's shape, read twice: a BUFFERIZE with a reduce in its scope
+  /// (and, reduced over every axis, a scalar whose axes are all dead).
+  UOp shared_reduce(DType dt, const Shape& s, int depth) {
+    if (e_.chance(p_.p_shared_reduce_all)) {
+      const Shape from = draw_shape();
+      std::vector<int64_t> all(from.size());
+      std::iota(all.begin(), all.end(), 0);
+      UOp r = tensor::reduce_axis(ctx_, fill(dt, from, depth), reduce_op(dt, numel(from)),
+                                  std::move(all));
+      r = tensor::reshape(ctx_, r, Shape(s.size(), 1));
+      return is_all_ones(s) ? r : tensor::expand(ctx_, r, s);
+    }
+    return share(reduce(dt, s, depth));
+  }
+
+  /// u op expand(reduce(u)) with u a unary op: argmax(-x) reads -x inside the reduce's scope
+  /// and outside it.
+  UOp unary_in_reduce(DType dt, const Shape& s, int depth) {
+    if (s.empty() || numel(s) == 0) return {};
+    UOp u;
+    if (dt.is_bool() || e_.chance(p_.p_unary_cast))
+      u = cast_into(dt, s, depth);
+    else
+      u = tensor::alu(ctx_, Op::Neg, {fill(dt, s, depth)});
+    const auto axis = static_cast<int64_t>(e_.below(s.size()));
+    UOp r = tensor::reduce_axis(ctx_, u, reduce_op(dt, s[static_cast<size_t>(axis)]), {axis});
+    if (r.shape() != s) r = tensor::expand(ctx_, r, s);
+    return tensor::alu(ctx_, combine_op(dt), {u, r});
+  }
+
+  /// 1..max_wide_inputs distinct inputs combined (one maybe reduced): inlining a read of it
+  /// reads that many buffers.
+  UOp wide_read(DType dt, const Shape& s, int depth) {
+    const int64_t k = e_.between(1, std::max(p_.max_wide_inputs, 1));
+    const int64_t reduced = e_.chance(p_.p_wide_reduce) ? e_.below(static_cast<uint64_t>(k)) : -1;
+    UOp y;
+    for (int64_t i = 0; i < k; ++i) {
+      UOp term = i == reduced ? reduce(dt, s, depth) : UOp();
+      if (!term) term = input(dt, s);
+      y = y ? tensor::alu(ctx_, combine_op(dt), {y, term}) : term;
+    }
+    return y;
+  }
+
+  /// y op shift(pad(y)): a PAD-gated read of y next to an ungated one.
+  UOp pad_shared(DType dt, const Shape& s, int depth) {
+    std::vector<size_t> dims;
+    for (size_t i = 0; i < s.size(); ++i)
+      if (s[i] > 0) dims.push_back(i);
+    if (dims.empty()) return {};
+    UOp y = fill(dt, s, depth);
+    const size_t i = dims[e_.below(dims.size())];
+    const int64_t total = e_.between(1, 2);
+    const int64_t before = e_.between(0, total);
+    int64_t begin = e_.between(0, total);
+    if (begin == before) begin = (begin + 1) % (total + 1);
+    std::vector<std::pair<int64_t, int64_t>> pads(s.size(), {0, 0}), cuts;
+    pads[i] = {before, total - before};
+    for (size_t d = 0; d < s.size(); ++d)
+      cuts.emplace_back(d == i ? begin : 0, (d == i ? begin : 0) + s[d]);
+    UOp shifted = tensor::shrink(ctx_, tensor::pad(ctx_, y, std::move(pads)), std::move(cuts));
+    return tensor::alu(ctx_, combine_op(dt), {y, shifted});
+  }
+
+  /// A CONST seen through a movement, read twice: BUFFERIZE(CONST), then INDEX(CONST).
+  UOp const_broadcast(DType dt, const Shape& s) {
+    if (s.empty()) return {};
+    Shape from = s;
+    for (int64_t& d : from)
+      if (e_.chance(0.5)) d = 1;
+    UOp c = constant(dt, from);
+    c = from == s ? tensor::flip(ctx_, c, some_axes(s.size())) : tensor::expand(ctx_, c, s);
+    return share(c);
+  }
+
+  /// An EXPAND of a smaller value (a scalar, a reduce's result or any value with 1s), read
+  /// twice: its BUFFERIZE has axes of size 1 and axes the value does not use.
+  UOp dead_axes(DType dt, const Shape& s, int depth) {
+    if (is_all_ones(s)) return {};
+    Shape from(s.size(), 1);
+    if (!e_.chance(p_.p_dead_scalar))
+      for (size_t i = 0; i < s.size(); ++i)
+        if (e_.chance(0.4)) from[i] = s[i];
+    if (from == s) from[first_wide(s)] = 1;
+    UOp v = e_.chance(0.5) ? reduce(dt, from, depth) : UOp();
+    if (!v) v = fill(dt, from, depth);
+    return share(tensor::expand(ctx_, v, s));
+  }
+
+  /// A REDUCE_AXIS whose reduced dims are large next to its output: split reduce's shape
+  /// at a small threshold, on dims that factor, that do not (primes) or are broadcast.
+  UOp split_candidate(DType dt, const Shape& s, int depth) {
+    if (static_cast<int>(s.size()) >= p_.max_rank) return {};
+    const int want = static_cast<int>(e_.between(1, std::max(p_.split_max_reduced, 1)));
+    Shape from = s;
+    std::vector<int64_t> axes;
+    std::vector<bool> broadcast;
+    int64_t combined = 1;
+    for (int k = 0; k < want && static_cast<int>(from.size()) < p_.max_rank; ++k) {
+      const int64_t extent = split_extent();
+      if (numel(from) * extent > std::max(p_.split_max_numel, numel(s))) break;
+      const auto at = static_cast<int64_t>(e_.below(from.size() + 1));
+      from.insert(from.begin() + at, extent);
+      for (int64_t& a : axes)
+        if (a >= at) ++a;
+      axes.push_back(at);
+      combined *= extent;
+    }
+    if (axes.empty()) return {};
+    std::sort(axes.begin(), axes.end());
+    UOp x;
+    if (e_.chance(p_.p_split_broadcast)) {
+      Shape narrow = from;
+      narrow[static_cast<size_t>(axes[e_.below(axes.size())])] = 1;
+      x = tensor::expand(ctx_, fill(dt, narrow, depth), from);
+    } else {
+      x = fill(dt, from, depth);
+    }
+    UOp r = tensor::reduce_axis(ctx_, x, reduce_op(dt, combined), std::move(axes));
+    return tensor::reshape(ctx_, r, s);
+  }
+
+  int64_t split_extent() {
+    const SplitDimWeights& w = p_.split_dims;
+    switch (e_.pick({w.factorable, w.prime, w.small})) {
+      case 0: return std::array<int64_t, 8>{16, 24, 32, 48, 64, 96, 128, 256}[e_.below(8)];
+      case 1: return std::array<int64_t, 4>{17, 31, 37, 61}[e_.below(4)];
+      default: return e_.between(2, 7);
+    }
+  }
+
+  static bool is_all_ones(const Shape& s) {
+    return std::all_of(s.begin(), s.end(), [](int64_t d) { return d == 1; });
+  }
+  static size_t first_wide(const Shape& s) {
+    for (size_t i = 0; i < s.size(); ++i)
+      if (s[i] != 1) return i;
+    return 0;
   }
 
   Op combine_op(DType dt) {
@@ -456,8 +641,10 @@ class TensorBuilder {
   /// One output reducing 32,768+ elements into each element (split reduce's threshold).
   UOp large_reduce() {
     constexpr std::array<int64_t, 5> lengths = {32768, 40000, 49152, 65536, 32771};
+    constexpr std::array<int64_t, 6> realistic = {10000, 12288, 20000, 50000, 99991, 100000};
     const DType dt = draw_dtype();
-    const int64_t n = lengths[e_.below(lengths.size())];
+    const int64_t n = e_.chance(p_.p_large_realistic) ? realistic[e_.below(realistic.size())]
+                                                      : lengths[e_.below(lengths.size())];
     const int64_t rows = e_.between(1, p_.large_max_rows);
     Shape from;
     std::vector<int64_t> axes;

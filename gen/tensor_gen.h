@@ -11,7 +11,15 @@
  * EXPAND from 1s, PAD from a smaller shape, SHRINK from a larger one, FLIP), REDUCE_AXIS
  * over inserted or size-1 axes (one, several, all, none), reduce-then-broadcast
  * (x - x.max(1)), x combined with a re-indexed x, and CONTIGUOUS. Shapes mix 1s, small
- * primes and, rarely, 0; a share of programs reduces 32,768+ elements per output element.
+ * primes and, rarely, 0; a share of programs reduces 10^4..10^5 elements per output element.
+ *
+ * Further kinds aim at the tensor-stage rules (schedule/buffers.h, split_reduce.h), each a
+ * node read by two consumers at indices that disagree (a removable BUFFERIZE): a reduce
+ * (a reduce in scope; over every axis, a scalar), a NEG or CAST read inside and outside a
+ * reduce (argmax(-x)), 1..5 distinct inputs combined (the buffer limit), a PAD-gated
+ * read, a CONST through a movement (BUFFERIZE(CONST)), an EXPAND of a smaller value (dead
+ * axes); and reduces of factorable, prime or broadcast dims with a large input/output
+ * ratio (split reduce at a small threshold).
  *
  * Undefined behaviour is avoided by construction: integer divisors are nonzero CONSTs or
  * x | 1; shift amounts are CONSTs in [0, bits) or x & (bits - 1); a float reaching an
@@ -38,7 +46,7 @@
 namespace uopfuzz::gen {
 
 /// The tensor generator's version, written to each program's header (@generator).
-inline constexpr const char* kTensorGeneratorVersion = "uopfuzz-tensor-gen-1";
+inline constexpr const char* kTensorGeneratorVersion = "uopfuzz-tensor-gen-2";
 
 struct TensorGenResult {
   /// The program (root: REALIZE); the header holds @name, @seed (input seed 0),
