@@ -80,8 +80,12 @@ class GraphBuilder {
     Result<UOp> b = bufferize(src);
     if (!b) return b.error();
     std::vector<UOp> read{*b};
+    // A gate the symbolic rules proved false leaves the read nothing to read: INVALID.
+    const bool never = a.valid && a.valid.is_const() && a.valid.const_value().u == 0;
     for (UOp i : a.idx)
-      read.push_back(a.valid ? ctx_.alu(Op::Where, {a.valid, i, ctx_.invalid()}) : i);
+      read.push_back(never     ? ctx_.invalid()
+                     : a.valid ? ctx_.alu(Op::Where, {a.valid, i, ctx_.invalid()})
+                               : i);
     return ctx_.make(Op::Index, src.dtype(), std::move(read));
   }
 

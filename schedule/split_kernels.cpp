@@ -103,10 +103,10 @@ class KernelSplitter {
         exprs.push_back(i);
       }
     }
+    // An INVALID index reads nothing: 0, as a load of it would (index_invalid switched off).
+    if (invalid) return ctx_.const_int(b.dtype(), 0);
     UOp at;
-    if (invalid) {
-      at = ctx_.invalid();
-    } else {
+    {
       at = linear(exprs, *shape);
       UOp gate;
       for (UOp g : gates) gate = gate ? ctx_.alu(Op::And, {gate, g}) : g;
@@ -132,6 +132,19 @@ class KernelSplitter {
       Result<UOp> l = load(u.src(0), idx);
       if (!l) return l.error();
       out = *l;
+    } else if (u.op() == Op::Index && u.src(0).op() == Op::Const) {
+      // A folded buffer's read (index_const switched off): the constant, 0 where gated off.
+      out = u.src(0);
+      for (size_t i = 1; i < u.num_src(); ++i) {
+        UOp x = u.src(i);
+        if (x.op() == Op::Invalid) {
+          out = ctx_.const_int(u.dtype(), 0);
+        } else if (x.op() == Op::Where && x.src(2).op() == Op::Invalid) {
+          Result<UOp> g = lower(x.src(0));
+          if (!g) return g.error();
+          out = ctx_.alu(Op::Where, {*g, out, ctx_.const_int(u.dtype(), 0)});
+        }
+      }
     } else if (u.op() == Op::Param) {
       auto in = buffer_of_.find(u);
       if (in == buffer_of_.end()) return Error{"a PARAM that is not an input of the program"};
