@@ -60,12 +60,17 @@ bool reads_at_own_ranges(const Bindings& b, const LoweringBugSet& bugs) {
   UOp buf = b["b"], index = b["i"];
   if (index.num_src() != buf.num_src() || buf.num_src() == 1) return false;
   const bool any = bugs.count(LoweringBug::IdentityAnyRanges) > 0;
+  bool looped = false;
   for (size_t k = 1; k < index.num_src(); ++k) {
     UOp i = index.src(k), r = buf.src(k);
+    looped = looped || r.op() == Op::Range;
     if (i == r) continue;
     if (!(any && i.op() == r.op() && (r.op() == Op::Range || r.op() == Op::Const))) return false;
   }
-  return true;
+  // Only CONST ranges: a one-element buffer read at 0 from a reader's loop is a broadcast,
+  // not an identity; folding it recomputes the value per element (a reduce kept for a
+  // broadcast would be recomputed: found by the latency check). The decision tree decides.
+  return looped;
 }
 
 const LoweringBugSet& bugs_of(RewriteCtx& rc) {

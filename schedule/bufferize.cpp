@@ -60,18 +60,8 @@ class GraphBuilder {
   }
 
  private:
-  UOp linear(const std::vector<UOp>& idx, const ir::Shape& shape) {
-    std::vector<int64_t> strides = ir::row_major_strides(shape);
-    UOp sum = ctx_.const_int(ir::dtypes::Index, 0);
-    for (size_t i = 0; i < idx.size(); ++i)
-      sum = ctx_.alu(
-          Op::Add,
-          {sum, ctx_.alu(Op::Mul, {idx[i], ctx_.const_int(ir::dtypes::Index, strides[i])})});
-    return simplify_(sum);
-  }
-
   UOp load_input(UOp param, const Access& a) {
-    UOp idx = linear(a.idx, param.shape());
+    UOp idx = linear_index(simplify_, a.idx, param.shape());
     if (a.valid) idx = ctx_.alu(Op::Where, {a.valid, idx, ctx_.invalid()});
     return ctx_.make(Op::Load, param.dtype(), {ctx_.make(Op::Index, param.dtype(), {param, idx})});
   }
@@ -206,6 +196,16 @@ class GraphBuilder {
 };
 
 }  // namespace
+
+UOp linear_index(IndexSimplifier& simplify, const std::vector<UOp>& idx, const ir::Shape& shape) {
+  ir::Context& ctx = simplify.ctx();
+  std::vector<int64_t> strides = ir::row_major_strides(shape);
+  UOp sum = ctx.const_int(ir::dtypes::Index, 0);
+  for (size_t i = 0; i < idx.size(); ++i)
+    sum = ctx.alu(Op::Add,
+                  {sum, ctx.alu(Op::Mul, {idx[i], ctx.const_int(ir::dtypes::Index, strides[i])})});
+  return simplify(sum);
+}
 
 Result<ir::Shape> bufferize_shape(UOp b) {
   ir::Shape shape;

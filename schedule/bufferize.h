@@ -30,6 +30,10 @@ namespace uopfuzz::schedule {
 Result<ir::UOp> bufferize(IndexSimplifier& simplify, const RangeifyPlan& plan,
                           const LoweringBugSet& bugs);
 
+/// The row-major linear index of `idx` into `shape`, simplified.
+ir::UOp linear_index(IndexSimplifier& simplify, const std::vector<ir::UOp>& idx,
+                     const ir::Shape& shape);
+
 /// A buffer's shape from its BUFFERIZE's ranges (a RANGE's end, 1 for a CONST), or an
 /// error for a range of symbolic end.
 Result<ir::Shape> bufferize_shape(ir::UOp bufferize);

@@ -43,8 +43,9 @@ class KernelSplitter {
     // The BUFFERIZE's own shape, not the buffer's: a flattened output has one range.
     Result<ir::Shape> shape = bufferize_shape(b);
     if (!shape) return shape.error();
-    UOp body = ctx_.make(Op::Store, ir::dtypes::Void,
-                         {ctx_.make(Op::Index, out.dtype(), {out, linear(idx, *shape)}), *v});
+    UOp body = ctx_.make(
+        Op::Store, ir::dtypes::Void,
+        {ctx_.make(Op::Index, out.dtype(), {out, linear_index(simplify_, idx, *shape)}), *v});
     std::vector<UOp> ranges;
     for (UOp r : idx)
       if (r.op() == Op::Range) ranges.push_back(r);
@@ -59,16 +60,6 @@ class KernelSplitter {
   }
 
  private:
-  UOp linear(const std::vector<UOp>& idx, const ir::Shape& shape) {
-    std::vector<int64_t> strides = ir::row_major_strides(shape);
-    UOp sum = ctx_.const_int(ir::dtypes::Index, 0);
-    for (size_t i = 0; i < idx.size(); ++i)
-      sum = ctx_.alu(
-          Op::Add,
-          {sum, ctx_.alu(Op::Mul, {idx[i], ctx_.const_int(ir::dtypes::Index, strides[i])})});
-    return simplify_(sum);
-  }
-
   UOp param(int buffer, bool output) {
     auto it = param_of_.find(buffer);
     if (it != param_of_.end()) return it->second;
@@ -107,7 +98,7 @@ class KernelSplitter {
     if (invalid) return ctx_.const_int(b.dtype(), 0);
     UOp at;
     {
-      at = linear(exprs, *shape);
+      at = linear_index(simplify_, exprs, *shape);
       UOp gate;
       for (UOp g : gates) gate = gate ? ctx_.alu(Op::And, {gate, g}) : g;
       if (gate) at = ctx_.alu(Op::Where, {gate, at, ctx_.invalid()});

@@ -201,8 +201,17 @@ TEST(ScheduleRuleSelfCheck, EveryTensorRuleFiresOnSomeInstance) {
   std::string hits;
   for (const auto& [name, n] : c.hits) hits += " " + name + "x" + std::to_string(n);
   std::cout << "[schedule selfcheck] hits:" << hits << "\n";
-  for (const std::string& name : tensor_rule_names())
-    EXPECT_GT(c.hits.count(name) ? c.hits.at(name) : 0, 0u) << name << " never fired";
+  // Rangeify gives every realized node fresh RANGEs, so no reader of a tensor program's
+  // lowering indexes a buffer at that buffer's own RANGEs: the identity fold is reached only
+  // by hand-built graphs (tests/schedule_buffer_folds_test.cpp).
+  const std::set<std::string> unreachable = {"index_bufferize_identity"};
+  for (const std::string& name : tensor_rule_names()) {
+    const uint64_t n = c.hits.count(name) ? c.hits.at(name) : 0;
+    if (unreachable.count(name))
+      EXPECT_EQ(n, 0u) << name << " fired: it is reachable now, so check it here";
+    else
+      EXPECT_GT(n, 0u) << name << " never fired";
+  }
 }
 
 TEST(ScheduleRuleSelfCheck, EveryResultLoweringBugMakesSomeInstanceDisagree) {
