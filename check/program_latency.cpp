@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "backends/program_runner.h"
 #include "backends/registry.h"
 #include "ir/graph.h"
 #include "schedule/split_reduce.h"
@@ -34,51 +35,25 @@ Result<std::unique_ptr<CompiledProgram>> CompiledProgram::compile(backends::Back
 std::optional<Error> CompiledProgram::bind(const Inputs& inputs,
                                            const backends::RunOptions& options,
                                            std::map<int, Buffer>* outputs) {
-  std::vector<Buffer> storage(program_.buffers.size());
-  for (size_t i = 0; i < program_.buffers.size(); ++i) {
-    const ProgramBuffer& b = program_.buffers[i];
-    if (b.role != ProgramBuffer::Role::Input) {
-      storage[i] = Buffer(b.dtype, static_cast<size_t>(b.size));
-      continue;
-    }
-    auto it = inputs.buffers.find(b.index);
-    if (it == inputs.buffers.end())
-      return Error{fmt::format("no input buffer for the tensor program's PARAM slot {}", b.index)};
-    storage[i] = it->second;
-  }
+  Result<std::vector<Buffer>> storage = backends::program_storage(program_, inputs);
+  if (!storage) return storage.error();
   bound_.assign(program_.kernels.size(), Inputs{});
   bound_from_ = nullptr;
   for (size_t k = 0; k < program_.kernels.size(); ++k) {
-    const ProgramKernel& kernel = program_.kernels[k];
     Inputs& in = bound_[k];
     in.vars = inputs.vars;
-    std::map<int, int> written;  // output slot -> buffer
-    for (UOp n : toposort(kernel.root)) {
-      if (n.op() != Op::Param) continue;
-      const ParamArg& p = n.arg<ParamArg>();
-      auto slot = kernel.buffer_of_slot.find(p.slot);
-      if (slot == kernel.buffer_of_slot.end())
-        return Error{fmt::format("kernel {}: PARAM slot {} is bound to no buffer", k, p.slot)};
-      if (p.output)
-        written[p.slot] = slot->second;
-      else
-        in.buffers[p.slot] = storage[static_cast<size_t>(slot->second)];
-    }
+    Result<std::map<int, int>> written = backends::bind_kernel(program_, k, *storage, in);
+    if (!written) return written.error();
     auto ran = compiled_[k]->run(in, options);
     if (!ran) return Error{fmt::format("kernel {}: {}", k, ran.error().message)};
     if (ran->status != RunStatus::Ok)
       return Error{fmt::format("kernel {} did not finish (undefined behaviour or step limit)", k)};
-    for (auto [slot, buffer] : written) {
-      auto it = ran->outputs.find(slot);
-      if (it == ran->outputs.end())
-        return Error{fmt::format("kernel {} returned no buffer for output slot {}", k, slot)};
-      storage[static_cast<size_t>(buffer)] = std::move(it->second);
-    }
+    if (auto e = backends::store_outputs(k, *written, *ran, *storage)) return e;
   }
   if (outputs)
     for (size_t i = 0; i < program_.buffers.size(); ++i)
       if (program_.buffers[i].role == ProgramBuffer::Role::Output)
-        (*outputs)[program_.buffers[i].index] = storage[i];
+        (*outputs)[program_.buffers[i].index] = (*storage)[i];
   bound_from_ = &inputs;
   return std::nullopt;
 }
