@@ -14,6 +14,7 @@
 #include "ir/graph.h"
 #include "ir/parser.h"
 #include "oracle/tensor_eval.h"
+#include "parse_root.h"
 #include "schedule/bufferize.h"
 #include "schedule/buffers.h"
 #include "schedule/lower.h"
@@ -28,14 +29,7 @@ class BufferFolds : public ::testing::Test {
  protected:
   Context ctx_;
 
-  UOp parse(const std::string& text) {
-    auto r = parse_kernel(ctx_, text);
-    if (!r) {
-      ADD_FAILURE() << "line " << r.error().loc.line << ": " << r.error().message << "\n" << text;
-      return UOp();
-    }
-    return r->kernel.root;
-  }
+  UOp parse(const std::string& text) { return uopfuzz::testing::parse_root(ctx_, text); }
 
   Program lower_ok(UOp root, LowerOptions options = {}, LowerReport* report = nullptr) {
     auto p = lower(ctx_, root, options, report);

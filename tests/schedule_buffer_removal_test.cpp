@@ -20,6 +20,7 @@
 #include "ir/program.h"
 #include "ir/run_io.h"
 #include "oracle/tensor_eval.h"
+#include "parse_root.h"
 #include "schedule/buffers.h"
 #include "schedule/lower.h"
 
@@ -32,14 +33,7 @@ class BufferRemoval : public ::testing::Test {
  protected:
   Context ctx_;
 
-  UOp parse(const std::string& text) {
-    auto r = parse_kernel(ctx_, text);
-    if (!r) {
-      ADD_FAILURE() << "line " << r.error().loc.line << ": " << r.error().message << "\n" << text;
-      return UOp();
-    }
-    return r->kernel.root;
-  }
+  UOp parse(const std::string& text) { return uopfuzz::testing::parse_root(ctx_, text); }
 
   static LowerOptions at(int pcontig, LoweringBugSet bugs = {}) {
     LowerOptions o;

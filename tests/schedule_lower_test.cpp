@@ -17,6 +17,7 @@
 #include "ir/tensor.h"
 #include "ir/verify.h"
 #include "oracle/tensor_eval.h"
+#include "parse_root.h"
 #include "schedule/lower.h"
 
 namespace uopfuzz::schedule {
@@ -29,14 +30,7 @@ class ScheduleLower : public ::testing::Test {
  protected:
   Context ctx_;
 
-  UOp parse(const std::string& text) {
-    auto r = parse_kernel(ctx_, text);
-    if (!r) {
-      ADD_FAILURE() << "line " << r.error().loc.line << ": " << r.error().message << "\n" << text;
-      return UOp();
-    }
-    return r->kernel.root;
-  }
+  UOp parse(const std::string& text) { return uopfuzz::testing::parse_root(ctx_, text); }
 
   /// Lowers `root`, expecting success and kernels that verify.
   Program lower_ok(UOp root, LoweringBugSet bugs = {}) {

@@ -22,6 +22,7 @@
 #include "ir/parser.h"
 #include "ir/printer.h"
 #include "ir/verify.h"
+#include "parse_root.h"
 #include "schedule/lower.h"
 #include "schedule/split_reduce.h"
 
@@ -35,14 +36,7 @@ class SplitReduce : public ::testing::Test {
   Context ctx_;
   LowerReport report_;
 
-  UOp parse(const std::string& text) {
-    auto r = parse_kernel(ctx_, text);
-    if (!r) {
-      ADD_FAILURE() << "line " << r.error().loc.line << ": " << r.error().message << "\n" << text;
-      return UOp();
-    }
-    return r->kernel.root;
-  }
+  UOp parse(const std::string& text) { return uopfuzz::testing::parse_root(ctx_, text); }
 
   Program lower_ok(const std::string& text, const LowerOptions& o = {}) {
     auto p = lower(ctx_, parse(text), o, &report_);
