@@ -123,6 +123,9 @@ struct LatencyFigures {
   bool confirmed = false;                     ///< confirmed on the minimized case itself
 };
 
+/// The figures of a detector's verdict.
+LatencyFigures latency_figures(const check::LatencyVerdict& v);
+
 struct NewFinding {
   check::Signature signature;
   uint64_t graph_seed = 0;

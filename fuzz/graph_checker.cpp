@@ -22,6 +22,18 @@ double seconds_since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
+LatencyFigures latency_figures(const check::LatencyVerdict& v) {
+  LatencyFigures f;
+  f.ratio = v.first.ratio;
+  f.p_value = v.first.test.p_greater;
+  if (v.rerun) {
+    f.rerun_ratio = v.rerun->ratio;
+    f.rerun_p_value = v.rerun->test.p_greater;
+  }
+  f.confirmed = v.confirmed;
+  return f;
+}
+
 void settle_medians(CampaignProgress& p) {
   p.median_nodes = p.nodes.median();
   p.median_iterations = p.iterations.median();
@@ -67,18 +79,6 @@ ir::Kernel corpus_entry(const ir::Kernel& k, const NewFinding& f, const Campaign
                       f.latency->rerun_ratio, f.latency->rerun_p_value, f.latency->confirmed};
   out.header.extra = corpus_header_lines(corpus);
   return out;
-}
-
-LatencyFigures latency_figures(const check::LatencyVerdict& v) {
-  LatencyFigures f;
-  f.ratio = v.first.ratio;
-  f.p_value = v.first.test.p_greater;
-  if (v.rerun) {
-    f.rerun_ratio = v.rerun->ratio;
-    f.rerun_p_value = v.rerun->test.p_greater;
-  }
-  f.confirmed = v.confirmed;
-  return f;
 }
 
 // What the latency detector measures on `k` with `co`: up to three tries for a confirmed

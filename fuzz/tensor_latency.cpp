@@ -4,16 +4,7 @@ namespace uopfuzz::fuzz {
 
 std::optional<LatencyFigures> decision_latency_figures(const check::ProgramCheckResult& result) {
   if (!result.latency || !result.latency->finding()) return std::nullopt;
-  const check::LatencyVerdict& v = result.latency->finding()->verdict;
-  LatencyFigures f;
-  f.ratio = v.first.ratio;
-  f.p_value = v.first.test.p_greater;
-  if (v.rerun) {
-    f.rerun_ratio = v.rerun->ratio;
-    f.rerun_p_value = v.rerun->test.p_greater;
-  }
-  f.confirmed = v.confirmed;
-  return f;
+  return latency_figures(result.latency->finding()->verdict);
 }
 
 namespace {
