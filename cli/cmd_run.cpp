@@ -46,6 +46,7 @@ json value_json(ir::DType dt, ir::Value v) {
       // JSON has no NaN or infinity.
       if (std::isnan(v.f) || std::isinf(v.f)) return ir::format_value(dt, v);
       return v.f;
+    case ir::DTypeKind::Quantized: return value_json(dt.storage(), v);  // the stored integer
     case ir::DTypeKind::Void:
     case ir::DTypeKind::Signed:
     case ir::DTypeKind::Index: return v.i;

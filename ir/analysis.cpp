@@ -222,6 +222,9 @@ Interval Analysis::compute(UOp u) {
         case Op::Log2:
         case Op::Sin:
         case Op::Trunc:
+        case Op::Quantize:
+        case Op::Dequantize:
+        case Op::Requantize:
         case Op::Sub:
         case Op::Mul:
         case Op::Cdiv:
@@ -263,6 +266,9 @@ Interval Analysis::compute(UOp u) {
     case Op::Log2:
     case Op::Sin:
     case Op::Trunc:
+    case Op::Quantize:
+    case Op::Dequantize:
+    case Op::Requantize:
     case Op::Xor:
     case Op::Shl:
     case Op::Shr: return full;
@@ -319,6 +325,9 @@ bool Analysis::divides(UOp u, int64_t v) {
     case Op::Log2:
     case Op::Sin:
     case Op::Trunc:
+    case Op::Quantize:
+    case Op::Dequantize:
+    case Op::Requantize:
     case Op::Sub:
     case Op::Cdiv:
     case Op::Cmod:

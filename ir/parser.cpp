@@ -126,6 +126,8 @@ std::optional<std::string> parse_literal(DType dt, std::string_view s, Value& ou
       out = round_float(dt, neg ? -v : v);
       return std::nullopt;
     }
+    // A quantized literal is the stored integer (SEMANTICS.md, "Quantized types").
+    case DTypeKind::Quantized: return parse_literal(dt.storage(), s, out);
     case DTypeKind::Void: return fmt::format("no literal has dtype {}", dt.name());
   }
   return fmt::format("no literal has dtype {}", dt.name());
@@ -176,9 +178,15 @@ class Parser {
         ++i;
         continue;
       }
+      // A quantized dtype's parameters, qint8<0.03,0>, stay in one token: its comma is
+      // not a list separator.
+      bool in_angle = false;
       while (i < line.size() && line[i] != ' ' && line[i] != '\t' && line[i] != '#' &&
-             line[i] != '[' && line[i] != ']' && line[i] != ',')
+             (in_angle || (line[i] != '[' && line[i] != ']' && line[i] != ','))) {
+        if (line[i] == '<') in_angle = true;
+        if (line[i] == '>') in_angle = false;
         ++i;
+      }
       toks.push_back({line.substr(start, i - start), static_cast<int>(start) + 1});
     }
     return toks;
@@ -679,6 +687,9 @@ class Parser {
       case Op::Log2:
       case Op::Sin:
       case Op::Trunc:
+      case Op::Quantize:
+      case Op::Dequantize:
+      case Op::Requantize:
       case Op::Add:
       case Op::Sub:
       case Op::Mul:

@@ -90,6 +90,9 @@ void append_args(std::string& out, UOp u, bool tensor) {
     case Op::Log2:
     case Op::Sin:
     case Op::Trunc:
+    case Op::Quantize:
+    case Op::Dequantize:
+    case Op::Requantize:
     case Op::Add:
     case Op::Sub:
     case Op::Mul:

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <limits>
 
+#include "ir/quant.h"
+
 namespace uopfuzz::ir {
 namespace {
 
@@ -137,6 +139,9 @@ EvalError int_binary(Op op, DType dt, Value a, Value b, Value& r) {
     case Op::Log2:
     case Op::Sin:
     case Op::Trunc:
+    case Op::Quantize:
+    case Op::Dequantize:
+    case Op::Requantize:
     case Op::Where: return EvalError::Unsupported;
   }
   return EvalError::Unsupported;
@@ -206,6 +211,9 @@ EvalError float_binary(Op op, DType dt, double a, double b, Value& r) {
     case Op::Log2:
     case Op::Sin:
     case Op::Trunc:
+    case Op::Quantize:
+    case Op::Dequantize:
+    case Op::Requantize:
     case Op::Where: return EvalError::Unsupported;
   }
   return EvalError::Unsupported;
@@ -311,6 +319,19 @@ EvalError eval_alu(Op op, DType in, DType out, const Value* args, Value& result)
     case Op::Log2: result = round_float(in, std::log2(args[0].f)); return EvalError::None;
     case Op::Sin: result = round_float(in, std::sin(args[0].f)); return EvalError::None;
     case Op::Trunc: result = round_float(in, std::trunc(args[0].f)); return EvalError::None;
+    // The quantized conversions: ir/quant.h is their definition.
+    case Op::Quantize:
+      result = wrap_int(out, quantize_value(args[0].f, out));
+      return EvalError::None;
+    case Op::Dequantize:
+      result = round_float(out, dequantize_value(args[0].i, in, out));
+      return EvalError::None;
+    case Op::Requantize: {
+      auto r = requantizer(quant_params(in).scale, quant_params(out).scale);
+      if (!r || requantize_unsupported(in, out)) return EvalError::Unsupported;
+      result = wrap_int(out, requantize_centered(args[0].i - quant_params(in).zero_point, *r, out));
+      return EvalError::None;
+    }
     case Op::Add:
     case Op::Sub:
     case Op::Mul:
@@ -400,6 +421,9 @@ Value reduce_identity(Op op, DType dt) {
     case Op::Log2:
     case Op::Sin:
     case Op::Trunc:
+    case Op::Quantize:
+    case Op::Dequantize:
+    case Op::Requantize:
     case Op::Sub:
     case Op::Cdiv:
     case Op::Cmod:

@@ -134,6 +134,9 @@ std::variant<Shape, std::string> infer_shape(Op op, std::span<const UOp> src, co
     case Op::Log2:
     case Op::Sin:
     case Op::Trunc:
+    case Op::Quantize:
+    case Op::Dequantize:
+    case Op::Requantize:
     case Op::Add:
     case Op::Sub:
     case Op::Mul:

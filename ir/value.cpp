@@ -77,6 +77,7 @@ Value wrap_int(DType dt, int64_t raw) {
       if (b < 64) u &= (uint64_t{1} << b) - 1;
       return Value::of_uint(u);
     }
+    case DTypeKind::Quantized: return wrap_int(dt.storage(), raw);  // the stored integer
     case DTypeKind::Void:
     case DTypeKind::Float: return Value::of_int(0);  // not an integer dtype
   }
@@ -130,7 +131,8 @@ Value Buffer::get(size_t i) const {
     case DTypeKind::Bool:
     case DTypeKind::Signed:
     case DTypeKind::Unsigned:
-    case DTypeKind::Index: {
+    case DTypeKind::Index:
+    case DTypeKind::Quantized: {
       uint64_t raw = 0;
       std::memcpy(&raw, p, dtype_.bytes());  // little-endian host
       return wrap_int(dtype_, static_cast<int64_t>(raw));
@@ -160,7 +162,8 @@ void Buffer::set(size_t i, Value v) {
     case DTypeKind::Bool:
     case DTypeKind::Signed:
     case DTypeKind::Unsigned:
-    case DTypeKind::Index: std::memcpy(p, &v.u, dtype_.bytes()); return;
+    case DTypeKind::Index:
+    case DTypeKind::Quantized: std::memcpy(p, &v.u, dtype_.bytes()); return;
   }
 }
 
@@ -175,6 +178,7 @@ std::string format_value(DType dt, Value v) {
       if (dt.bytes() == 8) return fmt::format("{}", v.f);
       return fmt::format("{}", static_cast<float>(v.f));
     }
+    case DTypeKind::Quantized: return format_value(dt.storage(), v);  // the stored integer
     case DTypeKind::Void:
     case DTypeKind::Signed:
     case DTypeKind::Index: return fmt::format("{}", v.i);

@@ -13,6 +13,7 @@ namespace uopfuzz::ir {
 /// One scalar in canonical form for its dtype:
 ///  - signed ints and index: the value, sign-extended to 64 bits (`i`);
 ///  - unsigned ints: the value, zero-extended (`u`);
+///  - quantized types: the stored integer, as its storage type holds it;
 ///  - bool: 0 or 1 (`i`);
 ///  - floats (float16/32/64): the value as a double (`f`), always exactly representable
 ///    in the dtype (a float16 or float32 result is rounded to its dtype before stored).

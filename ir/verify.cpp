@@ -9,6 +9,7 @@
 
 #include "ir/graph.h"
 #include "ir/node_map.h"
+#include "ir/quant.h"
 #include "ir/tensor.h"
 
 namespace uopfuzz::ir {
@@ -62,13 +63,19 @@ class Verifier {
       }
     if (wrong_args) return std::move(errors_);
     if (tensor_) {
-      for (UOp u : topo_) check_tensor_node(u);
+      for (UOp u : topo_) {
+        check_quantized_dtype(u);
+        check_tensor_node(u);
+      }
       return std::move(errors_);
     }
     users_.reserve(topo_.size());
     for (UOp u : topo_)
       for (UOp s : u.src()) users_[s].push_back(u);
-    for (UOp u : topo_) check_node(u);
+    for (UOp u : topo_) {
+      check_quantized_dtype(u);
+      check_node(u);
+    }
     check_scopes();
     return std::move(errors_);
   }
@@ -106,6 +113,9 @@ class Verifier {
       case Op::Log2:
       case Op::Sin:
       case Op::Trunc:
+      case Op::Quantize:
+      case Op::Dequantize:
+      case Op::Requantize:
       case Op::Add:
       case Op::Sub:
       case Op::Mul:
@@ -193,6 +203,9 @@ class Verifier {
       case Op::Log2:
       case Op::Sin:
       case Op::Trunc:
+      case Op::Quantize:
+      case Op::Dequantize:
+      case Op::Requantize:
       case Op::Add:
       case Op::Sub:
       case Op::Mul:
@@ -272,6 +285,9 @@ class Verifier {
         case Op::Log2:
         case Op::Sin:
         case Op::Trunc:
+        case Op::Quantize:
+        case Op::Dequantize:
+        case Op::Requantize:
         case Op::Add:
         case Op::Sub:
         case Op::Mul:
@@ -351,9 +367,15 @@ class Verifier {
                         shape_text(u.shape())));
       return check_param(u);
     }
+    if (op == Op::ReduceAxis && u.src(0).dtype().is_quantized()) return check_quantized_reduce(u);
     // The movement ops, REDUCE_AXIS and CONTIGUOUS keep their operand's dtype.
     if (u.dtype() != u.src(0).dtype())
       add(u, VerifyRule::DType, fmt::format("{} keeps its operand's dtype", op_name(op)));
+    if (op == Op::Pad && u.dtype().is_quantized())
+      add(u, VerifyRule::DType,
+          fmt::format("unsupported: PAD of quantized {} (its zeros would be stored integers, not "
+                      "real 0): DEQUANTIZE first",
+                      u.dtype().name()));
     if (op == Op::ReduceAxis) {
       const auto& r = u.arg<ReduceAxisArg>();
       if (u.dtype().is_bool() && (r.op == Op::Add || r.op == Op::Mul))
@@ -363,10 +385,47 @@ class Verifier {
     }
   }
 
+  /// Every quantized dtype a node has is a valid one (ir/quant.h, quant_type_error).
+  void check_quantized_dtype(UOp u) {
+    if (!u.dtype().is_quantized()) return;
+    if (auto why = quant_type_error(u.dtype())) add(u, VerifyRule::DType, *why);
+  }
+
+  /// REDUCE_AXIS of a quantized tensor: dequantize, reduce, requantize to the node's
+  /// quantized type, done exactly in int32 (SEMANTICS.md, "REDUCE_AXIS").
+  void check_quantized_reduce(UOp u) {
+    const auto& r = u.arg<ReduceAxisArg>();
+    const DType in = u.src(0).dtype(), out = u.dtype();
+    if (!out.is_quantized())
+      return add(u, VerifyRule::DType,
+                 fmt::format("REDUCE_AXIS of quantized {} yields a quantized type, not {}",
+                             in.name(), out.name()));
+    if (r.op == Op::Mul)
+      return add(u, VerifyRule::DType,
+                 fmt::format("unsupported: REDUCE_AXIS MUL of quantized {} (a product's scale is "
+                             "s^n): DEQUANTIZE first",
+                             in.name()));
+    if (quant_type_error(in) || quant_type_error(out)) return;  // reported at the type
+    int64_t terms = 1;
+    if (r.op == Op::Add)
+      for (int64_t a : r.axes)
+        if (a >= 0 && a < static_cast<int64_t>(u.src(0).shape().size()))
+          terms *= std::max<int64_t>(1, u.src(0).shape()[static_cast<size_t>(a)]);
+    if (auto why = requantize_unsupported(in, out, terms)) add(u, VerifyRule::DType, *why);
+  }
+
   void check_alu(UOp u) {
     const Op op = u.op();
     const DType dt = u.dtype();
     auto bad = [&](std::string msg) { add(u, VerifyRule::DType, std::move(msg)); };
+    if (op == Op::Quantize || op == Op::Dequantize || op == Op::Requantize)
+      return check_quantized_conversion(u);
+    if (op != Op::Where && op != Op::Bitcast &&
+        (dt.is_quantized() || u.src(0).dtype().is_quantized()))
+      return bad(
+          fmt::format("{} is not defined on quantized {}: quantized values only convert "
+                      "(QUANTIZE, DEQUANTIZE, REQUANTIZE, BITCAST), move and select (WHERE)",
+                      op_name(op), (dt.is_quantized() ? dt : u.src(0).dtype()).name()));
     if (op == Op::Where) {
       if (!u.src(0).dtype().is_bool())
         bad(fmt::format("WHERE condition must be bool, got {}", u.src(0).dtype().name()));
@@ -390,6 +449,11 @@ class Verifier {
       return;
     }
     if (op == Op::Bitcast) {
+      if ((in.is_quantized() || dt.is_quantized()) && (in.is_float() || dt.is_float()))
+        return bad(
+            fmt::format("BITCAST between quantized and float ({} -> {}): use QUANTIZE or "
+                        "DEQUANTIZE",
+                        in.name(), dt.name()));
       if (in.is_bool() || dt.is_bool() || in.is_index() || dt.is_index() ||
           in.bytes() != dt.bytes())
         bad(fmt::format("BITCAST needs two fixed-size non-bool dtypes of one size, got {} -> {}",
@@ -408,6 +472,26 @@ class Verifier {
     if (op_in(op, IntOnly) && !(in.is_int() || (bitwise && in.is_bool())))
       return bad(fmt::format("{} needs integer operands, got {}", op_name(op), in.name()));
     if (in.is_bool() && !bitwise) bad(fmt::format("{} is not defined on bool", op_name(op)));
+  }
+
+  /// QUANTIZE float -> q, DEQUANTIZE q -> float, REQUANTIZE q -> q' (defined for every input).
+  void check_quantized_conversion(UOp u) {
+    const DType in = u.src(0).dtype(), out = u.dtype();
+    auto bad = [&](std::string msg) { add(u, VerifyRule::DType, std::move(msg)); };
+    if (u.op() == Op::Quantize) {
+      if (!in.is_float() || !out.is_quantized())
+        bad(fmt::format("QUANTIZE converts a float to a quantized type, not {} -> {}", in.name(),
+                        out.name()));
+    } else if (u.op() == Op::Dequantize) {
+      if (!in.is_quantized() || !out.is_float())
+        bad(fmt::format("DEQUANTIZE converts a quantized type to a float, not {} -> {}", in.name(),
+                        out.name()));
+    } else if (!in.is_quantized() || !out.is_quantized()) {
+      bad(fmt::format("REQUANTIZE converts between quantized types, not {} -> {}", in.name(),
+                      out.name()));
+    } else if (!quant_type_error(in) && !quant_type_error(out)) {  // else reported at the type
+      if (auto why = requantize_unsupported(in, out)) bad(*why);
+    }
   }
 
   void check_const(UOp u) {
@@ -537,6 +621,12 @@ class Verifier {
       add(u, VerifyRule::Closer, "REDUCE op must be ADD, MUL, MAX or MIN");
     if (u.dtype() != u.src(0).dtype())
       add(u, VerifyRule::DType, "REDUCE dtype must be its value's dtype");
+    // A quantized sum accumulates centered integers in int32 (rangeify writes that out);
+    // REDUCE itself only folds plain values.
+    if (u.dtype().is_quantized())
+      add(u, VerifyRule::DType,
+          fmt::format("REDUCE of quantized {}: reduce the centered int32 values and REQUANTIZE",
+                      u.dtype().name()));
     // A bool REDUCE is tinygrad's any (MAX) and all (MIN); a bool sum or product is not.
     if (u.dtype().is_void() || (u.dtype().is_bool() && rop != Op::Max && rop != Op::Min))
       add(u, VerifyRule::DType, fmt::format("REDUCE {} of {}", op_name(rop), u.dtype().name()));

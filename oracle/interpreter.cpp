@@ -157,6 +157,9 @@ class Compiler {
       case Op::Log2:
       case Op::Sin:
       case Op::Trunc:
+      case Op::Quantize:
+      case Op::Dequantize:
+      case Op::Requantize:
       case Op::Add:
       case Op::Sub:
       case Op::Mul:

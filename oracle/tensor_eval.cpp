@@ -161,6 +161,9 @@ class Evaluator {
       case Op::Log2:
       case Op::Sin:
       case Op::Trunc:
+      case Op::Quantize:
+      case Op::Dequantize:
+      case Op::Requantize:
       case Op::Add:
       case Op::Sub:
       case Op::Mul:

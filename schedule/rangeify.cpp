@@ -191,6 +191,9 @@ Access source_access(IndexSimplifier& simplify, UOp node, const NodeRanges& nr,
     case Op::Log2:
     case Op::Sin:
     case Op::Trunc:
+    case Op::Quantize:
+    case Op::Dequantize:
+    case Op::Requantize:
     case Op::Add:
     case Op::Sub:
     case Op::Mul:

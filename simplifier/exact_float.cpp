@@ -133,6 +133,9 @@ std::optional<Dyadic> dyadic_compute(RewriteCtx& rc, UOp u, DyadicMemo& memo) {
     case Op::Log2:
     case Op::Sin:
     case Op::Trunc:
+    case Op::Quantize:
+    case Op::Dequantize:
+    case Op::Requantize:
     case Op::Cdiv:
     case Op::Cmod:
     case Op::FloorDiv:

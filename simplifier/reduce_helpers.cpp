@@ -80,6 +80,9 @@ bool may_fault(RewriteCtx& rc, UOp u) {
       case Op::Log2:
       case Op::Sin:
       case Op::Trunc:
+      case Op::Quantize:
+      case Op::Dequantize:
+      case Op::Requantize:
       case Op::Max:
       case Op::Min:
       case Op::CmpLt:

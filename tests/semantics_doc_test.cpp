@@ -60,6 +60,7 @@ TEST(SemanticsDoc, NoSectionNamesAnUnknownOpOrDtype) {
                                        "Reassociated float sums",
                                        "Timing",
                                        "Inputs",
+                                       "Quantized types",
                                        "Tensor evaluation",
                                        "PARAM as a tensor input",
                                        "CONST as a constant tensor",

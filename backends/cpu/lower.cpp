@@ -333,6 +333,9 @@ class Lowerer {
       case Op::Log2:
       case Op::Sin:
       case Op::Trunc:
+      case Op::Quantize:
+      case Op::Dequantize:
+      case Op::Requantize:
       case Op::Add:
       case Op::Sub:
       case Op::Mul:
@@ -588,6 +591,9 @@ class Lowerer {
       case Op::Where: return b_.CreateSelect(a[0], a[1], a[2]);
       case Op::Cast: return cast(in, out, a[0]);
       case Op::Bitcast: return bitcast(in, out, a[0]);
+      case Op::Quantize:
+      case Op::Dequantize:
+      case Op::Requantize: return unsupported(op, out);  // not yet: the quantized conversions
       case Op::Neg:
       case Op::Reciprocal:
       case Op::Sqrt:
@@ -700,6 +706,9 @@ class Lowerer {
       case Op::Sink:
       case Op::Cast:
       case Op::Bitcast:
+      case Op::Quantize:
+      case Op::Dequantize:
+      case Op::Requantize:
       case Op::Cdiv:
       case Op::Cmod:
       case Op::FloorDiv:
@@ -804,6 +813,9 @@ class Lowerer {
       case Op::Log2:
       case Op::Sin:
       case Op::Trunc:
+      case Op::Quantize:
+      case Op::Dequantize:
+      case Op::Requantize:
       case Op::Where: return unsupported(op, dt);
     }
     return unsupported(op, dt);

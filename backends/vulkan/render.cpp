@@ -277,6 +277,9 @@ class Renderer {
       case Op::Log2:
       case Op::Sin:
       case Op::Trunc:
+      case Op::Quantize:
+      case Op::Dequantize:
+      case Op::Requantize:
       case Op::Add:
       case Op::Sub:
       case Op::Mul:
@@ -432,6 +435,9 @@ class Renderer {
       case Op::Where: return fmt::format("({} ? {} : {})", a[0], a[1], a[2]);
       case Op::Cast: return cast(in, out, a[0]);
       case Op::Bitcast: return bitcast(in, out, a[0]);
+      case Op::Quantize:
+      case Op::Dequantize:
+      case Op::Requantize: return unsupported(op, out);  // not yet: the quantized conversions
       case Op::Neg:
       case Op::Reciprocal:
       case Op::Sqrt:
@@ -534,6 +540,9 @@ class Renderer {
       case Op::Log2:
       case Op::Sin:
       case Op::Trunc:
+      case Op::Quantize:
+      case Op::Dequantize:
+      case Op::Requantize:
       case Op::Add:
       case Op::Sub:
       case Op::Mul:
@@ -641,6 +650,9 @@ class Renderer {
       case Op::Sink:
       case Op::Cast:
       case Op::Bitcast:
+      case Op::Quantize:
+      case Op::Dequantize:
+      case Op::Requantize:
       case Op::Cdiv:
       case Op::Cmod:
       case Op::FloorDiv:
@@ -750,6 +762,9 @@ class Renderer {
       case Op::Log2:
       case Op::Sin:
       case Op::Trunc:
+      case Op::Quantize:
+      case Op::Dequantize:
+      case Op::Requantize:
       case Op::Where: return unsupported(op, dt);  // not an integer op (the verifier refuses it)
     }
     return unsupported(op, dt);

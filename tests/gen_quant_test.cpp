@@ -1,0 +1,2 @@
+// Tests for the generator's quantized kernels and tensor programs.
+#include <gtest/gtest.h>
