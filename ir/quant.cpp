@@ -155,12 +155,12 @@ std::optional<Requantizer> requantizer(double s_in, double s_out, std::string* w
   r.m0 = static_cast<int32_t>(m0);
   r.left = e > 0 ? e : 0;
   r.right = e < 0 ? -e : 0;
-  if (r.right > 31) {
+  if (r.right > 31 || r.left > 31) {
     if (why)
       *why = fmt::format(
-          "unsupported: the scale ratio {} / {} = {} needs a right shift of {} "
-          "(at most 31)",
-          s_in, s_out, m, r.right);
+          "unsupported: the scale ratio {} / {} = {} is a Q31 multiplier times 2^{}, "
+          "outside 2^-31..2^31",
+          s_in, s_out, m, e);
     return std::nullopt;
   }
   return r;
@@ -175,19 +175,18 @@ std::optional<std::string> requantize_unsupported(DType from, DType to, int64_t 
   std::string why;
   auto r = requantizer(a.scale, b.scale, &why);
   if (!r) return why;
-  // The centered extremes, times the term count, times 2^left, must stay in int32. The
-  // products are bounded in double first so that the check itself cannot overflow.
+  // The centered extremes, times the term count, must stay in int32 (the kernel form of a
+  // quantized sum accumulates there). Bounded in double so the check cannot overflow.
   const DType s(a.storage);
-  const double lo = static_cast<double>(s.int_min() - a.zero_point) * static_cast<double>(terms) *
-                    std::ldexp(1.0, r->left);
-  const double hi = static_cast<double>(s.int_max() - a.zero_point) * static_cast<double>(terms) *
-                    std::ldexp(1.0, r->left);
+  const double lo = static_cast<double>(s.int_min() - a.zero_point) * static_cast<double>(terms);
+  const double hi = static_cast<double>(s.int_max() - a.zero_point) * static_cast<double>(terms);
   if (lo < static_cast<double>(kI32Min) || hi > static_cast<double>(kI32Max))
-    return fmt::format("unsupported: {} -> {}{} needs {} * 2^{} in int32, which {} overflows",
-                       from.name(), to.name(),
-                       terms == 1 ? "" : fmt::format(" over {} terms", terms),
-                       terms == 1 ? "q - z" : "the sum of q - z", r->left,
-                       terms == 1 ? "the storage range" : "that many terms");
+    return terms == 1 ? fmt::format("unsupported: {} -> {}: q - z of {} can leave int32",
+                                    from.name(), to.name(), from.name())
+                      : fmt::format(
+                            "unsupported: {} -> {}: a sum of {} values q - z can "
+                            "overflow the int32 accumulator",
+                            from.name(), to.name(), terms);
   return std::nullopt;
 }
 
@@ -201,8 +200,8 @@ int64_t rounding_shift_right(int64_t p, int n) {
 int64_t requantize_centered(int64_t x, const Requantizer& r, DType to) {
   const QuantParams& b = quant_params(to);
   const DType s(b.storage);
-  const int64_t p = x * (int64_t{1} << r.left) * int64_t{r.m0};
-  return std::clamp(rounding_shift_right(p, 31 + r.right) + b.zero_point, s.int_min(), s.int_max());
+  return std::clamp(rounding_shift_right(x * int64_t{r.m0}, r.shift()) + b.zero_point, s.int_min(),
+                    s.int_max());
 }
 
 int64_t quantize_value(double x, DType to) {

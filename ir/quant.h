@@ -36,29 +36,34 @@ std::optional<std::string> quant_type_error(DType dt);
 
 /// The fixed-point form of the real multiplier M = s_in / s_out (computed in double):
 /// M ~ m0 * 2^-31 * 2^(left - right), m0 in [2^30, 2^31) (SEMANTICS.md, "REQUANTIZE").
+/// The product x * m0 is divided by 2^(31 - left + right), never shifted left first, so
+/// it fits int64 for every int32 x.
 struct Requantizer {
   int32_t m0 = 0;
-  int left = 0;   ///< the centered input is multiplied by 2^left first
-  int right = 0;  ///< and the product divided by 2^(31 + right) (right <= 31)
+  int left = 0;   ///< max(e, 0), at most 31
+  int right = 0;  ///< max(-e, 0), at most 31
+  /// The rounding shift: x * m0 is divided by 2^shift() (0..62).
+  int shift() const { return 31 - left + right; }
 };
 
 /// The requantizer from scale `s_in` to `s_out`, or why none exists ("unsupported: ...":
-/// the ratio is not finite, or needs a right shift above 31).
+/// the ratio is not finite, or its exponent is outside [-31, 31]).
 std::optional<Requantizer> requantizer(double s_in, double s_out, std::string* why = nullptr);
 
 /// Whether REQUANTIZE `from` -> `to` is defined for every input, where a centered input is
 /// a sum of `terms` values q - z_from (1 for the op itself; the element count for a
 /// quantized REDUCE_AXIS ADD, which accumulates in int32). Returns "unsupported: ..." when
-/// the int32 arithmetic of the definition could overflow, or nullopt when it cannot.
+/// the centered value could leave int32 (e.g. qint32 with z != 0), or no requantizer
+/// exists, or nullopt when the definition holds for every input.
 std::optional<std::string> requantize_unsupported(DType from, DType to, int64_t terms = 1);
 
 /// p / 2^n rounded to the nearest integer, ties away from zero (0 <= n <= 62, |p| < 2^62).
 int64_t rounding_shift_right(int64_t p, int n);
 
 /// The requantize of a centered value x (= q_in - z_in, or a sum of them), which must fit
-/// int32 after the left shift (requantize_unsupported says when it might not): with
-/// p = x * 2^left * m0 (exact in int64), returns
-/// clamp(rounding_shift_right(p, 31 + right) + z_out, qmin, qmax) for output type `to`.
+/// int32 (requantize_unsupported says when it might not): with p = x * m0 (exact in
+/// int64), returns clamp(rounding_shift_right(p, r.shift()) + z_out, qmin, qmax) for
+/// output type `to`.
 int64_t requantize_centered(int64_t x, const Requantizer& r, DType to);
 
 /// QUANTIZE of the float `x` to `to`: NaN gives z; otherwise clamp(round(x / s) + z) with

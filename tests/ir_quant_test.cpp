@@ -150,18 +150,18 @@ TEST(QuantSemantics, QuantizeAndDequantize) {
 
 TEST(QuantText, KernelRoundTripsAndVerifies) {
   const char* text =
+      "@input 0 [4, 8, 20, -12]\n"
       "%0 = PARAM slot=0 size=4 in : qint8<0.03,0>\n"
       "%1 = PARAM slot=1 size=4 out : qint8<0.12,0>\n"
       "%2 = CONST 4 : index\n"
-      "%3 = RANGE %2 axis=0 : index\n"
+      "%3 = RANGE %2 axis=0 LOOP : index\n"
       "%4 = INDEX %0 %3 : qint8<0.03,0>\n"
       "%5 = LOAD %4 : qint8<0.03,0>\n"
       "%6 = REQUANTIZE %5 : qint8<0.12,0>\n"
       "%7 = INDEX %1 %3 : qint8<0.12,0>\n"
       "%8 = STORE %7 %6 : void\n"
       "%9 = END %8 %3 : void\n"
-      "%10 = SINK %9 : void\n"
-      "@input 0 = [4, 8, 20, -12]\n";
+      "%10 = SINK %9 : void\n";
   Context ctx;
   auto parsed = parse_kernel(ctx, text);
   ASSERT_TRUE(parsed.ok()) << parsed.error().message;
@@ -182,20 +182,26 @@ TEST(QuantText, VerifierRefusesArithmeticAndBadConversions) {
   UOp out = ctx.make(Op::Param, b, {}, ParamArg{1, 4, true});
   UOp r = ctx.make(Op::Range, dtypes::Index, {ctx.const_int(dtypes::Index, 4)}, RangeArg{{0}});
   UOp ld = ctx.make(Op::Load, a, {ctx.make(Op::Index, a, {x, r})});
-  (void)ld;
-  UOp st = ctx.make(Op::Store, dtypes::Void, {ctx.make(Op::Index, value.dtype(), {out, r}), value});
-  return ctx.make(Op::Sink, dtypes::Void, {ctx.make(Op::End, dtypes::Void, {st, r})});
-};
-UOp r = ctx.make(Op::Range, dtypes::Index, {ctx.const_int(dtypes::Index, 4)}, RangeArg{{0}});
-UOp ld = ctx.make(Op::Load, a, {ctx.make(Op::Index, a, {x, r})});
-auto errors_for = [&](UOp value) {
-  UOp st = ctx.make(Op::Store, dtypes::Void, {ctx.make(Op::Index, b, {out, r}), value});
-  return verify(ctx.make(Op::Sink, dtypes::Void, {ctx.make(Op::End, dtypes::Void, {st, r})}));
-};
-EXPECT_TRUE(errors_for(ctx.make(Op::Requantize, b, {ld})).empty());
-EXPECT_FALSE(errors_for(ctx.make(Op::Add, b, {ld, ld})).empty());   // no arithmetic
-EXPECT_FALSE(errors_for(ctx.make(Op::Cast, b, {ld})).empty());      // say which conversion
-EXPECT_FALSE(errors_for(ctx.make(Op::Quantize, b, {ld})).empty());  // QUANTIZE takes a float
+  auto errors_for = [&](UOp value) {
+    UOp st = ctx.make(Op::Store, dtypes::Void, {ctx.make(Op::Index, b, {out, r}), value});
+    return verify(ctx.make(Op::Sink, dtypes::Void, {ctx.make(Op::End, dtypes::Void, {st, r})}));
+  };
+  EXPECT_TRUE(errors_for(ctx.make(Op::Requantize, b, {ld})).empty());
+  EXPECT_FALSE(errors_for(ctx.make(Op::Add, b, {ld, ld})).empty());   // no arithmetic
+  EXPECT_FALSE(errors_for(ctx.make(Op::Cast, b, {ld})).empty());      // say which conversion
+  EXPECT_FALSE(errors_for(ctx.make(Op::Quantize, b, {ld})).empty());  // QUANTIZE takes a float
+  // An invalid type is named wherever it appears.
+  const DType bad = q(ScalarType::Int8, -0.5, 0);
+  UOp bad_out = ctx.make(Op::Param, bad, {}, ParamArg{2, 4, true});
+  UOp st = ctx.make(Op::Store, dtypes::Void,
+                    {ctx.make(Op::Index, bad, {bad_out, r}), ctx.make(Op::Requantize, bad, {ld})});
+  auto errors =
+      verify(ctx.make(Op::Sink, dtypes::Void, {ctx.make(Op::End, dtypes::Void, {st, r})}));
+  ASSERT_FALSE(errors.empty());
+  bool named = false;
+  for (const auto& e : errors)
+    named |= e.message.find("scale must be a positive") != std::string::npos;
+  EXPECT_TRUE(named);
 }
 
 }  // namespace

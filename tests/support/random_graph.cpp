@@ -30,6 +30,7 @@ const std::vector<DType>& RandomKernelBuilder::buffer_dtypes() {
 
 Value RandomKernelBuilder::special_value(DType dt) {
   switch (dt.kind()) {
+    case DTypeKind::Quantized: return special_value(dt.storage());  // a stored integer
     case DTypeKind::Bool: return Value::of_int(static_cast<int64_t>(below(2)));
     case DTypeKind::Signed:
     case DTypeKind::Index: {
