@@ -13,6 +13,7 @@
 #include <map>
 #include <optional>
 
+#include "gen/quant_types.h"
 #include "ir/analysis.h"
 #include "ir/graph.h"
 #include "ir/rewrite.h"
@@ -323,12 +324,13 @@ Builder::Nest Builder::store_nest() {
 }
 
 UOp Builder::store(const Nest& nest, UOp valid) {
-  const DType dt = pick_dtype();
+  const bool quantized_output = e_.chance(p_.p_quantized_output);
+  const DType dt = quantized_output ? draw_quant_type(e_, p_.quant) : pick_dtype();
   Scope s;
   s.ranges = nest.ranges;
   if (nest.ranges.size() >= 1) s.flat = nest.lin;
   for (UOp r : nest.ranges) s.iters *= trips(r);
-  UOp value = this->value(dt, s, 0);
+  UOp value = quantized_output ? quantized(dt, s, 0) : this->value(dt, s, 0);
   UOp out = n_.param(dt, bnd(nest.lin).hi + 1, true);
   UOp idx = valid ? where(valid, nest.lin, ctx_.invalid()) : nest.lin;
   UOp st = n_.store(out, idx, value);

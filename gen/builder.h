@@ -190,6 +190,18 @@ class Builder {
   /// Any value of dt over the scope's ranges.
   UOp value(DType dt, const Scope& s, int depth);
 
+  // ---- quantized values (quantized.cpp)
+
+  /// A value of quantized type `qt` (QuantExprWeights).
+  UOp quantized(DType qt, const Scope& s, int depth);
+  /// REQUANTIZE(BITCAST(a op b -> q<s,z>)) -> qt with a, b integers of q's storage.
+  UOp fixed_point(DType qt, const Scope& s, int depth);
+  /// An integer of quantized `q`'s storage: a load, a BITCAST of a quantized value of that
+  /// storage (the full range, its edges included) or any value.
+  UOp storage_operand(DType q, const Scope& s, int depth);
+  /// DEQUANTIZE of a quantized value to float `dt`.
+  UOp dequantize(DType dt, const Scope& s, int depth);
+
   /// The rule families, each with its probability; null when none was chosen.
   UOp family(DType dt, const Scope& s, int depth);
 

@@ -171,6 +171,28 @@ struct ReduceOpWeights {
   double any = 0.25, all = 0.25;
 };
 
+/// Quantized types (gen/quant_types.h): storage, zero points, and how a second type is drawn
+/// against a first (the two sides of a REQUANTIZE or of a quantized REDUCE_AXIS).
+struct QuantWeights {
+  double int8 = 3, uint8 = 2, int16 = 1, int32 = 0.5;  ///< storage integer
+  double p_zero_point = 0.75;  ///< the zero point is nonzero (a menu value, edges of the storage range included; int32: always 0)
+  double tie = 3;         ///< scale ratio a power of two (1/4, 1/2, 2, 4): the rounding meets exact ties
+  double below = 2;       ///< a smaller menu scale
+  double above = 2;       ///< a larger menu scale
+  double same_scale = 0.5;///< the same scale, another zero point
+  double identical = 0.15;///< the very same type (rare: a campaign must not be "too normal")
+};
+
+/// How a kernel's quantized value position is filled.
+struct QuantExprWeights {
+  double load = 2;         ///< a LOAD from a quantized input buffer
+  double requantize = 2;   ///< REQUANTIZE of a quantized value of a partner type
+  double fixed_point = 4;  ///< REQUANTIZE(BITCAST(integer arithmetic -> q<s,z>)): the shape requantize_fixed_point rewrites
+  double quantize = 2;     ///< QUANTIZE of a float value (which may DEQUANTIZE another quantized value)
+  double where = 1;        ///< WHERE(bool, q, q)
+  double bitcast = 1;      ///< BITCAST of a storage-integer value
+};
+
 // ---- tensor programs (gen/tensor_gen.h): how each position (a dtype and a shape to fill) is filled
 
 /// What fills a tensor position of a given dtype and shape.
@@ -194,6 +216,28 @@ struct TensorNodeWeights {
   double const_broadcast = 0.3;///< m(c) op c with c a CONST expanded or padded: BUFFERIZE(CONST)
   double dead_axes = 0.6;      ///< m(e) op e with e an EXPAND of a smaller value (a reduce's, or a scalar): dead axes
   double split_candidate = 0.6;///< a REDUCE_AXIS over SplitDimWeights dims with a large input/output ratio
+  double dequantize = 1;       ///< (float positions) DEQUANTIZE of a quantized tensor (QuantNodeWeights)
+};
+
+/// What fills a quantized tensor position (quantized tensors only convert, move, select and reduce).
+struct QuantNodeWeights {
+  double input = 2;        ///< a quantized PARAM
+  double quantize = 1.5;   ///< QUANTIZE of a float tensor
+  double requantize = 1.5; ///< REQUANTIZE of a tensor of a partner type
+  double where = 0.5;      ///< WHERE(bool, q, q)
+  double bitcast = 0.5;    ///< BITCAST of a storage-integer tensor
+  double movement = 1;     ///< RESHAPE, PERMUTE, EXPAND, SHRINK or FLIP of a quantized tensor (never PAD)
+  double unit_reduce = 4;  ///< REDUCE_AXIS over size-1 axes only (UnitAxisWeights): the unit-axis rule's shape
+  double sum_reduce = 1.5; ///< REDUCE_AXIS over axes of extent > 1 (a few elements: the int32 accumulator)
+};
+
+/// Which size-1 axes a quantized unit-axis REDUCE_AXIS reduces.
+struct UnitAxisWeights {
+  double one = 2;          ///< one size-1 axis, the other dims wide
+  double several = 2;      ///< two or three size-1 axes
+  double all = 1.5;        ///< every axis (all of size 1)
+  double none = 1;         ///< axes = [] (reduce nothing)
+  double beside_wide = 3;  ///< size-1 axes next to size-1 dims it keeps and wide dims ([1,5,7,9] with axes [0])
 };
 
 /// Extents of a dim a split candidate reduces: split reduce needs a divisor in [8, 256].
@@ -288,6 +332,12 @@ struct TensorGenPolicy {
   TensorFloatOpWeights float_ops;   ///< elementwise ops of floats
   TensorBoolOpWeights bool_ops;     ///< elementwise ops giving bool
   ExtentWeights extents;            ///< extents of fresh dims
+  QuantWeights quant;               ///< quantized types
+  QuantNodeWeights qnodes;          ///< what fills a quantized position
+  UnitAxisWeights unit_axes;        ///< which axes a quantized unit-axis reduce reduces
+  double p_quantized_output = 0.3;  ///< an output is a quantized tensor
+  double p_same_reduce_type = 0.15; ///< a quantized REDUCE_AXIS keeps its input's type (else a partner type)
+  int64_t max_quant_sum_terms = 64; ///< largest element count a quantized REDUCE_AXIS ADD sums
   double rank0 = 0.4, rank1 = 2, rank2 = 3, rank3 = 2, rank4 = 1;  ///< rank of a fresh shape
   DTypeWeights dtypes{.bool_ = 0.7, .int8 = 0.6, .int16 = 0.5, .int32 = 3.0, .int64 = 0.7,
                       .uint8 = 0.6, .uint16 = 0.4, .uint32 = 0.6, .uint64 = 0.4,
@@ -419,6 +469,13 @@ struct GenPolicy {
   double p_second_use_ungated = 0.5;///< ... ungated (else under a different guard)
   double p_dynamic_index = 0.1;     ///< an index position is a loaded index (index buffer with vmin/vmax)
   ReduceOpWeights reduce_ops;       ///< REDUCE ops of the generic and unparented reduces
+
+  // ---- quantized values
+  double p_quantized_output = 0.3;  ///< an output buffer is quantized (its value a QuantExprWeights expression)
+  double p_dequantize = 0.03;       ///< a float value position is DEQUANTIZE of a quantized value
+  double p_fixed_point_product = 0.4; ///< the fixed-point shape's integer is a product (else a sum) of two values
+  QuantWeights quant;               ///< quantized types
+  QuantExprWeights qexprs;          ///< how a quantized value position is filled
 
   // ---- undefined behaviour: evaluate, repair locally
   int check_seeds = 1;              ///< input seeds 0..k-1 (with the header's VAR values) the oracle checks the graph on; 0: no check

@@ -11,8 +11,10 @@
 #include <utility>
 #include <vector>
 
+#include "gen/quant_types.h"
 #include "ir/graph.h"
 #include "ir/node_map.h"
+#include "ir/quant.h"
 #include "ir/run_io.h"
 #include "ir/tensor.h"
 #include "oracle/tensor_eval.h"
@@ -40,7 +42,9 @@ class TensorBuilder {
     if (e_.chance(p_.p_large_reduce)) add_output(large_reduce());
     while (static_cast<int>(realized.size()) < outputs && !e_.exhausted()) {
       const size_t before = realized.size();
-      UOp u = fill(draw_dtype(), draw_shape(), 0);
+      const DType dt =
+          e_.chance(p_.p_quantized_output) ? draw_quant_type(e_, p_.quant) : draw_dtype();
+      UOp u = fill(dt, draw_shape(), 0);
       if (e_.chance(p_.p_contiguous_output)) u = tensor::contiguous(ctx_, u);
       add_output(u);
       if (realized.size() == before) break;  // a repeated output: the pool is all there is
@@ -67,23 +71,25 @@ class TensorBuilder {
     PadShared,
     ConstBroadcast,
     DeadAxes,
-    SplitCandidate
+    SplitCandidate,
+    Dequantize
   };
 
   UOp fill(DType dt, const Shape& s, int depth) {
     --budget_;
     UOp u = fill_node(dt, s, depth);
-    pool_[{dt.scalar(), s}].push_back(u);
+    pool_[{std::string(dt.name()), s}].push_back(u);
     return u;
   }
 
   UOp fill_node(DType dt, const Shape& s, int depth) {
+    if (dt.is_quantized()) return quantized(dt, s, depth);
     if (budget_ <= 0 || depth >= p_.max_depth) return leaf(dt, s);
     const TensorNodeWeights& w = p_.nodes;
-    const bool reusable = pool_.count({dt.scalar(), s}) > 0;
+    const bool reusable = pool_.count({std::string(dt.name()), s}) > 0;
     // An infeasible choice (no source shape fits) declines; a few draws then a leaf.
     for (int attempt = 0; attempt < 4; ++attempt) {
-      const std::array<double, 17> weights = {w.input,
+      const std::array<double, 18> weights = {w.input,
                                               w.constant,
                                               reusable ? w.reuse : 0.0,
                                               w.elementwise,
@@ -99,7 +105,8 @@ class TensorBuilder {
                                               w.pad_shared,
                                               w.const_broadcast,
                                               w.dead_axes,
-                                              w.split_candidate};
+                                              w.split_candidate,
+                                              dt.is_float() ? w.dequantize : 0.0};
       UOp u;
       switch (static_cast<Kind>(e_.pick(weights))) {
         case Kind::Input: return input(dt, s);
@@ -119,6 +126,9 @@ class TensorBuilder {
         case Kind::ConstBroadcast: u = const_broadcast(dt, s); break;
         case Kind::DeadAxes: u = dead_axes(dt, s, depth + 1); break;
         case Kind::SplitCandidate: u = split_candidate(dt, s, depth + 1); break;
+        case Kind::Dequantize:
+          return ctx_.make(Op::Dequantize, dt, {fill(draw_quant_type(e_, p_.quant), s, depth + 1)},
+                           {}, s);
       }
       if (u) return u;
     }
@@ -128,7 +138,7 @@ class TensorBuilder {
   // ---- leaves
 
   UOp leaf(DType dt, const Shape& s) {
-    const bool reusable = pool_.count({dt.scalar(), s}) > 0;
+    const bool reusable = pool_.count({std::string(dt.name()), s}) > 0;
     switch (e_.pick({p_.nodes.input, p_.nodes.constant, reusable ? p_.nodes.reuse : 0.0})) {
       case 0: return input(dt, s);
       case 1: return constant(dt, s);
@@ -157,6 +167,8 @@ class TensorBuilder {
   }
 
   UOp constant(DType dt, const Shape& s) {
+    if (dt.is_quantized())  // a stored integer seen as the quantized type
+      return ctx_.make(Op::Bitcast, dt, {constant(dt.storage(), s)}, {}, s);
     if (dt.is_bool()) return tensor::constant(ctx_, dt, static_cast<double>(e_.below(2)), s);
     if (dt.is_float()) {
       if (e_.chance(p_.p_negative_zero)) return tensor::constant(ctx_, dt, -0.0, s);
@@ -173,7 +185,7 @@ class TensorBuilder {
   }
 
   UOp reuse(DType dt, const Shape& s) {
-    const std::vector<UOp>& seen = pool_.at({dt.scalar(), s});
+    const std::vector<UOp>& seen = pool_.at({std::string(dt.name()), s});
     return seen[e_.below(seen.size())];
   }
 
@@ -301,9 +313,9 @@ class TensorBuilder {
     const bool any_dim = !s.empty();
     const bool any_wide = std::any_of(s.begin(), s.end(), [](int64_t d) { return d != 1; });
     const bool any_nonempty = std::any_of(s.begin(), s.end(), [](int64_t d) { return d > 0; });
-    switch (
-        e_.pick({w.reshape, s.size() >= 2 ? w.permute : 0.0, any_wide ? w.expand : 0.0,
-                 any_nonempty ? w.pad : 0.0, any_dim ? w.shrink : 0.0, any_dim ? w.flip : 0.0})) {
+    switch (e_.pick({w.reshape, s.size() >= 2 ? w.permute : 0.0, any_wide ? w.expand : 0.0,
+                     any_nonempty && !dt.is_quantized() ? w.pad : 0.0, any_dim ? w.shrink : 0.0,
+                     any_dim ? w.flip : 0.0})) {
       case 0: {
         Shape from = refactor(numel(s));
         if (from == s) from = refactor(numel(s));
@@ -483,6 +495,142 @@ class TensorBuilder {
       default: y = tensor::reshape(ctx_, tensor::reshape(ctx_, x, refactor(numel(s))), s); break;
     }
     return y;
+  }
+
+  // ---- quantized tensors: they only convert, move, select and reduce (QuantNodeWeights)
+
+  UOp quantized(DType qt, const Shape& s, int depth) {
+    if (budget_ <= 0 || depth >= p_.max_depth) return leaf(qt, s);
+    const QuantNodeWeights& w = p_.qnodes;
+    for (int attempt = 0; attempt < 4; ++attempt) {
+      UOp u;
+      switch (e_.pick({w.input, w.quantize, w.requantize, w.where, w.bitcast, w.movement,
+                       w.unit_reduce, w.sum_reduce})) {
+        case 0: return input(qt, s);
+        case 1: {
+          const DType f =
+              std::array{dtypes::Float32, dtypes::Float16, dtypes::Float64}[e_.pick({4, 1, 1})];
+          return ctx_.make(Op::Quantize, qt, {fill(f, s, depth + 1)}, {}, s);
+        }
+        case 2: {
+          const DType from = draw_requantize_source(e_, p_.quant, qt);
+          return ctx_.make(Op::Requantize, qt, {fill(from, s, depth + 1)}, {}, s);
+        }
+        case 3: {
+          UOp c = fill(dtypes::Bool, s, depth + 1);
+          UOp a = fill(qt, s, depth + 1);
+          return ctx_.make(Op::Where, qt, {c, a, fill(qt, s, depth + 1)}, {}, s);
+        }
+        case 4: return ctx_.make(Op::Bitcast, qt, {fill(qt.storage(), s, depth + 1)}, {}, s);
+        case 5: u = movement(qt, s, depth + 1); break;
+        case 6: u = unit_reduce(qt, s, depth + 1); break;
+        default: u = sum_reduce(qt, s, depth + 1); break;
+      }
+      if (u) return u;
+    }
+    return leaf(qt, s);
+  }
+
+  /// The op of a quantized REDUCE_AXIS: ADD, MAX or MIN (MUL is unsupported).
+  Op quantized_reduce_op() {
+    const TensorReduceOpWeights& w = p_.reduce_ops;
+    return std::array{Op::Add, Op::Max, Op::Min}[e_.pick({w.add, w.max, w.min})];
+  }
+
+  /// REDUCE_AXIS of a `from`-shaped tensor over `axes` to type `qt`, its input type a
+  /// partner of qt (p_same_reduce_type: qt itself) that the int32 accumulator supports, then
+  /// reshaped to `s`.
+  UOp quantized_reduce(DType qt, const Shape& s, Shape from, std::vector<int64_t> axes, int depth) {
+    const Op op = quantized_reduce_op();
+    int64_t terms = 1;
+    for (int64_t a : axes) terms *= std::max<int64_t>(1, from[static_cast<size_t>(a)]);
+    if (op != Op::Add) terms = 1;
+    DType in = qt;
+    if (!e_.chance(p_.p_same_reduce_type) || requantize_unsupported(qt, qt, terms))
+      in = draw_requantize_source(e_, p_.quant, qt, terms);
+    if (requantize_unsupported(in, qt, terms)) return {};
+    Shape out = from;
+    for (int64_t a : axes) out[static_cast<size_t>(a)] = 1;
+    UOp r = ctx_.make(Op::ReduceAxis, qt, {fill(in, from, depth)}, ReduceAxisArg{op, axes}, out);
+    if (out == s) return r;
+    if (numel(out) == numel(s)) return tensor::reshape(ctx_, r, s);
+    // Every axis reduced: one element, shaped and broadcast back to the position.
+    return tensor::expand(ctx_, tensor::reshape(ctx_, r, Shape(s.size(), 1)), s);
+  }
+
+  /// A quantized REDUCE_AXIS over size-1 axes only (UnitAxisWeights): the identity on reals,
+  /// which the unit-axis rule turns into its input or a REQUANTIZE, after the normalization
+  /// stage removed the size-1 dims (axes = [] must stay "reduce nothing").
+  UOp unit_reduce(DType qt, const Shape& s, int depth) {
+    const UnitAxisWeights& w = p_.unit_axes;
+    const size_t how = e_.pick({w.one, w.several, w.all, w.none, w.beside_wide});
+    if (how == 3) return quantized_reduce(qt, s, s, {}, depth);
+    if (how == 2) {
+      const Shape from(static_cast<size_t>(e_.between(1, std::max(p_.max_rank, 1))), 1);
+      std::vector<int64_t> all(from.size());
+      std::iota(all.begin(), all.end(), 0);
+      return quantized_reduce(qt, s, from, std::move(all), depth);
+    }
+    // Size-1 dims of s, or inserted ones (reshaped away after), reduced; beside_wide may
+    // also insert a size-1 dim it keeps, next to s's wide dims ([1,5,7,9] with axes [0]).
+    const int64_t want = how == 1 ? e_.between(2, 3) : 1;
+    Shape from = s;
+    std::vector<bool> reduced(s.size(), false);
+    auto insert_one = [&](bool reduce) {
+      if (static_cast<int>(from.size()) >= p_.max_rank) return false;
+      const auto at = static_cast<std::ptrdiff_t>(e_.below(from.size() + 1));
+      from.insert(from.begin() + at, 1);
+      reduced.insert(reduced.begin() + at, reduce);
+      return true;
+    };
+    if (how == 4 && e_.chance(0.5)) insert_one(false);  // a size-1 dim the reduce keeps
+    for (int64_t k = 0; k < want; ++k) {
+      std::vector<size_t> ones;
+      for (size_t i = 0; i < from.size(); ++i)
+        if (!reduced[i] && from[i] == 1) ones.push_back(i);
+      if (!ones.empty() && (e_.chance(0.5) || static_cast<int>(from.size()) >= p_.max_rank))
+        reduced[ones[e_.below(ones.size())]] = true;
+      else if (!insert_one(true))
+        break;
+    }
+    std::vector<int64_t> axes;
+    for (size_t i = 0; i < from.size(); ++i)
+      if (reduced[i]) axes.push_back(static_cast<int64_t>(i));
+    if (axes.empty()) return {};
+    return quantized_reduce(qt, s, from, std::move(axes), depth);
+  }
+
+  /// A quantized REDUCE_AXIS over axes of extent > 1 (few elements: the int32 accumulator).
+  UOp sum_reduce(DType qt, const Shape& s, int depth) {
+    Shape from = s;
+    std::vector<bool> reduced(s.size(), false);
+    const int64_t want = e_.between(1, 2);
+    int64_t terms = 1;
+    for (int64_t k = 0; k < want; ++k) {
+      const int64_t extent = reduce_extent();
+      if (terms * extent > p_.max_quant_sum_terms) break;
+      std::vector<size_t> ones;
+      for (size_t i = 0; i < from.size(); ++i)
+        if (!reduced[i] && from[i] == 1) ones.push_back(i);
+      const bool room = static_cast<int>(from.size()) < p_.max_rank;
+      if (!ones.empty() && (!room || e_.chance(0.5))) {
+        const size_t i = ones[e_.below(ones.size())];
+        from[i] = extent;
+        reduced[i] = true;
+      } else if (room) {
+        const auto at = static_cast<std::ptrdiff_t>(e_.below(from.size() + 1));
+        from.insert(from.begin() + at, extent);
+        reduced.insert(reduced.begin() + at, true);
+      } else {
+        break;
+      }
+      terms *= extent;
+    }
+    std::vector<int64_t> axes;
+    for (size_t i = 0; i < from.size(); ++i)
+      if (reduced[i]) axes.push_back(static_cast<int64_t>(i));
+    if (axes.empty() || !fits(from, s)) return {};
+    return quantized_reduce(qt, s, from, std::move(axes), depth);
   }
 
   // ---- the buffer rules' and split reduce's shapes (schedule/buffers.h, split_reduce.h)
@@ -757,8 +905,8 @@ class TensorBuilder {
   int next_slot_ = 0;
   bool total_ops_only_ = false;  ///< only ops defined for every operand (no check needed)
   std::vector<UOp> inputs_;
-  std::map<std::pair<ScalarType, Shape>, std::vector<UOp>>
-      pool_;  ///< every node filled, by dtype and shape
+  std::map<std::pair<std::string, Shape>, std::vector<UOp>>
+      pool_;  ///< every node filled, by dtype (its name: quantized types share a scalar) and shape
 };
 
 /// `root` with `from` replaced by `to` (the nodes above it rebuilt).

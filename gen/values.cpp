@@ -220,6 +220,7 @@ UOp Builder::leaf(DType dt, const Scope& s, int depth) {
 UOp Builder::value(DType dt, const Scope& s, int depth) {
   ++positions_;
   if (depth >= p_.max_expr_depth || !budget_left()) return leaf(dt, s, depth);
+  if (dt.is_float() && e_.chance(p_.p_dequantize)) return dequantize(dt, s, depth);
   if (!dt.is_bool() && end_budget(s) >= 1)
     if (UOp u = family(dt, s, depth)) return u;
   const auto& w = p_.exprs;
