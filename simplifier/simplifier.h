@@ -3,6 +3,7 @@
  *
  * Pipeline (simplify), mirroring tinygrad's split:
  *   kernel-graph stage      symbolic + pm_reduce_simplify (unparented + collapse)
+ *   (symbolic includes pm_requantize, the fixed-point form of a reinterpreted integer's REQUANTIZE)
  *   optimize only:          pm_load_collapse; pm_split_ranges + pm_flatten_range;
  *                           symbolic + pm_flatten_range; pm_flatten_range + pm_simplify_ranges
  *   always (post-opt):      symbolic + pm_flatten_range + pm_reduce_unparented
@@ -70,6 +71,8 @@ ir::RuleSet pm_reduce_collapse();       ///< the inner rules of reduce_collapse
 ir::RuleSet pm_reduce_load_collapse();  ///< pm_reduce_collapse plus the load rules
 ir::RuleSet pm_reduce_simplify();       ///< kernel-graph stage: unparented + reduce_collapse
 ir::RuleSet pm_load_collapse();         ///< REDUCE ADD over one range, with the load rules
+/// REQUANTIZE(BITCAST(int v)) -> the definition's int64 arithmetic on v (part of symbolic).
+ir::RuleSet pm_requantize();
 
 /// Every rule with gates (Pat::when), by name: how many it has (a gate's name is
 /// "rule#i", i its index in the rule's Pat::gates order).

@@ -435,7 +435,8 @@ RuleSet symbolic() {
   // Last of the divmod rules: it generalizes mul_mod and add_mod, which keep their cases.
   r.add("mod_congruence", fmod(x, c).dtype(dtypes::Index).when(pos_c),
         mod_congruence);  // (24*j + w) % 23 -> j + w when 0 <= j + w < 23
-  return r;
+  // ---- quantized: after fold_const, which takes REQUANTIZE of a CONST
+  return r + pm_requantize();
 }
 
 }  // namespace uopfuzz::simplifier

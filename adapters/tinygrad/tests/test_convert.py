@@ -154,6 +154,53 @@ class ToTinygrad(unittest.TestCase):
     self.assertNotRegex(str(e.exception), r"line|\d")
 
 
+# out[r] = REQUANTIZE(in[r]) from qint8<0.03,0> to qint8<0.12,0> (README, "Quantized types").
+QUANTIZED_KERNEL = """\
+%0 = PARAM slot=0 size=4 in : qint8<0.03,0>
+%1 = PARAM slot=1 size=4 out : qint8<0.12,0>
+%2 = CONST 4 : index
+%3 = RANGE %2 axis=0 LOOP : index
+%4 = INDEX %0 %3 : qint8<0.03,0>
+%5 = LOAD %4 : qint8<0.03,0>
+%6 = REQUANTIZE %5 : qint8<0.12,0>
+%7 = INDEX %1 %3 : qint8<0.12,0>
+%8 = STORE %7 %6 : void
+%9 = END %8 %3 : void
+%10 = SINK %9 : void
+"""
+
+
+class Quantized(unittest.TestCase):
+  """Quantized types are uopfuzz's own: tinygrad has none, so a kernel with one is refused
+  by name, never converted to something that means another thing."""
+
+  def test_quantized_text_parses_and_prints_back(self):
+    self.assertEqual(uop_text.print_kernel(uop_text.parse(QUANTIZED_KERNEL)), QUANTIZED_KERNEL)
+    self.assertEqual(uop_text.quantized_storage("quint8<0.08,3>"), "uint8")
+    self.assertEqual(uop_text.quantized_storage("qint32<1e-05,0>"), "int32")
+    self.assertIsNone(uop_text.quantized_storage("int8"))
+    self.assertIsNone(uop_text.quantized_storage("qint64<1,0>"))
+
+  def test_quantized_dtype_is_refused_by_cause(self):
+    with self.assertRaises(Unsupported) as e:
+      convert.to_tinygrad(QUANTIZED_KERNEL)
+    self.assertEqual(str(e.exception), "quantized dtype qint8 (tinygrad has no quantized types)")
+
+  def test_every_quantized_conversion_is_refused(self):
+    cases = (
+      ("%3 = CONST 1.5 : float32", "%4 = QUANTIZE %3 : quint8<0.5,3>", "quint8<0.5,3>", "quantized dtype quint8"),
+      ("%3 = CONST 11 : qint8<0.04,7>", "%4 = DEQUANTIZE %3 : float32", "float32", "quantized dtype qint8"),
+      ("%3 = CONST 11 : int16", "%4 = BITCAST %3 : qint16<0.04,7>", "int16", "quantized dtype qint16"),
+    )
+    for first, second, out, reason in cases:
+      with self.assertRaises(Unsupported) as e:
+        convert.to_tinygrad(kernel(first, second, out=out))
+      self.assertTrue(str(e.exception).startswith(reason), str(e.exception))
+    # an op refused by name even where no quantized dtype precedes it
+    with self.assertRaisesRegex(Unsupported, "op DEQUANTIZE"):
+      convert._to_uop(uop_text.Node("DEQUANTIZE", [0], [], "float32"), [None], None, None)
+
+
 class FromTinygrad(unittest.TestCase):
   def test_weak_constant_takes_its_use_dtype(self):
     x = UOp(Ops.CAST, dtypes.int32, src=(UOp.variable("n", 0, 9, param=True),), arg=dtypes.int32)

@@ -160,6 +160,13 @@ class ServerTest(unittest.TestCase):
     # the process goes on
     self.assertEqual(a.simplify(PLUS_ZERO_TIMES_ONE)[-1][0], "ok")
 
+  def test_quantized_kernel_is_unsupported(self):
+    # tinygrad has no quantized types: the answer names the cause and the process goes on
+    a = self.start()
+    frames = a.simplify(example("requantize_bitcast.uop"))
+    self.assertEqual(frames, [("unsupported", "quantized dtype qint8 (tinygrad has no quantized types)")])
+    self.assertEqual(a.simplify(PLUS_ZERO_TIMES_ONE)[-1][0], "ok")
+
   def test_nothing_but_frames_on_stdout_when_tinygrad_prints(self):
     # TRACK_MATCH_STATS=3 makes tinygrad print a line per rule it applies, and its match
     # statistics at exit: all of it must reach stderr, the frames stay readable (the

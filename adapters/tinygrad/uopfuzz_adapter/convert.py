@@ -115,11 +115,22 @@ def to_tinygrad(text):
 
 
 def _dtype(name):
+  # Quantized types are uopfuzz's own: tinygrad has no dtype with a scale and a zero point,
+  # so nothing it could rewrite them into would mean the same. The reason names the storage
+  # kind alone (no scale), so a campaign counts one cause per storage type.
+  storage = uop_text.quantized_storage(name)
+  if storage: raise Unsupported(f"quantized dtype q{storage} (tinygrad has no quantized types)")
   if name not in DTYPE_TO_TG: raise Unsupported(f"dtype {name}")
   return DTYPE_TO_TG[name]
 
 
+def op_is_quantized(op):
+  """The quantized conversions: a DEQUANTIZE has a float dtype, but its operand is quantized."""
+  return op in ("QUANTIZE", "DEQUANTIZE", "REQUANTIZE")
+
+
 def _to_uop(node, src, conv, kernel):
+  if op_is_quantized(node.op): raise Unsupported(f"op {node.op} (tinygrad has no quantized types)")
   op, dt = node.op, _dtype(node.dtype)
   kv, bare = node.keyed()
   if op == "CONST":

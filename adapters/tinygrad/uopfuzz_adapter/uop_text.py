@@ -6,10 +6,12 @@ dtype`, `#` starts a comment. Header lines are kept verbatim (their meaning is t
 side's business); nodes keep their argument tokens as written, so printing a parsed
 kernel gives text that `uopfuzz parse` reads to the same graph.
 """
+import re
 
 OPS = frozenset((
   "CONST", "INVALID", "PARAM", "VAR", "RANGE", "INDEX", "LOAD", "STORE", "END", "REDUCE", "SINK",
   "NEG", "CAST", "BITCAST", "RECIPROCAL", "SQRT", "EXP2", "LOG2", "SIN", "TRUNC",
+  "QUANTIZE", "DEQUANTIZE", "REQUANTIZE",
   "ADD", "SUB", "MUL", "CDIV", "CMOD", "FLOORDIV", "FLOORMOD", "MAX", "MIN",
   "CMPLT", "CMPNE", "CMPEQ", "AND", "OR", "XOR", "SHL", "SHR", "WHERE",
   "RESHAPE", "PERMUTE", "EXPAND", "PAD", "SHRINK", "FLIP", "REDUCE_AXIS", "CONTIGUOUS", "REALIZE",
@@ -17,6 +19,16 @@ OPS = frozenset((
 
 DTYPES = frozenset(("void", "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
                     "uint64", "float16", "float32", "float64", "index"))
+
+# A quantized dtype: a storage integer with a scale and a zero point, `qint8<0.03,0>`,
+# `quint8<0.08,3>` (README, "Quantized types"); the scale and zero point are not checked here.
+QUANTIZED = re.compile(r"q(u?int(?:8|16|32))<[^<>,]+,[^<>,]+>")
+
+
+def quantized_storage(dtype):
+  """The storage integer of a quantized dtype name ("int8" for qint8<0.03,0>), or None."""
+  m = QUANTIZED.fullmatch(dtype)
+  return m.group(1) if m else None
 
 
 class UopTextError(ValueError):
@@ -99,7 +111,7 @@ def _parse_node(ln, line, names, index):
   colon = len(toks) - 1 - toks[::-1].index(":")
   dtype = "".join(toks[colon + 1:])
   if not dtype: raise UopTextError(ln, "expected a dtype after ':'")
-  if dtype.split("[")[0] not in DTYPES: raise UopTextError(ln, f"unknown dtype '{dtype}'")
+  if dtype.split("[")[0] not in DTYPES and not quantized_storage(dtype): raise UopTextError(ln, f"unknown dtype '{dtype}'")
   srcs, args = [], []
   for t in toks[3:colon]:
     if t.startswith("%"):
