@@ -7,6 +7,7 @@
 #include "backends/float_sums.h"
 #include "backends/program_runner.h"
 #include "backends/registry.h"
+#include "check/quant_metamorphic.h"
 #include "ir/printer.h"
 #include "ir/run_io.h"
 #include "ir/tensor.h"
@@ -392,9 +393,47 @@ ProgramCheckResult check_program(Context& ctx, const Kernel& program,
     return res;
   }
   compare_all(ctx, res.simplified.program, ref, co, res);
+  if (res.kind == FindingKind::None && !res.unsupported) {
+    // The second oracle: a definition that the tensor oracle and the lowering share wrongly,
+    // or a bug the program's own types hide (equal input and output types), shows here.
+    QuantMetamorphicResult m = check_quant_metamorphic(ctx, program, options, co.base_seed);
+    if (m.disagreement) {
+      res.kind = FindingKind::Mismatch;
+      res.details = "metamorphic: " + *m.disagreement;
+      res.metamorphic_witness = std::move(m.witness);
+      return res;
+    }
+  }
   if (co.latency && res.kind == FindingKind::None && !res.unsupported)
     time_decisions(ctx, program, options, ref, res);
   return res;
+}
+
+Result<std::map<int, Buffer>> run_under_test(Context& ctx, const Kernel& program,
+                                             const ProgramCheckOptions& options,
+                                             const Inputs& inputs) {
+  auto lowered = schedule::lower(ctx, program.root, options.lower);
+  if (!lowered) return lowered.error();
+  KernelsSimplified by = simplify_kernels(ctx, *lowered, options.check);
+  if (by.failure) {
+    const bool declined = by.failure->kind == sut::FailureKind::Unsupported;
+    return Error{fmt::format("{}the simplifier under test on kernel {}: {}: {}",
+                             declined ? "unsupported: " : "", by.failed_kernel,
+                             sut::failure_kind_name(by.failure->kind), by.failure->reason)};
+  }
+  if (auto why = unverified(by.simplified.program)) return Error{"the simplified program: " + *why};
+  backends::Backend* oracle = backends::find_backend("oracle");
+  if (!oracle) return Error{"no oracle backend"};
+  backends::RunOptions ro;
+  ro.max_steps = options.check.max_steps;
+  auto out = backends::run_program(*oracle, by.simplified.program, inputs, ro);
+  if (!out) return out.error();
+  if (out->status == RunStatus::Ub)
+    return Error{fmt::format("kernel {} has undefined behaviour{}", out->failed_kernel,
+                             out->ub ? ": " + out->ub->what : "")};
+  if (out->status == RunStatus::StepLimit)
+    return Error{fmt::format("kernel {} ran past the step limit", out->failed_kernel)};
+  return std::move(out->outputs);
 }
 
 ProgramCheckResult compare_lowered(Context& ctx, const Kernel& program, const Program& lowered,
@@ -471,6 +510,55 @@ std::string replay_kernel(Context& ctx, const Program& lowered, const Program& s
   return "";
 }
 
+// A metamorphic finding's signature: backend "metamorphic" (so it dedups apart from the
+// differential check's findings), the culprit the planted lowering bug, tensor-stage rule or
+// simplifier rule whose absence alone makes the check pass.
+Signature sign_metamorphic(Context& ctx, const Kernel& program, const ProgramCheckOptions& options,
+                           const ProgramCheckResult& found) {
+  Signature sig;
+  sig.kind = found.kind;
+  sig.backend = "metamorphic";
+  sig.culprit = "unknown";
+  auto passes = [&](const ProgramCheckOptions& o) {
+    ++sig.checks_run;
+    return !check_quant_metamorphic(ctx, program, o, o.check.base_seed).disagreement;
+  };
+  for (schedule::LoweringBug b : options.lower.bugs) {
+    ProgramCheckOptions without = options;
+    without.lower.bugs.erase(b);
+    if (passes(without)) {
+      sig.culprit = std::string(schedule::lowering_bug_name(b));
+      return sig;
+    }
+  }
+  for (const auto& [rule, n] : found.lowering_hits) {
+    if (n == 0 || options.lower.disabled.count(rule)) continue;
+    ProgramCheckOptions without = options;
+    without.lower.disabled.insert(rule);
+    if (passes(without)) {
+      sig.culprit = rule;
+      return sig;
+    }
+  }
+  if (is_external(options.check) && !options.check.simplifier->capabilities().disable) return sig;
+  std::vector<std::string> suspects;
+  if (!is_external(options.check))
+    suspects = bisection_order();
+  else
+    for (const auto& [rule, n] : found.simplified.hits) suspects.push_back(rule);
+  for (const std::string& rule : suspects) {
+    // The rules that fired on the original program: the two-domain program is its reduce.
+    if (!found.simplified.hits.count(rule) || options.check.simplify.disabled.count(rule)) continue;
+    ProgramCheckOptions without = options;
+    without.check.simplify.disabled.insert(rule);
+    if (passes(without)) {
+      sig.culprit = rule;
+      break;
+    }
+  }
+  return sig;
+}
+
 }  // namespace
 
 std::string tensor_rule_culprit(Context& ctx, const Kernel& program,
@@ -508,6 +596,7 @@ Signature sign_program_finding(Context& ctx, const Kernel& program,
     sig.culprit = found.latency->finding()->culprit;  // the decision timed is the culprit
     return sig;
   }
+  if (found.metamorphic_witness) return sign_metamorphic(ctx, program, options, found);
   CheckOptions co = options.check;
   co.latency.reset();
   Reference ref = reference(program, co);

@@ -76,10 +76,22 @@ struct ProgramCheckResult {
   /// timed (check/program_latency.h); a confirmed slowdown is kind Latency, its culprit the
   /// decision's rule or planted bug.
   std::optional<ProgramLatency> latency;
+  /// A metamorphic finding (check/quant_metamorphic.h): kind Mismatch, details starting
+  /// "metamorphic: ", and the one-reduce program that shows it, its inputs given.
+  std::optional<ir::Kernel> metamorphic_witness;
 };
 
 ProgramCheckResult check_program(ir::Context& ctx, const ir::Kernel& program,
                                  const ProgramCheckOptions& options = {});
+
+/// The outputs (by REALIZE index) of the verified tensor program `program` on `inputs`
+/// through the path check_program checks: lowered under options.lower, each kernel rewritten
+/// by options.check's simplifier under test, run on the oracle backend. Fails when that path
+/// does: the lowering or the runner (a message starting "unsupported" where it cannot take
+/// the program), the simplifier under test, a kernel that does not verify, UB, the step limit.
+Result<std::map<int, ir::Buffer>> run_under_test(ir::Context& ctx, const ir::Kernel& program,
+                                                 const ProgramCheckOptions& options,
+                                                 const ir::Inputs& inputs);
 
 /// The comparison alone, on a given lowering of `program` (a hand-made Program, or one read
 /// with ir::parse_program): `lowered` runs, as it is, on the oracle and options.backends and

@@ -2,6 +2,7 @@
 // program's lowered Program with each kernel rewritten.
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "backends/backend.h"
 #include "cli/command.h"
@@ -105,6 +106,11 @@ int simplify_tensor_program(const SimplifyCommandFlags& f, const LoadedKernel& k
     fmt::print("# lowering: pcontig {}, split-reduce-threshold {}{}\n", lo.pcontig,
                lo.split_reduce_threshold, report.converged ? "" : " (buffer rules NOT converged)");
     for (const auto& [name, n] : report.hits) fmt::print("# tensor-hit {} {}\n", name, n);
+    for (const schedule::SqueezeRecord& s : report.squeezed)
+      fmt::print("# squeezed REDUCE_AXIS {} {} axes=[{}] removed=[{}] -> axes=[{}]\n",
+                 ir::op_name(s.reduce.arg<ir::ReduceAxisArg>().op),
+                 ir::shape_text(s.reduce.src(0).shape()), fmt::join(s.axes, ","),
+                 fmt::join(s.removed, ","), fmt::join(s.remapped, ","));
     for (const auto& [name, n] : r.hits) fmt::print("# hit {} {}\n", name, n);
   }
   bool ok = r.converged;

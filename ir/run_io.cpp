@@ -6,6 +6,7 @@
 
 #include "ir/graph.h"
 #include "ir/hash.h"
+#include "ir/quant.h"
 
 namespace uopfuzz::ir {
 namespace {
@@ -22,6 +23,17 @@ int64_t pick(uint64_t& state, int64_t lo, int64_t hi, std::optional<int64_t> mul
     if (down + m <= hi) return down + m;  // no multiple below: take the next one up if it fits
   }
   return v;
+}
+
+/// A stored integer of quantized `dt` (SEMANTICS.md, "Inputs"): one in four an edge (qmin,
+/// qmax, z, z - 1, z + 1, clamped to the storage range), where requantize rounds, saturates
+/// and maps real 0; the rest uniform over the whole storage range.
+int64_t pick_quantized(uint64_t& state, DType dt) {
+  const int64_t lo = dt.int_min(), hi = dt.int_max();
+  if (splitmix64(state) % 4 != 0) return pick(state, lo, hi, std::nullopt);
+  const int64_t z = quant_params(dt).zero_point;
+  const int64_t edges[] = {lo, hi, z, z - 1, z + 1};
+  return std::clamp(edges[splitmix64(state) % 5], lo, hi);
 }
 
 }  // namespace
@@ -43,7 +55,9 @@ Inputs make_inputs(UOp root, uint64_t seed, const std::map<std::string, int64_t>
       int64_t hi = std::min<int64_t>(dt.int_max(),
                                      p.vmax.value_or(dt.kind() == DTypeKind::Unsigned ? 16 : 8));
       for (size_t i = 0; i < b.size(); ++i) {
-        if (dt.is_float())
+        if (dt.is_quantized())
+          b.set(i, wrap_int(dt, pick_quantized(state, dt)));
+        else if (dt.is_float())
           b.set(i, Value::of_float(static_cast<double>(pick(state, -64, 64, std::nullopt)) / 8.0));
         else if (dt.is_bool())
           b.set(i, Value::of_int(static_cast<int64_t>(splitmix64(state) & 1)));

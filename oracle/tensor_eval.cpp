@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <deque>
+#include <limits>
 #include <optional>
 #include <string>
 #include <variant>
@@ -13,6 +14,7 @@
 
 #include "ir/graph.h"
 #include "ir/node_map.h"
+#include "ir/quant.h"
 #include "ir/scalar_eval.h"
 #include "ir/tensor.h"
 
@@ -283,6 +285,7 @@ class Evaluator {
   std::optional<Error> reduce(UOp u) {
     const ReduceAxisArg& r = u.arg<ReduceAxisArg>();
     UOp x = u.src(0);
+    if (x.dtype().is_quantized()) return quantized_reduce(u);
     if (r.axes.empty()) {  // reduces nothing: the value itself, not a fold of one element
       alias(u, x);
       return std::nullopt;
@@ -312,6 +315,51 @@ class Evaluator {
       return false;
     });
     return error;
+  }
+
+  // A quantized REDUCE_AXIS (SEMANTICS.md, "REDUCE_AXIS"): the centered integers q - z_in
+  // folded in int32 from the int32 identity, then requantized from scale s_in, zero point 0,
+  // to the node's type. The verifier guarantees the int32 sum cannot overflow. `axes=[]`
+  // folds nothing: each element is requantized alone (the identity between equal types).
+  std::optional<Error> quantized_reduce(UOp u) {
+    const ReduceAxisArg& r = u.arg<ReduceAxisArg>();
+    UOp x = u.src(0);
+    const DType in = x.dtype(), out_dt = u.dtype();
+    if (!out_dt.is_quantized() || r.op == Op::Mul)
+      return Error{fmt::format("unsupported: REDUCE_AXIS op={} of {} to {}", op_name(r.op),
+                               in.name(), out_dt.name())};
+    const QuantParams& qin = quant_params(in);
+    std::string why;
+    const auto rq = requantizer(qin.scale, quant_params(out_dt).scale, &why);
+    if (!rq) return Error{why};
+    const int64_t z_in = qin.zero_point;
+    auto out = fresh(u);
+    if (!out) return out.error();
+    Values& dst = **out;
+    const Values& src = values(x);
+    if (r.axes.empty()) {
+      for (size_t k = 0; k < src.size(); ++k)
+        dst[k] = wrap_int(out_dt, requantize_centered(src[k].i - z_in, *rq, out_dt));
+      return std::nullopt;
+    }
+    const int64_t identity = r.op == Op::Add   ? 0
+                             : r.op == Op::Max ? std::numeric_limits<int32_t>::min()
+                                               : std::numeric_limits<int32_t>::max();
+    std::vector<int64_t> acc(dst.size(), identity);
+    std::vector<int64_t> strides = row_major_strides(u.shape());
+    for (int64_t a : r.axes) strides[static_cast<size_t>(a)] = 0;
+    steps_ += src.size();
+    for_each_element(x.shape(), strides, 0, [&](int64_t k, int64_t off) {
+      int64_t& a = acc[static_cast<size_t>(off)];
+      const int64_t centered = src[static_cast<size_t>(k)].i - z_in;
+      a = r.op == Op::Add   ? a + centered
+          : r.op == Op::Max ? std::max(a, centered)
+                            : std::min(a, centered);
+      return true;
+    });
+    for (size_t k = 0; k < dst.size(); ++k)
+      dst[k] = wrap_int(out_dt, requantize_centered(acc[k], *rq, out_dt));
+    return std::nullopt;
   }
 
   std::optional<Error> elementwise(UOp u) {

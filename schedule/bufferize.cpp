@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "ir/quant.h"
 #include "ir/scalar_eval.h"
 #include "ir/tensor.h"
 
@@ -93,6 +94,29 @@ class GraphBuilder {
     return v.op() == Op::Load || (v.op() == Op::Index && v.num_src() > 1);
   }
 
+  /// A quantized REDUCE_AXIS of `value` (SEMANTICS.md, "REDUCE_AXIS") in its kernel form:
+  /// the centered integers q - z_in reduced in int32 over the reduce ranges in `rsrc` (after
+  /// `value`), then REQUANTIZE of the accumulator read as qint32<s_in,0>. With no range left
+  /// (size-1 axes, or axes=[]) that is REQUANTIZE of the element itself, or the element when
+  /// the types are equal.
+  Result<UOp> quantized_reduce(UOp node, UOp value, std::vector<UOp> rsrc) {
+    const ir::DType in = node.src(0).dtype(), out = node.dtype();
+    const Op rop = node.arg<ir::ReduceAxisArg>().op;
+    if (!out.is_quantized() || rop == Op::Mul)
+      return Error{fmt::format("unsupported: REDUCE_AXIS op={} of {} to {}", ir::op_name(rop),
+                               in.name(), out.name())};
+    if (rsrc.size() == 1) return in == out ? value : ctx_.make(Op::Requantize, out, {value});
+    const ir::QuantParams& q = ir::quant_params(in);
+    const ir::DType acc_dt = ir::dtypes::Int32;
+    UOp stored = ctx_.make(Op::Bitcast, in.storage(), {value});
+    UOp centered = ctx_.alu(
+        Op::Sub, {ctx_.make(Op::Cast, acc_dt, {stored}), ctx_.const_int(acc_dt, q.zero_point)});
+    rsrc[0] = centered;
+    UOp acc = ctx_.make(Op::Reduce, acc_dt, std::move(rsrc), ir::ReduceArg{rop});
+    const ir::DType wide = ir::DType::quantized(ir::ScalarType::Int32, q.scale, 0);
+    return ctx_.make(Op::Requantize, out, {ctx_.make(Op::Bitcast, wide, {acc})});
+  }
+
   /// `node`'s value at its plan's index.
   Result<UOp> value(UOp node) {
     auto memo = memo_.find(node);
@@ -125,7 +149,11 @@ class GraphBuilder {
         for (UOp r : nr.reduce_ranges)
           if (r.op() == Op::Range) rsrc.push_back(r);
         const Op rop = node.arg<ir::ReduceAxisArg>().op;
-        if (node.arg<ir::ReduceAxisArg>().axes.empty()) {
+        if (node.src(0).dtype().is_quantized()) {
+          Result<UOp> q = quantized_reduce(node, src[0], std::move(rsrc));
+          if (!q) return q.error();
+          out = *q;
+        } else if (node.arg<ir::ReduceAxisArg>().axes.empty()) {
           out = src[0];  // reduces nothing: the value itself, not a fold of one element
         } else if (rsrc.size() > 1) {
           out = ctx_.make(Op::Reduce, node.dtype(), std::move(rsrc), ir::ReduceArg{rop});

@@ -5,6 +5,7 @@
 #include "ir/verify.h"
 #include "schedule/bufferize.h"
 #include "schedule/buffers.h"
+#include "schedule/normalize_shapes.h"
 #include "schedule/rangeify.h"
 #include "schedule/split_reduce.h"
 
@@ -13,6 +14,8 @@ namespace uopfuzz::schedule {
 std::vector<std::string> tensor_rule_names() {
   std::vector<std::string> names = buffer_rule_names();
   names.emplace_back(kSplitReduceRule);
+  names.emplace_back(kSqueezeUnitDimsRule);
+  names.emplace_back(kReduceUnitAxisRule);
   return names;
 }
 
@@ -22,7 +25,9 @@ Result<ir::Program> lower(ir::Context& ctx, ir::UOp root, const LowerOptions& op
   LowerReport& out = report ? *report : local;
   out = LowerReport{};
   IndexSimplifier simplify(ctx);
-  ir::UOp split = split_reduces(ctx, root, options, out.hits);
+  ir::UOp squeezed = squeeze_unit_dims(ctx, root, options, out.hits, out.squeezed);
+  ir::UOp unit = reduce_unit_axes(ctx, squeezed, options, out.hits);
+  ir::UOp split = split_reduces(ctx, unit, options, out.hits);
   Result<RangeifyPlan> plan = rangeify(simplify, split, options.bugs);
   if (!plan) return plan.error();
   Result<ir::UOp> graph = bufferize(simplify, *plan, options.bugs);

@@ -1,5 +1,6 @@
 /** \file Lowering a tensor program to a Program, in four stages:
- * 1. split ReduceOp on the tensor program (split_reduce.h);
+ * 1. on the tensor program: shape normalization, the unit-axis reduce rule
+ *    (normalize_shapes.h), then split ReduceOp (split_reduce.h);
  * 2. rangeify (rangeify.h, bufferize.h): tensor program -> BUFFERIZE graph in which every
  *    realized node (an output, a CONTIGUOUS, a node whose consumers index it in ways that
  *    disagree, a reduce whose result is broadcast) is BUFFERIZE(value, ranges...) and each
@@ -32,20 +33,31 @@ struct LowerOptions {
   int pcontig = 0;
   /// Split ReduceOp's threshold on prod(input) // prod(output) (split_reduce.h).
   int64_t split_reduce_threshold = 32768;
-  /// Tensor-stage rules switched off by name (buffer_rule_names(), "split_reduce"): the
+  /// Tensor-stage rules switched off by name (tensor_rule_names()): the
   /// alternative a latency check times a decision against, and rule bisection's lever.
   std::set<std::string> disabled;
   friend bool operator==(const LowerOptions&, const LowerOptions&) = default;
 };
 
+/// One reduce that shape normalization (normalize_shapes.h) took size-1 dims from: the
+/// record keeps which reduced axes went, so an empty `remapped` means "reduce nothing".
+struct SqueezeRecord {
+  ir::UOp reduce;                 ///< the REDUCE_AXIS as it was (sources already rewritten)
+  std::vector<int64_t> axes;      ///< its axes
+  std::vector<int64_t> removed;   ///< the reduced axes removed (size 1)
+  std::vector<int64_t> remapped;  ///< the axes left, numbered in the squeezed shape
+};
+
 /// What a lowering did besides its Program.
 struct LowerReport {
   std::map<std::string, uint64_t> hits;  ///< tensor-stage rule -> times it fired
+  std::vector<SqueezeRecord> squeezed;   ///< one per reduce shape normalization changed
   ir::UOp graph;                         ///< the BUFFERIZE graph after the buffer rules
   bool converged = true;                 ///< the buffer rules reached a fixed point
 };
 
-/// Every tensor-stage rule's name: the buffer rules and split reduce.
+/// Every tensor-stage rule's name: the buffer rules, split reduce, shape normalization and
+/// the unit-axis rule.
 std::vector<std::string> tensor_rule_names();
 
 /// Lowers the verified tensor program `root` (a REALIZE). The Program's buffers are its

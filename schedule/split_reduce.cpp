@@ -94,11 +94,14 @@ bool stored_as_output(UOp reduce, const ir::NodeMap<std::vector<UOp>>& users) {
 }
 
 // Whether splitting changes nothing but the order of an exact operation, or one whose other
-// order the program check bounds. Integer ADD/MUL wrap (associative and commutative), MAX
-// and MIN are exact for every dtype; float32/float64 ADD only where the sum is stored as an
-// output; other float sums and float products have no bound across orders (a product's
-// partials overflow or underflow in one order and not in another).
+// order the program check bounds; never for a quantized reduce. Integer ADD/MUL wrap (associative
+// and commutative), MAX and MIN are exact for every dtype; float32/float64 ADD only where the sum
+// is stored as an output; other float sums and float products have no bound across orders (a
+// product's partials overflow or underflow in one order and not in another).
 bool may_reorder(UOp reduce, const ir::NodeMap<std::vector<UOp>>& users) {
+  // A quantized reduce requantizes once, after the whole fold: two stages would round the
+  // partial results to the output type and round again.
+  if (reduce.src(0).dtype().is_quantized()) return false;
   const Op op = reduce.arg<ir::ReduceAxisArg>().op;
   if (op == Op::Max || op == Op::Min || !reduce.dtype().is_float()) return true;
   const ir::ScalarType s = reduce.dtype().scalar();

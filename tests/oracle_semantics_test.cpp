@@ -91,10 +91,16 @@ Row conv_ub(Op op, DType in, DType out, EvalError err, Value arg, int line) {
   return Row{op, in, out, {arg}, err, Value{}, line};
 }
 
-// E: defined result; X: undefined behaviour; C/CX: CAST or BITCAST with an explicit target.
+DType qt(ScalarType storage, double scale, int64_t zero_point) {
+  return DType::quantized(storage, scale, zero_point);
+}
+
+// E: defined result; X: undefined behaviour; C/CX: CAST or BITCAST with an explicit target;
+// Q: a conversion with a quantized side (Int8 etc. name the storage type inside qt()).
 #define E(op, dt, want, ...) same(Op::op, dtypes::dt, want, {__VA_ARGS__}, __LINE__)
 #define X(op, dt, err, ...) same_ub(Op::op, dtypes::dt, EvalError::err, {__VA_ARGS__}, __LINE__)
 #define C(op, in, out, want, arg) conv(Op::op, dtypes::in, dtypes::out, want, arg, __LINE__)
+#define Q(op, in, out, want, arg) conv(Op::op, in, out, want, arg, __LINE__)
 #define CX(op, in, out, err, arg) \
   conv_ub(Op::op, dtypes::in, dtypes::out, EvalError::err, arg, __LINE__)
 
@@ -774,6 +780,44 @@ const std::vector<Row>& table() {
       E(Where, Float16, F(-0.0), B(false), F(0.0), F(-0.0)),
       E(Where, Float32, kNaN, B(true), kNaN, F(1.0)),
       E(Where, Float64, F(2.5), B(false), kNaN, F(2.5)),
+
+      // ---- Quantized conversions (SEMANTICS.md "Quantized types", worked by hand there).
+      // REQUANTIZE: the seed's two examples, a tie each way, saturation at both ends.
+      Q(Requantize, qt(ScalarType::Int8, 0.03, 0), qt(ScalarType::Int8, 0.12, 0), I(5), I(20)),
+      Q(Requantize, qt(ScalarType::Int8, 0.03, 0), qt(ScalarType::Int8, 0.12, 0), I(-3), I(-12)),
+      Q(Requantize, qt(ScalarType::Int8, 0.04, 7), qt(ScalarType::Int8, 0.08, 3), I(5), I(11)),
+      Q(Requantize, qt(ScalarType::Int8, 0.04, 7), qt(ScalarType::Int8, 0.08, 3), I(3),
+        I(7)),  // real 0 -> z_out
+      Q(Requantize, qt(ScalarType::Int8, 0.25, 0), qt(ScalarType::UInt8, 1.0, 0), I(1),
+        I(2)),  // 0.5 -> 1
+      Q(Requantize, qt(ScalarType::Int8, 0.25, 0), qt(ScalarType::Int8, 1.0, 0), I(-1),
+        I(-2)),  // -0.5 -> -1
+      Q(Requantize, qt(ScalarType::Int8, 0.25, 0), qt(ScalarType::Int8, 1.0, 0), I(0),
+        I(1)),  // one rounding: 0.25 -> 0
+      Q(Requantize, qt(ScalarType::Int8, 1.0, 0), qt(ScalarType::Int8, 0.5, 0), I(127), I(100)),
+      Q(Requantize, qt(ScalarType::Int8, 1.0, 0), qt(ScalarType::Int16, 0.5, 0), I(200), I(100)),
+      Q(Requantize, qt(ScalarType::Int16, 1.0, 0), qt(ScalarType::Int8, 0.5, 0), I(-128), I(-100)),
+      Q(Requantize, qt(ScalarType::Int32, 2.0, 0), qt(ScalarType::UInt8, 1.0, 10), U(0), I(-6)),
+      Q(Requantize, qt(ScalarType::UInt8, 0.5, 128), qt(ScalarType::Int32, 0.5, 0), I(-128), U(0)),
+      // QUANTIZE: NaN -> z; ties away from zero; saturation; from every float type.
+      Q(Quantize, dtypes::Float64, qt(ScalarType::Int8, 0.5, 3), I(6), F(1.25)),
+      Q(Quantize, dtypes::Float32, qt(ScalarType::Int8, 0.5, 3), I(0), F(-1.25)),
+      Q(Quantize, dtypes::Float16, qt(ScalarType::Int8, 0.5, 3), I(3), kNaN),
+      Q(Quantize, dtypes::Float64, qt(ScalarType::UInt8, 0.5, 3), U(255), F(kInf)),
+      Q(Quantize, dtypes::Float32, qt(ScalarType::Int16, 0.5, 0), I(-32768), F(-kInf)),
+      Q(Quantize, dtypes::Float64, qt(ScalarType::Int32, 0.25, 0), I(-10), F(-2.5)),
+      // DEQUANTIZE: s * (q - z) in double, rounded to the result type; q = z is +0.0.
+      Q(Dequantize, qt(ScalarType::Int8, 0.5, 3), dtypes::Float32, F(4.0), I(11)),
+      Q(Dequantize, qt(ScalarType::Int8, 0.5, 3), dtypes::Float16, F(0.0), I(3)),
+      Q(Dequantize, qt(ScalarType::UInt8, 0.25, 128), dtypes::Float64, F(-32.0), U(0)),
+      Q(Dequantize, qt(ScalarType::Int16, 0.125, 0), dtypes::Float64, F(-4096.0), I(-32768)),
+      Q(Dequantize, qt(ScalarType::Int32, 1.0, 0), dtypes::Float16, F(kInf),
+        I(I32MAX)),  // overflows half
+      // BITCAST between a quantized type and its storage integer: the stored bits.
+      Q(Bitcast, qt(ScalarType::Int8, 0.5, 3), dtypes::UInt8, U(255), I(-1)),
+      Q(Bitcast, dtypes::Int32, qt(ScalarType::Int32, 0.5, 0), I(-7), I(-7)),
+      Q(Bitcast, qt(ScalarType::UInt8, 1.0, 0), dtypes::Int8, I(-128), U(128)),
+      Q(Bitcast, qt(ScalarType::Int16, 1.0, 0), dtypes::Int16, I(-2), I(-2)),
   };
   return rows;
 }
@@ -860,13 +904,19 @@ TEST(EvalAlu, TableCoversEveryAluOpAndDtype) {
     have_pair.insert({r.op, r.in.scalar(), r.out.scalar()});
   }
 
+  // The plain dtypes and one quantized type per storage integer (a quantized type is
+  // covered by rows on any quantized type of its storage).
+  std::vector<DType> types = all_dtypes();
+  for (ScalarType s : {ScalarType::Int8, ScalarType::UInt8, ScalarType::Int16, ScalarType::Int32})
+    types.push_back(DType::quantized(s, 0.5, 0));
   Context ctx;
   for (Op op : alu_ops) {
     int accepted = 0;
-    for (DType in : all_dtypes()) {
+    for (DType in : types) {
       if (in.is_void()) continue;
-      const bool conversion = op == Op::Cast || op == Op::Bitcast;
-      for (DType out : all_dtypes()) {
+      const bool conversion = op == Op::Cast || op == Op::Bitcast || op == Op::Quantize ||
+                              op == Op::Dequantize || op == Op::Requantize;
+      for (DType out : types) {
         if (out.is_void()) continue;
         if (!conversion && out != natural_out(op, in)) continue;
         if (!dtype_errors(ctx, op, in, out).empty()) continue;

@@ -15,6 +15,7 @@
 #include "ir/graph.h"
 #include "ir/loop_plan.h"
 #include "ir/ops.h"
+#include "ir/quant.h"
 #include "ir/scalar_eval.h"
 #include "ir/signature.h"
 #include "ir/value.h"
@@ -435,9 +436,9 @@ class Renderer {
       case Op::Where: return fmt::format("({} ? {} : {})", a[0], a[1], a[2]);
       case Op::Cast: return cast(in, out, a[0]);
       case Op::Bitcast: return bitcast(in, out, a[0]);
-      case Op::Quantize:
-      case Op::Dequantize:
-      case Op::Requantize: return unsupported(op, out);  // not yet: the quantized conversions
+      case Op::Quantize: return quantize(out, a[0]);
+      case Op::Dequantize: return dequantize(in, out, a[0]);
+      case Op::Requantize: return requantize(in, out, a[0]);
       case Op::Neg:
       case Op::Reciprocal:
       case Op::Sqrt:
@@ -800,6 +801,85 @@ class Renderer {
       return fmt::format("{}({}({}))", to, wide, x);
     }
     return fmt::format("{}({})", to, x);
+  }
+
+  // ---- quantized conversions (ir/quant.h is the definition; SEMANTICS.md words it) ----
+  // A stored integer q is a register of its storage type; these widen it to int64 with
+  // the storage's signedness (DType::storage(), since a quantized kind is neither).
+  std::string widen_stored(DType q, const std::string& x) {
+    return cast(q.storage(), dtypes::Int64, x);
+  }
+  static std::string int64_literal(int64_t v) { return literal(dtypes::Int64, Value::of_int(v)); }
+  static std::string double_literal(double v) {
+    return literal(dtypes::Float64, Value::of_float(v));  // its bits: reads back exactly
+  }
+
+  // QUANTIZE: x / s in double (one IEEE division), NaN -> z, rounded half away from zero
+  // by comparing the fraction with 0.5 (GLSL's round() may pick either way on ties), + z,
+  // saturated. The quotient is clamped to +-2^40 first, as in the definition, so +-inf
+  // and huge values convert to an integer without undefined behaviour.
+  std::string quantize(DType out, const std::string& x) {
+    out_->needs.float64 = out_->needs.int64 = true;
+    helper("u_quantize",
+           "int64_t u_quantize(double x, double s, int64_t z, int64_t lo, int64_t hi) {\n"
+           "  if (isnan(x)) return z;\n"
+           "  precise double t = x / s;\n"
+           "  const double big = 1099511627776.0lf;  // 2^40\n"
+           "  t = t < -big ? -big : (t > big ? big : t);\n"
+           "  precise double a = abs(t);\n"
+           "  precise double f = floor(a);\n"
+           "  precise double frac = a - f;  // exact\n"
+           "  int64_t m = int64_t(f) + (frac >= 0.5lf ? int64_t(1) : int64_t(0));\n"
+           "  int64_t y = (t < 0.0lf ? -m : m) + z;\n"
+           "  return u_lt_s64(y, lo) ? lo : (u_lt_s64(hi, y) ? hi : y);\n}\n");
+    const QuantParams& q = quant_params(out);
+    const DType s = out.storage();
+    return fmt::format("{}(u_quantize(double({}), {}, {}, {}, {}))", gtype(s), x,
+                       double_literal(q.scale), int64_literal(q.zero_point),
+                       int64_literal(s.int_min()), int64_literal(s.int_max()));
+  }
+
+  // DEQUANTIZE: the double product s * (q - z) (q - z is exact in int64 and in double),
+  // then rounded to the float type as CAST from float64 rounds (one OpFConvert).
+  std::string dequantize(DType in, DType out, const std::string& x) {
+    out_->needs.float64 = out_->needs.int64 = true;
+    helper("u_dequantize",
+           "double u_dequantize(int64_t c, double s) {\n"
+           "  precise double r = s * double(c);\n"
+           "  return r;\n}\n");
+    const QuantParams& q = quant_params(in);
+    std::string real = fmt::format("u_dequantize({} - {}, {})", widen_stored(in, x),
+                                   int64_literal(q.zero_point), double_literal(q.scale));
+    return cast(dtypes::Float64, out, real);
+  }
+
+  // REQUANTIZE: the requantizer is decided here from the two scales; on the device
+  // p = (q - z_in) * m0 in int64 (|p| < 2^62), |p| shifted right by requantizer().shift()
+  // after adding half (ties away from zero), the sign put back, + z_out, saturated.
+  // Where the definition is unsupported (requantize_unsupported) the kernel is refused.
+  std::string requantize(DType in, DType out, const std::string& x) {
+    if (auto why = requantize_unsupported(in, out)) {
+      if (!error_) error_ = Error{*why};
+      return "0";
+    }
+    out_->needs.int64 = true;
+    const Requantizer r = *requantizer(quant_params(in).scale, quant_params(out).scale);
+    helper("u_requantize",
+           "int64_t u_requantize(int64_t x, int64_t m0, int shift, int64_t bias, int64_t z,\n"
+           "                     int64_t lo, int64_t hi) {\n"
+           "  int64_t p = x * m0;\n"
+           "  bool neg = u_lt_s64(p, int64_t(0));\n"
+           "  int64_t m = ((neg ? -p : p) + bias) >> shift;\n"
+           "  int64_t y = (neg ? -m : m) + z;\n"
+           "  return u_lt_s64(y, lo) ? lo : (u_lt_s64(hi, y) ? hi : y);\n}\n");
+    const int shift = r.shift();
+    const DType s = out.storage();
+    return fmt::format("{}(u_requantize({} - {}, {}, {}, {}, {}, {}, {}))", gtype(s),
+                       widen_stored(in, x), int64_literal(quant_params(in).zero_point),
+                       int64_literal(r.m0), shift,
+                       int64_literal(shift == 0 ? 0 : int64_t{1} << (shift - 1)),
+                       int64_literal(quant_params(out).zero_point), int64_literal(s.int_min()),
+                       int64_literal(s.int_max()));
   }
 
   std::string bitcast(DType in, DType out, const std::string& x) {

@@ -234,6 +234,14 @@ UOp RandomKernelBuilder::value(DType dt, int depth, const std::vector<UOp>& scop
       static const std::vector<Op> rops = {Op::Add, Op::Mul, Op::Max, Op::Min};
       return ctx_.make(Op::Reduce, dt, src, ReduceArg{pick(rops)});
     }
+    case 7: {  // a float through two quantized types and back (every quantized conversion)
+      if (!dt.is_float()) break;
+      const DType a = DType::quantized(ScalarType::Int8, 0.25, static_cast<int64_t>(below(7)) - 3);
+      const DType b = DType::quantized(chance(0.5) ? ScalarType::UInt8 : ScalarType::Int16,
+                                       chance(0.5) ? 0.5 : 0.03, static_cast<int64_t>(below(5)));
+      UOp q = ctx_.make(Op::Quantize, a, {value(dt, d, scope)});
+      return ctx_.make(Op::Dequantize, dt, {ctx_.make(Op::Requantize, b, {q})});
+    }
     default: break;
   }
   return leaf(dt, d, scope);
