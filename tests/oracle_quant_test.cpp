@@ -20,6 +20,7 @@
 #include "ir/tensor.h"
 #include "oracle/tensor_eval.h"
 #include "schedule/lower.h"
+#include "schedule/lowering_bugs.h"
 #include "schedule/split_reduce.h"
 #include "sut/simplifier_under_test.h"
 
@@ -337,6 +338,23 @@ TEST(QuantMetamorphic, FindsARequantizeBugTheDifferentialCheckMisses) {
                            o);
   EXPECT_EQ(r2.kind, check::FindingKind::Mismatch);
   EXPECT_NE(r2.details.rfind("metamorphic: ", 0), 0u) << r2.details;
+}
+
+TEST(QuantMetamorphic, FindsAndBlamesThePlantedUnitAxisBugOnSameTypes) {
+  // Between equal types forwarding the input is right, so the differential check passes; the
+  // second domain's reduce needs its requantize, which the planted bug drops.
+  ir::Context ctx;
+  ir::Kernel k = parse(ctx, kSameTypeUnitAxis);
+  check::ProgramCheckOptions o;
+  o.lower.bugs.insert(schedule::LoweringBug::UnitAxisForwardsInput);
+  check::ProgramCheckResult r = check::check_program(ctx, k, o);
+  ASSERT_FALSE(r.unsupported) << *r.unsupported;
+  EXPECT_EQ(r.kind, check::FindingKind::Mismatch);
+  EXPECT_EQ(r.details.rfind("metamorphic: ", 0), 0u) << r.details;
+  const check::Signature sig = check::sign_program_finding(ctx, k, o, r);
+  EXPECT_EQ(sig.text(), "mismatch/unit-axis-forwards-input/metamorphic");
+  // Without the bug the same check is clean.
+  EXPECT_EQ(check::check_program(ctx, k, {}).kind, check::FindingKind::None);
 }
 
 }  // namespace
