@@ -21,6 +21,10 @@ const std::map<std::string, std::string>& bug_examples() {
       {"gather-no-bounds-check", "gather_oob"},
       {"collapse-zero-trip", "collapse_zero_trip"},
       {"lift-mul-nonpositive", "lift_mul_negative"},
+      {"requantize-ignores-input-zero", "requantize_bitcast"},
+      {"requantize-ignores-output-zero", "requantize_bitcast"},
+      {"requantize-ties-to-even", "requantize_bitcast"},
+      {"requantize-no-saturate", "requantize_bitcast"},
       // crash: the check dies (or hangs) with the bug, so it runs in a child process
       {"fold-reduce-unchecked-end", "var_end_sum"},
       {"fold-reduce-empty-loop", "empty_sum"},
