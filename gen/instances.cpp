@@ -17,6 +17,7 @@
 #include "gen/nodes.h"
 #include "ir/analysis.h"
 #include "ir/graph.h"
+#include "ir/quant.h"
 #include "ir/rewrite.h"
 
 namespace uopfuzz::gen {
@@ -50,6 +51,7 @@ struct InstanceGen::Impl {
       case InstanceFamily::Lift: gen_lift(); break;
       case InstanceFamily::Collapse: gen_collapse(); break;
       case InstanceFamily::Gather: gen_gather(); break;
+      case InstanceFamily::Requantize: gen_requantize(); break;
       case InstanceFamily::kCount: break;
     }
     ir::Kernel k;
@@ -930,6 +932,46 @@ struct InstanceGen::Impl {
       std::vector<UOp> rs{r};
       if (chance(0.1)) rs.push_back(range(I(between(1, 3)), ir::AxisType::Reduce));
       return reduce(Op::Add, v, rs);
+    });
+  }
+
+  /// REQUANTIZE of a reinterpreted integer (requantize_fixed_point's left-hand side): ratios
+  /// whose products land on exact ties (powers of two, with odd and even centered values),
+  /// integers pushed to both storage ends (saturation), and zero points on both sides.
+  void gen_requantize() {
+    using S = ir::ScalarType;
+    auto zero_point = [&](S s) -> int64_t {
+      if (s == S::Int32) return 0;  // q - z must stay in int32
+      const DType st(s);
+      return pick<int64_t>({st.int_min(), st.int_max(), between(-3, 3), between(1, 9)});
+    };
+    auto clamp_z = [](S s, int64_t z) {
+      return std::clamp(z, DType(s).int_min(), DType(s).int_max());
+    };
+    const S in_s = pick<S>({S::Int8, S::UInt8, S::Int16, S::Int32});
+    const S out_s = pick<S>({S::Int8, S::UInt8, S::Int16, S::Int32});
+    const double s_in = pick<double>({0.25, 0.5, 1.0, 0.03, 3.0});
+    const double ratio = pick<double>({0.25, 0.5, 0.125, 2.0, 4.0, 0.25, 0.03 / 0.12, 1.0 / 3});
+    DType qin = DType::quantized(in_s, s_in, clamp_z(in_s, zero_point(in_s)));
+    DType qout = DType::quantized(out_s, s_in / ratio, clamp_z(out_s, zero_point(out_s)));
+    if (ir::requantize_unsupported(qin, qout)) {
+      qin = DType::quantized(S::Int8, 0.25, 3);
+      qout = DType::quantized(S::Int8, 1.0, -2);
+    }
+    const DType st = qin.storage();
+    auto c = [&](int64_t v) { return ctx_.const_int(st, v); };
+    UOp ints = buffer(st, kInSize, false);
+    UOp quants = buffer(qin, kInSize, false);
+    store_per_outer(qout, [&](UOp i) {
+      UOp v = load(ints, i);
+      switch (below(5)) {
+        case 0: break;  // small: ties
+        case 1: v = alu(Op::Add, v, c(pick<int64_t>({st.int_max() - 4, st.int_min() + 4}))); break;
+        case 2: v = alu(Op::Mul, v, c(between(2, 40))); break;         // spread, both signs
+        case 3: v = n_.mk(Op::Bitcast, st, {load(quants, i)}); break;  // the filler's edges
+        default: v = alu(Op::Sub, v, c(between(-9, 9))); break;
+      }
+      return n_.mk(Op::Requantize, qout, {n_.mk(Op::Bitcast, qin, {v})});
     });
   }
 

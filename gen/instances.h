@@ -24,7 +24,8 @@ namespace uopfuzz::gen {
   FAMILY(Bound, "bound")           /* sum_r where(r < U, v, 0) and its lower/two-sided */  \
   FAMILY(Lift, "lift")             /* (x+y) < c, x*y < c with y of either sign */          \
   FAMILY(Collapse, "collapse")     /* sum(x+y), bool-cast multiplies, PARAM & y, nests */  \
-  FAMILY(Gather, "gather")         /* sum_r where(idx != r, 0, e(r)), idx maybe outside */
+  FAMILY(Gather, "gather")         /* sum_r where(idx != r, 0, e(r)), idx maybe outside */ \
+  FAMILY(Requantize, "requantize") /* REQUANTIZE(BITCAST(int)): ties, saturation, z != 0 */
 
 enum class InstanceFamily : uint8_t {
 #define FAMILY(e, name) e,

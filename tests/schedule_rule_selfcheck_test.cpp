@@ -30,7 +30,8 @@ constexpr int kPerFamily = 30;  ///< programs per biased policy
 constexpr int kInputSeeds = 3;  ///< input seeds each lowering is compared on
 
 /// A generator policy whose positions are mostly the shape `field` builds, over plain
-/// leaves and elementwise ops; a null `field` is the default policy.
+/// leaves and elementwise ops; a null `field` is the default policy (quantized outputs
+/// included).
 gen::GenPolicy biased(double gen::TensorNodeWeights::*field) {
   gen::GenPolicy p;
   if (!field) return p;
@@ -42,6 +43,8 @@ gen::GenPolicy biased(double gen::TensorNodeWeights::*field) {
   w.*field = 8;
   p.tensor.nodes = w;
   p.tensor.max_nodes = 12;
+  // Quantized outputs are the default family's; here every output carries the shape.
+  p.tensor.p_quantized_output = 0;
   return p;
 }
 
@@ -54,12 +57,13 @@ struct Family {
 std::vector<Family> families() {
   using W = gen::TensorNodeWeights;
   return {{"default", biased(nullptr)},
-          {"shared_reduce", biased(&W::shared_reduce)},
+          // A reduce shared at a ratio >= 10 (buffer_partial_inline, pcontig > 2) is rare too.
+          {"shared_reduce", biased(&W::shared_reduce), 4 * kPerFamily},
           {"unary_in_reduce", biased(&W::unary_in_reduce)},
           {"wide_read", biased(&W::wide_read)},
           // A gated read of a value that divides by a buffer's element (buffer_keep_gate) is
           // rare even here: more draws.
-          {"pad_shared", biased(&W::pad_shared), 6 * kPerFamily},
+          {"pad_shared", biased(&W::pad_shared), 12 * kPerFamily},
           {"const_broadcast", biased(&W::const_broadcast)},
           {"dead_axes", biased(&W::dead_axes)},
           {"split_candidate", biased(&W::split_candidate)},
