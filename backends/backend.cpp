@@ -7,7 +7,7 @@ namespace uopfuzz::backends {
 
 bool Capabilities::supports(ir::DType dt) const {
   // A quantized value is its storage integer (the conversions are ops, checked as ops).
-  if (dt.is_quantized()) return supports(dt.storage());
+  if (dt.is_quantized()) return quantized && supports(dt.storage());
   for (ir::DType d : dtypes)
     if (d == dt) return true;
   return false;

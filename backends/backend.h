@@ -30,7 +30,10 @@ class KernelCache;  // backends/kernel_cache.h
 /// What a backend can run, and how its results may differ from SEMANTICS.md.
 struct Capabilities {
   std::vector<ir::DType> dtypes;  ///< value and buffer dtypes it supports
-  std::vector<ir::Op> ops;        ///< ops it supports
+  /// Quantized types too: any quantized type whose storage integer is in `dtypes` (they
+  /// cannot be listed: scale and zero point are open-ended).
+  bool quantized = false;
+  std::vector<ir::Op> ops;  ///< ops it supports
   int64_t max_buffer_elements = int64_t{1} << 40;
   int max_threads = 1;  ///< RunOptions::threads above this is clamped
   /// ULPs by which a float output may differ from the oracle (0: bit for bit). Declared

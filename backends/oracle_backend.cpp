@@ -40,6 +40,7 @@ class OracleBackend final : public Backend {
  public:
   OracleBackend() {
     caps_.dtypes = ir::all_dtypes();
+    caps_.quantized = true;
     for (int i = 0; i < ir::kOpCount; ++i) caps_.ops.push_back(static_cast<ir::Op>(i));
     caps_.max_buffer_elements = int64_t{1} << 28;
     caps_.notes = "the executable form of SEMANTICS.md";

@@ -257,6 +257,7 @@ class CpuBackend final : public Backend {
  public:
   CpuBackend() {
     for (DType dt : all_dtypes()) caps_.dtypes.push_back(dt);
+    caps_.quantized = true;
     for (int i = 0; i < kOpCount; ++i) caps_.ops.push_back(static_cast<Op>(i));
     caps_.max_threads = 64;
     caps_.reassociates_float_sums = true;

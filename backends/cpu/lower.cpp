@@ -23,6 +23,7 @@
 #include "ir/analysis.h"
 #include "ir/graph.h"
 #include "ir/loop_plan.h"
+#include "ir/quant.h"
 #include "ir/scalar_eval.h"
 #include "ir/signature.h"
 
@@ -591,9 +592,9 @@ class Lowerer {
       case Op::Where: return b_.CreateSelect(a[0], a[1], a[2]);
       case Op::Cast: return cast(in, out, a[0]);
       case Op::Bitcast: return bitcast(in, out, a[0]);
-      case Op::Quantize:
-      case Op::Dequantize:
-      case Op::Requantize: return unsupported(op, out);  // not yet: the quantized conversions
+      case Op::Quantize: return quantize(out, a[0]);
+      case Op::Dequantize: return dequantize(in, out, a[0]);
+      case Op::Requantize: return requantize(in, out, a[0]);
       case Op::Neg:
       case Op::Reciprocal:
       case Op::Sqrt:
@@ -850,6 +851,82 @@ class Lowerer {
     if (to_bits < from_bits) return b_.CreateTrunc(x, to);
     if (to_bits == from_bits) return x;
     return src_unsigned ? b_.CreateZExt(x, to) : b_.CreateSExt(x, to);
+  }
+
+  // ---- quantized conversions (ir/quant.h, written as LLVM IR) ----------------------
+  // A quantized value is its stored integer in the storage type's register (qint8: i8).
+  // Everything here is exact integer arithmetic in i64 or one IEEE double operation, with
+  // no fast-math flag, so every optimization level computes ir/quant.h's bits.
+
+  // The stored integer of quantized `dt` as an i64 (zero-extended for uint8 storage: the
+  // kind of a quantized type is not Unsigned, its storage's is).
+  llvm::Value* stored_i64(DType dt, llvm::Value* q) {
+    return is_unsigned(dt.storage()) ? b_.CreateZExt(q, b_.getInt64Ty())
+                                     : b_.CreateSExt(q, b_.getInt64Ty());
+  }
+  // An i64 clamped to the storage range of quantized `dt` (saturation, never a wrap) and
+  // narrowed to its register.
+  llvm::Value* saturate(DType dt, llvm::Value* v) {
+    llvm::Value* lo = b_.getInt64(dt.int_min());
+    llvm::Value* hi = b_.getInt64(dt.int_max());
+    v = b_.CreateSelect(b_.CreateICmpSLT(v, lo), lo, v);
+    v = b_.CreateSelect(b_.CreateICmpSGT(v, hi), hi, v);
+    return b_.CreateTrunc(v, repr(dt));
+  }
+  // The first refusal is the lowering's error (the verifier refuses these pairs first; this
+  // keeps a graph that skipped it from getting a guessed value).
+  llvm::Value* refuse(std::string why, DType dt) {
+    if (!error_) error_ = Error{std::move(why)};
+    return llvm::UndefValue::get(repr(dt));
+  }
+
+  // QUANTIZE: NaN -> z; else clamp(round_half_away(x / s) + z). The quotient is one double
+  // division of the exactly widened operand, clamped to +-2^40 (inside which every result
+  // saturates the same, and which keeps +-inf convertible); a NaN quotient becomes 0, so
+  // it comes out as z through the same + z and clamp.
+  llvm::Value* quantize(DType out, llvm::Value* x) {
+    const QuantParams& p = quant_params(out);
+    llvm::Type* f64t = b_.getDoubleTy();
+    llvm::Value* t = b_.CreateFDiv(f64(x), llvm::ConstantFP::get(f64t, p.scale));
+    llvm::Value* lo = llvm::ConstantFP::get(f64t, -0x1p40);
+    llvm::Value* hi = llvm::ConstantFP::get(f64t, 0x1p40);
+    t = b_.CreateSelect(b_.CreateFCmpOLT(t, lo), lo, t);
+    t = b_.CreateSelect(b_.CreateFCmpOGT(t, hi), hi, t);
+    t = b_.CreateSelect(b_.CreateFCmpUNO(t, t), llvm::ConstantFP::get(f64t, 0.0), t);
+    // llvm.round is round-half-away-from-zero, exact (C's round()).
+    llvm::Value* q = b_.CreateFPToSI(intrinsic(llvm::Intrinsic::round, t), b_.getInt64Ty());
+    return saturate(out, b_.CreateAdd(q, b_.getInt64(p.zero_point)));
+  }
+
+  // DEQUANTIZE: the double product s * (q - z) (q - z exact in i64 and in double), rounded
+  // to the float type as CAST from float64 rounds.
+  llvm::Value* dequantize(DType in, DType out, llvm::Value* q) {
+    const QuantParams& p = quant_params(in);
+    llvm::Value* x = b_.CreateSub(stored_i64(in, q), b_.getInt64(p.zero_point));
+    llvm::Value* real = b_.CreateFMul(b_.CreateSIToFP(x, b_.getDoubleTy()),
+                                      llvm::ConstantFP::get(b_.getDoubleTy(), p.scale));
+    return round_to(out, real);
+  }
+
+  // REQUANTIZE: the requantizer is decided here, at compile time; the code is
+  // y = round_half_away((q - z_in) * m0 / 2^shift), then clamp(y + z_out). |q - z_in| < 2^32
+  // and m0 < 2^31, so the product and the rounding bias fit i64.
+  llvm::Value* requantize(DType in, DType out, llvm::Value* q) {
+    if (auto why = requantize_unsupported(in, out)) return refuse(*why, out);
+    std::string why;
+    auto r = requantizer(quant_params(in).scale, quant_params(out).scale, &why);
+    if (!r) return refuse(why, out);
+    llvm::Value* x = b_.CreateSub(stored_i64(in, q), b_.getInt64(quant_params(in).zero_point));
+    llvm::Value* p = b_.CreateMul(x, b_.getInt64(r->m0));
+    llvm::Value* y = p;
+    if (const int n = r->shift(); n > 0) {
+      llvm::Value* negative = b_.CreateICmpSLT(p, b_.getInt64(0));
+      llvm::Value* magnitude = b_.CreateSelect(negative, b_.CreateNeg(p), p);
+      magnitude = b_.CreateLShr(b_.CreateAdd(magnitude, b_.getInt64(int64_t{1} << (n - 1))),
+                                b_.getInt64(n));
+      y = b_.CreateSelect(negative, b_.CreateNeg(magnitude), magnitude);
+    }
+    return saturate(out, b_.CreateAdd(y, b_.getInt64(quant_params(out).zero_point)));
   }
 
   llvm::Value* bitcast(DType in, DType out, llvm::Value* x) {

@@ -131,6 +131,8 @@ class VulkanBackend final : public Backend {
     for (int i = 0; i < kOpCount; ++i) caps_.ops.push_back(static_cast<Op>(i));
     caps_.max_buffer_elements = int64_t{1} << 31;
     caps_.max_threads = 1;
+    caps_.quantized =
+        true;  // storage integers; the conversions need int64 and float64 (render.cpp)
     caps_.float_tolerance_ulps = 0;
     // Without the SignedZeroInfNanPreserve execution mode a Vulkan implementation need not
     // keep the sign of a zero, and lavapipe folds `x + 0.0` to x even with it declared
