@@ -321,12 +321,15 @@ EvalError eval_alu(Op op, DType in, DType out, const Value* args, Value& result)
     case Op::Trunc: result = round_float(in, std::trunc(args[0].f)); return EvalError::None;
     // The quantized conversions: ir/quant.h is their definition.
     case Op::Quantize:
+      if (!in.is_float() || !out.is_quantized()) return EvalError::Unsupported;
       result = wrap_int(out, quantize_value(args[0].f, out));
       return EvalError::None;
     case Op::Dequantize:
+      if (!in.is_quantized() || !out.is_float()) return EvalError::Unsupported;
       result = round_float(out, dequantize_value(args[0].i, in, out));
       return EvalError::None;
     case Op::Requantize: {
+      if (!in.is_quantized() || !out.is_quantized()) return EvalError::Unsupported;
       auto r = requantizer(quant_params(in).scale, quant_params(out).scale);
       if (!r || requantize_unsupported(in, out)) return EvalError::Unsupported;
       result = wrap_int(out, requantize_centered(args[0].i - quant_params(in).zero_point, *r, out));

@@ -249,7 +249,11 @@ inline void every_alu_op_agrees(const Conformance& conf) {
   int tested = 0;
   for (int oi = 0; oi < kOpCount; ++oi) {
     const Op op = static_cast<Op>(oi);
-    if (!op_in(op, Alu) || op == Op::Cast || op == Op::Bitcast) continue;
+    // Conversions have their own tests (every_cast_agrees; the quantized ones in
+    // backends_*_quant_test.cpp).
+    if (!op_in(op, Alu) || op == Op::Cast || op == Op::Bitcast || op == Op::Quantize ||
+        op == Op::Dequantize || op == Op::Requantize)
+      continue;
     const int arity = op_in(op, Unary) ? 1 : op_in(op, Binary) ? 2 : 3;
     for (DType dt : value_dtypes()) {
       std::vector<DType> in(static_cast<size_t>(arity), dt);
