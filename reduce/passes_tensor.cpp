@@ -184,7 +184,11 @@ void propose_TensorDropReduceAxis(Context& ctx, const Kernel& k, Candidates& out
       std::vector<int64_t> kept;
       for (int64_t x : a.axes)
         if (x != axis) kept.push_back(x);
-      push_rebuilt(ctx, out, k, r, tensor::reduce_axis(ctx, r.src(0), a.op, std::move(kept)));
+      UOp smaller = tensor::reduce_axis(ctx, r.src(0), a.op, std::move(kept));
+      // A quantized reduce may yield another quantized type than it reads: keep the node's.
+      if (smaller.dtype() != r.dtype())
+        smaller = ctx.make(Op::ReduceAxis, r.dtype(), {r.src(0)}, smaller.arg(), smaller.shape());
+      push_rebuilt(ctx, out, k, r, smaller);
     }
   }
 }
