@@ -95,13 +95,15 @@ UOp rebuild(Context& ctx, UOp root, const Replacements& with) {
 }
 
 /// Adds the program `k` with root `root` (null: nothing), its @output lines kept only
-/// where the output they describe still has as many elements as they list.
+/// where the output they describe still has as many elements as they list, in its dtype.
 void push_program(Candidates& out, const Kernel& k, UOp root) {
   if (!root || root == k.root) return;
   Kernel c{k.header, root};
   std::erase_if(c.header.outputs, [&](const ExpectedOutput& o) {
-    return o.slot < 0 || static_cast<size_t>(o.slot) >= root.num_src() ||
-           static_cast<int64_t>(o.values.size()) != numel(root.src(o.slot).shape());
+    const auto slot = static_cast<size_t>(o.slot);
+    return o.slot < 0 || slot >= root.num_src() ||
+           static_cast<int64_t>(o.values.size()) != numel(root.src(slot).shape()) ||
+           (slot < k.root.num_src() && k.root.src(slot).dtype() != root.src(slot).dtype());
   });
   out.push_back(std::move(c));
 }
@@ -157,6 +159,19 @@ void propose_TensorDropOp(Context& ctx, const Kernel& k, Candidates& out) {
       add(*jt);  // then deeper, nearest first
     for (double v : {0.0, 1.0}) add(tensor::constant(ctx, u.dtype(), v, u.shape()));
     for (UOp s : with) push_rebuilt(ctx, out, k, u, s);
+  }
+  // An output takes any shape and dtype: each may become any op below it, which drops the
+  // conversions and broadcasts that only carried a value to the output's type and shape.
+  for (size_t i = 0; i < k.root.num_src(); ++i) {
+    std::vector<UOp> below = toposort(k.root.src(i));
+    for (auto it = below.rbegin() + 1; it < below.rend(); ++it) {
+      if (!is_op(*it) || (it->dtype() == k.root.src(i).dtype() &&
+                          it->shape() == k.root.src(i).shape()))
+        continue;  // a leaf is not worth an output; same type and shape were proposed above
+      std::vector<UOp> src(k.root.src().begin(), k.root.src().end());
+      src[i] = *it;
+      push_program(out, k, ctx.make(Op::Realize, k.root.dtype(), std::move(src)));
+    }
   }
 }
 

@@ -78,7 +78,9 @@ TEST(ProgramCheckLowering, AWrongRuleIsTheCulpritWithoutAPlantedBugToBlame) {
   EXPECT_TRUE(clean_without(culprit));
   for (const std::string& rule : schedule::tensor_rule_names()) {
     if (rule == culprit) break;
-    if (r.lowering_hits.count(rule)) EXPECT_FALSE(clean_without(rule)) << rule;
+    if (r.lowering_hits.count(rule)) {
+      EXPECT_FALSE(clean_without(rule)) << rule;
+    }
   }
   // With the culprit already off there is another (or none) to blame, never itself.
   ProgramCheckOptions off = po;
