@@ -8,9 +8,9 @@
  * value wrapped in a REDUCE over a fresh range, a sub-graph spliced in from a donor kernel, a
  * cast inserted, index arithmetic inserted. The result must verify; then check_and_repair
  * (generator.h) runs it on the oracle and repairs what is undefined, as for a generated
- * kernel but on at least two input seeds. A mutant that does not verify, that repair cannot make defined, that grows past twice
- * the policy's max_positions in nodes or max_iterations in the trips of one loop nest (times
- * four), or that ends up equal to its parent is no mutant.
+ * kernel but on at least two input seeds. A mutant that does not verify, that repair cannot make
+ * defined, that grows past twice the policy's max_positions in nodes or max_iterations in the trips
+ * of one loop nest (times four), or that ends up equal to its parent is no mutant.
  */
 #pragma once
 

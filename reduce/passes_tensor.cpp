@@ -165,8 +165,8 @@ void propose_TensorDropOp(Context& ctx, const Kernel& k, Candidates& out) {
   for (size_t i = 0; i < k.root.num_src(); ++i) {
     std::vector<UOp> below = toposort(k.root.src(i));
     for (auto it = below.rbegin() + 1; it < below.rend(); ++it) {
-      if (!is_op(*it) || (it->dtype() == k.root.src(i).dtype() &&
-                          it->shape() == k.root.src(i).shape()))
+      if (!is_op(*it) ||
+          (it->dtype() == k.root.src(i).dtype() && it->shape() == k.root.src(i).shape()))
         continue;  // a leaf is not worth an output; same type and shape were proposed above
       std::vector<UOp> src(k.root.src().begin(), k.root.src().end());
       src[i] = *it;
