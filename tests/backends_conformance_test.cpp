@@ -36,6 +36,10 @@ TEST_P(BackendConformance, SinOfLargeArgumentsAgreesWithTheOracle) {
   test_support::sin_of_large_arguments_agrees(conf_);
 }
 
+TEST_P(BackendConformance, RoundingAtEveryMagnitudeAgreesWithTheOracle) {
+  test_support::rounding_at_every_magnitude_agrees(conf_);
+}
+
 TEST_P(BackendConformance, EveryCastAndBitcastAgreesWithTheOracle) {
   test_support::every_cast_agrees(conf_);
 }

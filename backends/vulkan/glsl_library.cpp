@@ -2,6 +2,20 @@
 
 namespace uopfuzz::backends::vulkan {
 
+// TRUNC of a double by clearing its fraction bits in integer arithmetic. Mesa 22.3's lavapipe
+// returns trunc(x) and roundEven(x) of a double unchanged once |x| >= 2^23 on some x86 hosts
+// (2147483647.5 stays 2147483647.5: found by the ALU conformance test), so no double routine
+// here rounds with the builtins.
+const char* const kTruncMath = R"(
+double u_trunc(double x) {
+  uint64_t b = doubleBitsToUint64(x);
+  int e = int(uint(b >> 52) & 0x7ffu) - 1023;
+  if (e >= 52) return x;  // already an integer, an infinity or a NaN
+  if (e < 0) return uint64BitsToDouble(b & 0x8000000000000000ul);  // +-0, sign kept
+  return uint64BitsToDouble(b & ~((uint64_t(1) << uint64_t(52 - e)) - uint64_t(1)));
+}
+)";
+
 // Double-precision EXP2, LOG2 and SIN (GLSL has none): accurate to about 1 ulp of
 // double, so that float32/float16 results round exactly as the oracle's libm values do.
 // Each is emitted only into the shaders that use it.
@@ -11,7 +25,7 @@ double u_exp2(double x) {
   if (isnan(x)) return x;
   if (x >= 1024.0lf) return uint64BitsToDouble(0x7ff0000000000000ul);
   if (x < -1080.0lf) return 0.0lf;
-  double n = roundEven(x);
+  double n = u_trunc(x + (x < 0.0lf ? -0.5lf : 0.5lf));  // nearest (either way on ties)
   precise double y = (x - n) * 0.6931471805599453094lf;
   precise double p = 1.0lf / 6227020800.0lf;
   p = p * y + 1.0lf / 479001600.0lf;
@@ -179,7 +193,8 @@ double u_sin(double x) {
   if (abs(x) < 2147483648.0lf) {
     // Cody-Waite with pi/2 in 22-bit pieces: k * piece is exact for |k| < 2^31, and each
     // difference is exact or nearly so (no fma: some drivers split it).
-    double k = roundEven(x * 0.63661977236758134308lf);
+    precise double y = x * 0.63661977236758134308lf;
+    double k = u_trunc(y + (y < 0.0lf ? -0.5lf : 0.5lf));  // nearest: |r| <= pi/4 + an ulp
     r = x - k * 1.5707964897155762lf;
     r = r - k * -1.6292068494294654e-07lf;
     r = r - k * 5.390302529957765e-15lf;

@@ -1,9 +1,12 @@
-/** \file The GLSL helper library the Vulkan renderer pastes into shaders: double-precision EXP2,
- * LOG2, SIN and 64-bit compares. */
+/** \file The GLSL helper library the Vulkan renderer pastes into shaders: double-precision TRUNC,
+ * EXP2, LOG2, SIN and 64-bit compares. */
 #pragma once
 
 namespace uopfuzz::backends::vulkan {
 
+/// u_trunc(double): TRUNC of a double in integer arithmetic (lavapipe's builtin can be wrong);
+/// the other double routines call it, so it is pasted before them.
+extern const char* const kTruncMath;
 /// u_exp2(double) (and u_scale2): EXP2 in double, about 1 ulp.
 extern const char* const kExp2Math;
 /// u_log2(double): LOG2 in double, about 1 ulp.

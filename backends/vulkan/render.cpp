@@ -575,8 +575,9 @@ class Renderer {
       return fmt::format("({} {} {})", a[0], o, a[1]);
     };
     auto dmath = [&](const char* fn, const char* text) {
+      helper("u_trunc", kTruncMath);
       helper(fn, text);
-      out_->needs.float64 = true;
+      out_->needs.float64 = out_->needs.int64 = true;  // the routines work on the bits too
       return fmt::format("{}({}(double({})))", t, fn, a[0]);
     };
     switch (op) {
@@ -593,7 +594,9 @@ class Renderer {
           return fmt::format("{}(sqrt(double({})))", t, a[0]);
         }
         return fmt::format("sqrt({})", a[0]);
-      case Op::Trunc: return fmt::format("trunc({})", a[0]);
+      case Op::Trunc:
+        if (dt.scalar() == ScalarType::Float64) return dmath("u_trunc", kTruncMath);
+        return fmt::format("trunc({})", a[0]);
       case Op::Exp2:
         return dmath("u_exp2", kExp2Math);  // this backend's own double routine: needs float64
       case Op::Log2:
@@ -815,11 +818,12 @@ class Renderer {
   }
 
   // QUANTIZE: x / s in double (one IEEE division), NaN -> z, rounded half away from zero
-  // by comparing the fraction with 0.5 (GLSL's round() may pick either way on ties), + z,
-  // saturated. The quotient is clamped to +-2^40 first, as in the definition, so +-inf
-  // and huge values convert to an integer without undefined behaviour.
+  // by comparing the fraction (after u_trunc, not the builtin floor) with 0.5 (GLSL's round() may
+  // pick either way on ties), + z, saturated. The quotient is clamped to +-2^40 first, as in the
+  // definition, so +-inf and huge values convert to an integer without undefined behaviour.
   std::string quantize(DType out, const std::string& x) {
     out_->needs.float64 = out_->needs.int64 = true;
+    helper("u_trunc", kTruncMath);
     helper("u_quantize",
            "int64_t u_quantize(double x, double s, int64_t z, int64_t lo, int64_t hi) {\n"
            "  if (isnan(x)) return z;\n"
@@ -827,7 +831,7 @@ class Renderer {
            "  const double big = 1099511627776.0lf;  // 2^40\n"
            "  t = t < -big ? -big : (t > big ? big : t);\n"
            "  precise double a = abs(t);\n"
-           "  precise double f = floor(a);\n"
+           "  precise double f = u_trunc(a);\n"
            "  precise double frac = a - f;  // exact\n"
            "  int64_t m = int64_t(f) + (frac >= 0.5lf ? int64_t(1) : int64_t(0));\n"
            "  int64_t y = (t < 0.0lf ? -m : m) + z;\n"
