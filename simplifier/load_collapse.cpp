@@ -2,6 +2,7 @@
 // plus the gather) and pm_load_collapse (a sum over one range through them, and the lift
 // that keeps additions off loaded indexes).
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "simplifier/reduce_helpers.h"
@@ -13,6 +14,28 @@ namespace uopfuzz::simplifier {
 using namespace ir;
 
 namespace {
+
+/// Can `n` be undefined for some values of its operands (SEMANTICS.md, "UB")? Asked of the
+/// ops above a gated load, whose 0 (where the gate is off) no bounds analysis foresees.
+bool faults_on_some_operand(UOp n) {
+  switch (n.op()) {
+    case Op::Cdiv:
+    case Op::Cmod:
+    case Op::FloorDiv:
+    case Op::FloorMod:
+    case Op::Shl:
+    case Op::Shr:
+    case Op::Bitcast: return true;
+    case Op::Cast:
+      return (n.src(0).dtype().is_float() && !n.dtype().is_float() && !n.dtype().is_bool()) ||
+             (n.dtype().is_index() && n.src(0).dtype() == dtypes::UInt64);
+    case Op::Add:
+    case Op::Sub:
+    case Op::Mul:
+    case Op::Neg: return n.dtype().is_index();
+    default: return false;  // total ALU ops, and gated loads (every address above is gated)
+  }
+}
 
 // sum_r where(idx != r, 0, e) -> where(0 <= idx < N, e[r := idx], 0), loads gated. With
 // the range behind a lossless cast, idx has the cast's dtype and is compared as an index.
@@ -39,10 +62,14 @@ UOp gather_ne(RewriteCtx& rc, const Bindings& b) {
                     {ctx.alu(Op::CmpLt, {idx_const(ctx, -1), idx}), ctx.alu(Op::CmpLt, {idx, n})});
     at = ctx.alu(Op::Where, {valid, idx, idx_const(ctx, 0)});
   }
-  // e[r := at], every load whose address depends on r gated by the validity as well.
+  // e[r := at], every load whose address depends on r gated by the validity as well. A
+  // gated-off load reads 0, a value the original may never have loaded: where an op above
+  // one can be undefined on it (a float-to-int cast of 0 - 1, a division by it), the
+  // always-evaluated e would be undefined where the original was not, so nothing is done.
   std::vector<UOp> topo = toposort(e);
   auto open = open_ranges(topo);
   std::unordered_map<UOp, UOp, UOpHash> done;
+  std::unordered_set<UOp, UOpHash> reads_gated;  // nodes that may hold a gated-off load's 0
   for (UOp u : topo) {
     if (u == r) {
       done[u] = at;
@@ -53,7 +80,10 @@ UOp gather_ne(RewriteCtx& rc, const Bindings& b) {
     for (UOp s : u.src()) {
       src.push_back(done.at(s));
       changed |= src.back() != s;
+      if (reads_gated.count(s)) reads_gated.insert(u);
     }
+    if (reads_gated.count(u) && faults_on_some_operand(u)) return UOp();
+    if (u.op() == Op::Load && !unchecked && in_set(open[u], r)) reads_gated.insert(u);
     if (u.op() == Op::Index && !unchecked && in_set(open[u], r)) {
       UOp i = src[1];
       if (i.op() == Op::Where && i.src(2).op() == Op::Invalid)

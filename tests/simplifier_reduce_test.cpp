@@ -1220,6 +1220,62 @@ TEST_F(ReduceRules, GatherRefusesALossyCast) {
   EXPECT_NE(out0(wraps).f, 0.0);  // the original picks a wrapped r
 }
 
+// Gate: a gated-off load reads 0, which the table (vmin=1) never holds. An op above it that
+// is undefined on some values (a float-to-int cast of 0 - 1, a division by 0) would make
+// the always-evaluated e undefined where idx is outside [0, 8): the gather must not fire.
+// The cast case is what a default campaign found (uint32(float(0) - 1)).
+TEST_F(ReduceRules, GatherRefusesAnOpThatFaultsOnAGatedOffRead) {
+  // e is %14..%17, on the table read %13.
+  auto gather_of = [](const std::string& e_lines) {
+    return R"(
+%0 = PARAM slot=0 size=1 out : uint32
+%1 = CONST 0 : index
+%2 = INDEX %0 %1 : uint32
+%3 = PARAM slot=1 size=1 in vmin=-3 vmax=12 : int32
+%4 = INDEX %3 %1 : int32
+%5 = LOAD %4 : int32
+%6 = CAST %5 : index
+%7 = CONST 8 : index
+%8 = RANGE %7 axis=0 REDUCE : index
+%9 = CMPNE %8 %6 : bool
+%10 = CONST 0 : uint32
+%11 = PARAM slot=2 size=8 in vmin=1 vmax=20 : uint32
+%12 = INDEX %11 %8 : uint32
+%13 = LOAD %12 : uint32
+)" + e_lines +
+           R"(%18 = WHERE %9 %10 %17 : uint32
+%19 = REDUCE %18 %8 op=ADD : uint32
+%20 = STORE %2 %19 : void
+%21 = SINK %20 : void
+)";
+  };
+  for (const char* e : {R"(%14 = CAST %13 : float32
+%15 = CONST 1 : float32
+%16 = SUB %14 %15 : float32
+%17 = CAST %16 : uint32
+)",
+                        R"(%14 = CONST 100 : uint32
+%15 = CONST 3 : uint32
+%16 = ADD %13 %15 : uint32
+%17 = CDIV %14 %13 : uint32
+)"}) {
+    UOp k = parse(gather_of(e));
+    auto r = apply(k, pm_load_collapse() + symbolic());
+    EXPECT_EQ(st_.nested_hits.count("gather_ne"), 0u) << e;
+    expect_same(k, r.root, {{}}, 16);
+  }
+  // A total op above the read (an unsigned add) still collapses, and stays exact.
+  UOp total = parse(gather_of(R"(%14 = CONST 100 : uint32
+%15 = CONST 3 : uint32
+%16 = MUL %13 %15 : uint32
+%17 = ADD %16 %14 : uint32
+)"));
+  auto r = apply(total, pm_load_collapse() + symbolic());
+  EXPECT_GE(st_.nested_hits["gather_ne"], 1u);
+  EXPECT_EQ(count_op(r.root, Op::Reduce), 0);
+  expect_same(total, r.root, {{}}, 16);
+}
+
 // (x + y) != c -> x != c - y exposes the gather: sum_r where(r + k != idx, 0, table[r]).
 TEST_F(ReduceRules, LiftAddNeExposesTheGather) {
   UOp k = parse(R"(
