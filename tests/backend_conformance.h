@@ -25,6 +25,7 @@
 #include "backends/kernel_cache.h"
 #include "backends/registry.h"
 #include "check/differential.h"
+#include "ir/hash.h"
 #include "ir/parser.h"
 #include "ir/printer.h"
 #include "ir/scalar_eval.h"
@@ -289,12 +290,7 @@ inline void every_alu_op_agrees(const Conformance& conf) {
 // exponents 31 .. 1023 in turn, 1024 float32 with 31 .. 127.
 inline void sin_of_large_arguments_agrees(const Conformance& conf) {
   uint64_t state = 12345;
-  auto next = [&state] {  // splitmix64
-    uint64_t z = (state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  };
+  auto next = [&state] { return splitmix64(state); };
   for (DType dt : {dtypes::Float64, dtypes::Float32}) {
     const bool f64 = dt == dtypes::Float64;
     const int mbits = f64 ? 53 : 24, emax = f64 ? 1023 : 127, n = f64 ? 2048 : 1024;
@@ -319,12 +315,7 @@ inline void sin_of_large_arguments_agrees(const Conformance& conf) {
 // builtins of some drivers go wrong only above 2^23 (lavapipe returned a double unchanged).
 inline void rounding_at_every_magnitude_agrees(const Conformance& conf) {
   uint64_t state = 777;
-  auto next = [&state] {  // splitmix64
-    uint64_t z = (state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  };
+  auto next = [&state] { return splitmix64(state); };
   for (DType dt : {dtypes::Float64, dtypes::Float32, dtypes::Float16}) {
     const int mbits = dt == dtypes::Float64 ? 53 : (dt == dtypes::Float32 ? 24 : 11);
     std::vector<std::vector<Value>> cols(1);
