@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -47,6 +48,7 @@ struct FuzzFlags {
   std::vector<std::string> lowering_bugs;
   LoweringOptionFlags lowering;
   std::vector<std::string> compare;
+  std::string shard;  ///< "K/N", "env", or "" (the whole campaign)
 };
 
 /// Per-level counts and rates (kernels: their graphs and seconds; tensor programs: theirs),
@@ -177,6 +179,20 @@ int run_fuzz(const FuzzFlags& f, const std::string& command_line) {
     fmt::print(stderr, "error: --latency-every must be at least 1\n");
     return kExitBadInput;
   }
+  fuzz::Shard shard;
+  if (!f.shard.empty()) {
+    auto s =
+        f.shard == "env" ? fuzz::shard_from_environment(std::getenv) : fuzz::parse_shard(f.shard);
+    if (!s) {
+      fmt::print(stderr, "error: --shard: {}\n", s.error().message);
+      return kExitBadInput;
+    }
+    if (!f.compare.empty()) {
+      fmt::print(stderr, "error: --shard does not apply to --compare\n");
+      return kExitBadInput;
+    }
+    shard = *s;
+  }
   auto level = fuzz::parse_level(f.level);
   if (!level) {
     fmt::print(stderr, "error: --level must be kernel, tensor or mixed\n");
@@ -198,6 +214,7 @@ int run_fuzz(const FuzzFlags& f, const std::string& command_line) {
   co.seconds = f.seconds;
   co.seed = f.seed;
   co.max_graphs = f.max_graphs;
+  co.shard = shard;
   co.check.simplify = *opts;
   co.check.seeds = f.check_seeds;
   co.check.max_steps = gen::GenPolicy{}.large_check_max_steps;  // large graphs run 10^6 iterations
@@ -266,6 +283,9 @@ int run_fuzz(const FuzzFlags& f, const std::string& command_line) {
       t.median_iterations, t.median_steps, f.seed, t.rule_hits.size(), t.findings,
       r.new_findings.size(),
       t.workers_lost ? fmt::format(", {} worker(s) lost to crashes or hangs", t.workers_lost) : "");
+  if (shard.count > 1)
+    fmt::print("  shard {}: graph indices i with i mod {} = {}\n", shard.text(), shard.count,
+               shard.index);
   if (t.tensor_programs > 0)
     fmt::print(
         "  tensor programs: {} at {:.0f}/s per job (median {} nodes), {} not yet supported by the "
@@ -338,6 +358,7 @@ int run_fuzz(const FuzzFlags& f, const std::string& command_line) {
     auto doc = nlohmann::ordered_json::parse(
         report::fuzz_summary_json(summary(f, r, latency->has_value()), context));
     doc["level"] = f.level;
+    doc["shard"] = {{"index", shard.index}, {"count", shard.count}};
     doc["levels"] = level_json(t);
     doc["simplifier"] = simplifier_json(t);
     out << doc.dump(2) << "\n";
@@ -377,7 +398,14 @@ Action add_fuzz(CLI::App& cmd, Invocation& invocation) {
   add_lowering_bug_flag(cmd, f->lowering_bugs);
   add_lowering_option_flags(cmd, f->lowering, nullptr);
   add_compare_flag(cmd, f->compare);
-  cmd.add_option("--jobs,-j", f->jobs, "worker processes (graph i goes to worker i mod N)")
+  cmd.add_option("--shard", f->shard,
+                 "K/N: check only the graph indices i with i mod N = K, so that N machines split "
+                 "one campaign (same --seed) with no coordination; env: take K/N from "
+                 "UOPFUZZ_SHARD, a Slurm array task (SLURM_ARRAY_TASK_ID/_MIN/_COUNT) or a "
+                 "Kubernetes Indexed Job (JOB_COMPLETION_INDEX with UOPFUZZ_SHARD_COUNT)");
+  cmd.add_option(
+         "--jobs,-j", f->jobs,
+         "worker processes (graph i goes to worker i mod N; with --shard K/S, (i div S) mod N)")
       ->capture_default_str();
   cmd.add_option("--timeout", f->graph_timeout,
                  "seconds one graph may take before it counts as a hang (with an external "

@@ -109,8 +109,9 @@ CampaignResult run_in_process(const CampaignOptions& o, const GraphSource& sourc
     settle_medians(p);
     if (o.on_progress) o.on_progress(p);
   };
-  for (uint64_t i = 0; (o.max_graphs == 0 || i < o.max_graphs) && seconds_since(start) < o.seconds;
-       ++i) {
+  for (uint64_t i = o.shard.index;
+       (o.max_graphs == 0 || i < o.max_graphs) && seconds_since(start) < o.seconds;
+       i += o.shard.count) {
     if (auto f = checker.check(i, p)) {
       keep(*f, o);
       res.new_findings.push_back(std::move(*f));

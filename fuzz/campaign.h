@@ -38,6 +38,7 @@
 
 #include "check/dedup.h"
 #include "check/program_check.h"
+#include "fuzz/shard.h"
 #include "gen/policy.h"
 #include "ir/kernel.h"
 #include "reduce/reducer.h"
@@ -80,8 +81,12 @@ std::string_view level_name(Level level);
 std::optional<Level> parse_level(std::string_view name);
 
 struct CampaignOptions {
-  double seconds = 60;        ///< wall-clock budget
-  uint64_t max_graphs = 0;    ///< 0: until the time is up
+  double seconds = 60;      ///< wall-clock budget
+  uint64_t max_graphs = 0;  ///< 0: until the time is up; else graph indices below it
+  /// This run checks the graph indices i with i % shard.count == shard.index: N machines
+  /// given 0/N .. N-1/N split one campaign (same seed) with no coordination, and together
+  /// check what one machine would (mutants aside: each draws from the graphs it has seen).
+  Shard shard;
   uint64_t seed = 1;          ///< campaign seed: graph i uses graph_seed(seed, i)
   check::CheckOptions check;  ///< simplifier switches (planted bugs), input seeds
   /// Where new findings go ("" : not written); an external simplifier's go to its own

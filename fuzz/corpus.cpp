@@ -20,20 +20,17 @@ std::string content_hash(const ir::Kernel& kernel) {
   return fmt::format("{:016x}", ir::fnv1a(ir::print_graph(kernel.root)));
 }
 
-Result<std::string> write_case(const std::string& dir, const ir::Kernel& kernel) {
-  if (auto problem = ir::check_header(kernel)) return Error{"cannot write the case: " + *problem};
+Result<std::string> write_file_atomically(const std::string& dir, const std::string& name,
+                                          const std::string& text) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) return Error{fmt::format("cannot create {}: {}", dir, ec.message())};
-  const std::string name = content_hash(kernel) + ".uop";
   const std::string path = (std::filesystem::path(dir) / name).string();
-  if (std::filesystem::exists(path, ec)) return path;
   // Hidden temporary in the same directory (rename is atomic only within a filesystem).
   const std::string tmp =
       (std::filesystem::path(dir) / fmt::format(".{}.{}.tmp", name, ::getpid())).string();
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return Error{fmt::format("cannot create {}: {}", tmp, std::strerror(errno))};
-  const std::string text = ir::print_kernel(kernel);
   bool ok = write_all(fd, text) && ::fsync(fd) == 0;
   ok = (::close(fd) == 0) && ok;
   if (!ok || ::rename(tmp.c_str(), path.c_str()) != 0) {
@@ -48,6 +45,15 @@ Result<std::string> write_case(const std::string& dir, const ir::Kernel& kernel)
     ::close(dfd);
   }
   return path;
+}
+
+Result<std::string> write_case(const std::string& dir, const ir::Kernel& kernel) {
+  if (auto problem = ir::check_header(kernel)) return Error{"cannot write the case: " + *problem};
+  const std::string name = content_hash(kernel) + ".uop";
+  std::error_code ec;
+  const std::string path = (std::filesystem::path(dir) / name).string();
+  if (std::filesystem::exists(path, ec)) return path;
+  return write_file_atomically(dir, name, ir::print_kernel(kernel));
 }
 
 int remove_stale_temporaries(const std::string& dir) {

@@ -21,6 +21,11 @@ std::string content_hash(const ir::Kernel& kernel);
 /// path, or an error (unwritable directory, a header that would not round-trip).
 Result<std::string> write_case(const std::string& dir, const ir::Kernel& kernel);
 
+/// Writes `text` to DIR/NAME atomically (a hidden temporary in DIR, fsync, rename, fsync of
+/// DIR), replacing a file of that name; creates DIR if needed. Returns the path.
+Result<std::string> write_file_atomically(const std::string& dir, const std::string& name,
+                                          const std::string& text);
+
 /// Removes the temporaries (".NAME.PID.tmp") that write_case left in DIR when its process
 /// was killed mid-write, those of processes that no longer run. Returns how many it
 /// removed. A campaign calls it before it starts; replays never see them (not .uop).

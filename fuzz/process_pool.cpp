@@ -342,13 +342,16 @@ class ProcessPool {
         source_(source),
         shrink_(shrink),
         jobs_(std::max(1, o.jobs)),
+        stride_(static_cast<uint64_t>(jobs_) * std::max<uint64_t>(o.shard.count, 1)),
         slots_(jobs_),
         recipes_(static_cast<size_t>(jobs_)) {}
 
   CampaignResult run() {
     p().jobs = jobs_;
     p().simplifier = o_.check.simplifier ? o_.check.simplifier->name() : "builtin";
-    for (size_t lane = 0; lane < static_cast<size_t>(jobs_); ++lane) start_worker(lane, lane);
+    // Lane l takes the shard's indices shard.index + count*l, then every stride_-th.
+    for (size_t lane = 0; lane < static_cast<size_t>(jobs_); ++lane)
+      start_worker(lane, o_.shard.index + std::max<uint64_t>(o_.shard.count, 1) * lane);
     auto last_report = start_;
     while (!workers_.empty() || !triages_.empty()) {
       if (stop_) break;
@@ -416,7 +419,7 @@ class ProcessPool {
       GraphChecker checker(o_, source_, shrink_, start_);
       checker.on_graph([&](const MutantRecipe* r) { recipes_.put(lane, r); });
       auto last_sent = Clock::now();
-      for (uint64_t i = first; o_.max_graphs == 0 || i < o_.max_graphs; i += jobs_) {
+      for (uint64_t i = first; o_.max_graphs == 0 || i < o_.max_graphs; i += stride_) {
         if (seconds_since(start_) >= o_.seconds) break;
         slot.graph_index.store(i);
         slot.started_ns.store(monotonic_ns());
@@ -499,7 +502,7 @@ class ProcessPool {
     ++p().findings;
     const check::Signature sig = failure_signature(kind, rule);
     if (p().by_signature[sig.text()]++ == 0) start_triage(kind, rule, index, recipes_.get(w.lane));
-    start_worker(w.lane, index + jobs_);
+    start_worker(w.lane, index + stride_);
   }
 
   void wait_for_messages() {
@@ -579,6 +582,7 @@ class ProcessPool {
   const GraphSource& source_;
   const Shrinker& shrink_;
   const int jobs_;
+  const uint64_t stride_;  ///< between one worker's graph indices: jobs times shards
   SharedSlots slots_;
   RecipeSlots recipes_;
   const Clock::time_point start_ = Clock::now();
