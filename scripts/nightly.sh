@@ -20,6 +20,11 @@
 #   --bench-reps N      timed samples per kernel (default: 15)
 #   --no-vulkan         do not benchmark Vulkan devices
 #   --uopfuzz PATH      the binary (default: build/uopfuzz)
+#   --shard K/N|env     this machine's part of a campaign split over N machines (fuzz
+#                       --shard; env: from UOPFUZZ_SHARD, a Slurm array task or a Kubernetes
+#                       Indexed Job). Every shard must get the same seed: use the date or
+#                       fixed:N schedule, not counter. Gather the shards' findings with
+#                       `uopfuzz corpus merge` (see deploy/README.md).
 # Exit status: 0 when the night found nothing new and the replay passed, 1 otherwise
 # (every step runs either way, so the dashboard is always fresh), 2 on bad usage.
 set -uo pipefail
@@ -34,6 +39,7 @@ bench_cases=corpus/examples
 bench_reps=15
 vulkan=1
 uopfuzz=build/uopfuzz
+shard=
 
 usage() { sed -n '2,/^set -uo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; }
 die() { echo "nightly: $*" >&2; exit 2; }
@@ -50,6 +56,7 @@ while (($#)); do
     --bench-reps) bench_reps=${2:?}; shift 2 ;;
     --no-vulkan) vulkan=0; shift ;;
     --uopfuzz) uopfuzz=${2:?}; shift 2 ;;
+    --shard) shard=${2:?}; shift 2 ;;
     -h|--help) usage; exit 0 ;;
     *) die "unknown option '$1' (see --help)" ;;
   esac
@@ -71,12 +78,18 @@ esac
 stamp=$(date +%Y%m%dT%H%M%S)
 host=$(hostname -s 2>/dev/null || hostname)
 tag="$host-$stamp"
+shard_flags=()
+if [[ -n "$shard" ]]; then
+  [[ "$schedule" == counter ]] && die "--shard needs one seed on every shard: use --seed-schedule date or fixed:N"
+  shard_flags=(--shard "$shard")
+  tag="$tag-shard${shard//\//of}"
+fi
 status=0
 log() { echo "nightly [$(date +%H:%M:%S)] $*"; }
 
-log "campaign: $seconds s, seed $seed, $jobs job(s), backends $backends, latency on"
+log "campaign: $seconds s, seed $seed, $jobs job(s), backends $backends, latency on${shard:+, shard $shard}"
 "$uopfuzz" fuzz --time "$seconds" --seed "$seed" --jobs "$jobs" --backends "$backends" --latency \
-  --corpus "$corpus/findings" --json "$results/fuzz-$tag.json"
+  "${shard_flags[@]}" --corpus "$corpus/findings" --json "$results/fuzz-$tag.json"
 rc=$?
 case $rc in
   0) ;;
