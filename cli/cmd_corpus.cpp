@@ -36,10 +36,14 @@ Action add_corpus(CLI::App& cmd, Invocation&) {
       "Union corpora into one: for each signature the case with the fewest nodes; atomic "
       "writes; merging again changes nothing; safe while campaigns still write the sources");
   auto f = std::make_shared<MergeFlags>();
-  merge->add_option("dirs", f->sources, "corpus directories (each with its subfolders, e.g. tinygrad/)")
+  merge
+      ->add_option("dirs", f->sources,
+                   "corpus directories (each with its subfolders, e.g. tinygrad/)")
       ->required()
       ->check(CLI::ExistingDirectory);
-  merge->add_option("-o,--output", f->output, "the merged corpus (created if needed; may be one of the sources)")
+  merge
+      ->add_option("-o,--output", f->output,
+                   "the merged corpus (created if needed; may be one of the sources)")
       ->required();
   return [f, merge]() -> int {
     if (merge->parsed()) return run_merge(*f);

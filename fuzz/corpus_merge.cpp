@@ -93,9 +93,10 @@ Result<MergeStats> merge_corpora(const std::vector<std::string>& sources, const 
   for (auto& [key, cases] : by_key) {
     ++st.signatures;
     // Fewest nodes, then the smaller name; the output's own copy of that file first.
-    const Case& best = *std::min_element(cases.begin(), cases.end(), [](const Case& a, const Case& b) {
-      return std::tie(a.nodes, a.name, b.in_out) < std::tie(b.nodes, b.name, a.in_out);
-    });
+    const Case& best =
+        *std::min_element(cases.begin(), cases.end(), [](const Case& a, const Case& b) {
+          return std::tie(a.nodes, a.name, b.in_out) < std::tie(b.nodes, b.name, a.in_out);
+        });
     const fs::path folder = fs::path(out) / best.folder;
     if (best.in_out) {
       ++st.unchanged;

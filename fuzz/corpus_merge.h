@@ -10,11 +10,11 @@
 namespace uopfuzz::fuzz {
 
 struct MergeStats {
-  size_t cases_read = 0;   ///< .uop files seen in the sources and the output
-  size_t signatures = 0;   ///< distinct (folder, signature) pairs: the output's case count
-  size_t written = 0;      ///< cases copied into the output
-  size_t removed = 0;      ///< output cases dropped for a smaller one of their signature
-  size_t unchanged = 0;    ///< signatures whose output case was already the smallest
+  size_t cases_read = 0;  ///< .uop files seen in the sources and the output
+  size_t signatures = 0;  ///< distinct (folder, signature) pairs: the output's case count
+  size_t written = 0;     ///< cases copied into the output
+  size_t removed = 0;     ///< output cases dropped for a smaller one of their signature
+  size_t unchanged = 0;   ///< signatures whose output case was already the smallest
 };
 
 /// Unions the .uop cases of `sources` into `out` (created if needed): for each signature

@@ -25,8 +25,8 @@ Result<Shard> parse_shard(std::string_view text) {
   uint64_t k = 0, n = 0;
   if (slash == std::string_view::npos || !parse_u64(text.substr(0, slash), k) ||
       !parse_u64(text.substr(slash + 1), n))
-    return Error{"expected a shard K/N (two decimal numbers, e.g. 0/4), got '" +
-                 std::string(text) + "'"};
+    return Error{"expected a shard K/N (two decimal numbers, e.g. 0/4), got '" + std::string(text) +
+                 "'"};
   return checked(k, n, "shard '" + std::string(text) + "'");
 }
 
@@ -34,8 +34,7 @@ Result<Shard> shard_from_environment(const std::function<const char*(const char*
   auto number = [&](const char* name, uint64_t& out) -> Result<bool> {
     const char* v = getenv(name);
     if (!v) return false;
-    if (!parse_u64(v, out))
-      return Error{std::string("$") + name + " is not a number: '" + v + "'"};
+    if (!parse_u64(v, out)) return Error{std::string("$") + name + " is not a number: '" + v + "'"};
     return true;
   };
   if (const char* v = getenv("UOPFUZZ_SHARD")) {

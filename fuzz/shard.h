@@ -27,7 +27,6 @@ Result<Shard> parse_shard(std::string_view text);
 ///  - Kubernetes Indexed Jobs: JOB_COMPLETION_INDEX of UOPFUZZ_SHARD_COUNT (the Job's
 ///    completions; Kubernetes sets the index only, so the manifest sets the count).
 /// The first that is set wins; an error when none is, or when one is malformed.
-Result<Shard> shard_from_environment(
-    const std::function<const char*(const char*)>& getenv);
+Result<Shard> shard_from_environment(const std::function<const char*(const char*)>& getenv);
 
 }  // namespace uopfuzz::fuzz

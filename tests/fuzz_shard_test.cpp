@@ -1,7 +1,6 @@
 // Sharded campaigns (fuzz/shard.h): K/N from a flag or from the job-array engines'
 // variables, and N shards that check disjoint graph sets whose union is the whole campaign.
 #include <gtest/gtest.h>
-
 #include <unistd.h>
 
 #include <filesystem>
@@ -53,16 +52,16 @@ TEST(Shard, ComesFromTheJobArrayEnginesVariables) {
   ASSERT_TRUE(k8s.ok()) << k8s.error().message;
   EXPECT_EQ(k8s->text(), "0/3");
   // The explicit variable wins over an engine's.
-  auto both = from({{"UOPFUZZ_SHARD", "1/2"}, {"JOB_COMPLETION_INDEX", "0"},
-                    {"UOPFUZZ_SHARD_COUNT", "3"}});
+  auto both =
+      from({{"UOPFUZZ_SHARD", "1/2"}, {"JOB_COMPLETION_INDEX", "0"}, {"UOPFUZZ_SHARD_COUNT", "3"}});
   ASSERT_TRUE(both.ok());
   EXPECT_EQ(both->text(), "1/2");
   // Missing or malformed pieces are errors that name the variable.
-  for (const Env& bad : {Env{}, Env{{"JOB_COMPLETION_INDEX", "1"}},
-                         Env{{"SLURM_ARRAY_TASK_ID", "1"}},
-                         Env{{"SLURM_ARRAY_TASK_ID", "x"}, {"SLURM_ARRAY_TASK_COUNT", "2"}},
-                         Env{{"JOB_COMPLETION_INDEX", "3"}, {"UOPFUZZ_SHARD_COUNT", "3"}},
-                         Env{{"UOPFUZZ_SHARD", "2"}}}) {
+  for (const Env& bad :
+       {Env{}, Env{{"JOB_COMPLETION_INDEX", "1"}}, Env{{"SLURM_ARRAY_TASK_ID", "1"}},
+        Env{{"SLURM_ARRAY_TASK_ID", "x"}, {"SLURM_ARRAY_TASK_COUNT", "2"}},
+        Env{{"JOB_COMPLETION_INDEX", "3"}, {"UOPFUZZ_SHARD_COUNT", "3"}},
+        Env{{"UOPFUZZ_SHARD", "2"}}}) {
     auto r = from(bad);
     EXPECT_FALSE(r.ok()) << (bad.empty() ? "(empty)" : bad.begin()->first);
   }
@@ -162,7 +161,8 @@ TEST(CorpusMerge, KeepsTheSmallestCasePerSignatureAndIsIdempotent) {
   EXPECT_EQ(st->signatures, 4u);
   EXPECT_EQ(st->written, 4u);
   EXPECT_EQ(st->removed, 1u);
-  auto again = merge_corpora({(root / "a").string(), (root / "b").string()}, (root / "out").string());
+  auto again =
+      merge_corpora({(root / "a").string(), (root / "b").string()}, (root / "out").string());
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(again->written, 0u);
   EXPECT_EQ(again->removed, 0u);
