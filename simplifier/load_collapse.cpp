@@ -15,28 +15,6 @@ using namespace ir;
 
 namespace {
 
-/// Can `n` be undefined for some values of its operands (SEMANTICS.md, "UB")? Asked of the
-/// ops above a gated load, whose 0 (where the gate is off) no bounds analysis foresees.
-bool faults_on_some_operand(UOp n) {
-  switch (n.op()) {
-    case Op::Cdiv:
-    case Op::Cmod:
-    case Op::FloorDiv:
-    case Op::FloorMod:
-    case Op::Shl:
-    case Op::Shr:
-    case Op::Bitcast: return true;
-    case Op::Cast:
-      return (n.src(0).dtype().is_float() && !n.dtype().is_float() && !n.dtype().is_bool()) ||
-             (n.dtype().is_index() && n.src(0).dtype() == dtypes::UInt64);
-    case Op::Add:
-    case Op::Sub:
-    case Op::Mul:
-    case Op::Neg: return n.dtype().is_index();
-    default: return false;  // total ALU ops, and gated loads (every address above is gated)
-  }
-}
-
 // sum_r where(idx != r, 0, e) -> where(0 <= idx < N, e[r := idx], 0), loads gated. With
 // the range behind a lossless cast, idx has the cast's dtype and is compared as an index.
 UOp gather_ne(RewriteCtx& rc, const Bindings& b) {
@@ -82,7 +60,7 @@ UOp gather_ne(RewriteCtx& rc, const Bindings& b) {
       changed |= src.back() != s;
       if (reads_gated.count(s)) reads_gated.insert(u);
     }
-    if (reads_gated.count(u) && faults_on_some_operand(u)) return UOp();
+    if (reads_gated.count(u) && may_fault_on_some_operand(u)) return UOp();
     if (u.op() == Op::Load && !unchecked && in_set(open[u], r)) reads_gated.insert(u);
     if (u.op() == Op::Index && !unchecked && in_set(open[u], r)) {
       UOp i = src[1];

@@ -26,6 +26,26 @@ bool in_set(const RangeSet& s, UOp r) {
   return std::find(s.begin(), s.end(), r) != s.end();
 }
 
+bool may_fault_on_some_operand(UOp n) {
+  switch (n.op()) {
+    case Op::Cdiv:
+    case Op::Cmod:
+    case Op::FloorDiv:
+    case Op::FloorMod:
+    case Op::Shl:
+    case Op::Shr:
+    case Op::Bitcast: return true;
+    case Op::Cast:
+      return (n.src(0).dtype().is_float() && !n.dtype().is_float() && !n.dtype().is_bool()) ||
+             (n.dtype().is_index() && n.src(0).dtype() == dtypes::UInt64);
+    case Op::Add:
+    case Op::Sub:
+    case Op::Mul:
+    case Op::Neg: return n.dtype().is_index();
+    default: return false;  // total ALU ops; loads are the caller's (gated, or in bounds)
+  }
+}
+
 bool may_fault(RewriteCtx& rc, UOp u) {
   return any_node(u, [&](UOp n) {
     switch (n.op()) {

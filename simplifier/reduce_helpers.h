@@ -41,6 +41,9 @@ bool in_set(const ir::RangeSet& s, ir::UOp r);
 /// Removing a loop that may run zero times evaluates its body's range-free parts where
 /// the original evaluated nothing, so that is only done for bodies that cannot fault.
 bool may_fault(ir::RewriteCtx& rc, ir::UOp u);
+/// Can the one node `n` be undefined for some values of its operands, whatever their bounds
+/// say? For values no bounds analysis foresees (the 0 a gated-off load reads).
+bool may_fault_on_some_operand(ir::UOp n);
 
 // ---- interval helpers
 
