@@ -5,6 +5,22 @@
 
 namespace uopfuzz::backends {
 
+std::string_view opt_level_name(OptLevel level) {
+  switch (level) {
+    case OptLevel::O0: return "O0";
+    case OptLevel::O1: return "O1";
+    case OptLevel::O2: return "O2";
+    case OptLevel::O3: return "O3";
+  }
+  return "O2";
+}
+
+std::optional<OptLevel> parse_opt_level(std::string_view text) {
+  for (int i = 0; i < kOptLevelCount; ++i)
+    if (opt_level_name(static_cast<OptLevel>(i)) == text) return static_cast<OptLevel>(i);
+  return std::nullopt;
+}
+
 bool Capabilities::supports(ir::DType dt) const {
   // A quantized value is its storage integer (the conversions are ops, checked as ops).
   if (dt.is_quantized()) return quantized && supports(dt.storage());

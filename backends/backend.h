@@ -15,6 +15,8 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -45,6 +47,8 @@ struct Capabilities {
   /// true: adds the terms of reassociable float sums (backends/float_sums.h) in any order,
   /// so those outputs compare within sum_bounds(), not bit for bit.
   bool reassociates_float_sums = false;
+  /// true: CompileOptions::opt_level chooses how the kernel is compiled (else ignored).
+  bool opt_levels = false;
   std::string notes;  ///< one line: what is missing or differs, and why
 
   bool supports(ir::DType dt) const;
@@ -87,8 +91,20 @@ struct DeviceDescription {
   std::string device_type;  ///< "cpu", "discrete-gpu", "integrated-gpu", ...
 };
 
+/// How hard a compiling backend optimizes a kernel (cpu: the LLVM pass pipeline and the
+/// code generator's level). A fuzzing dimension, not only a speed knob: code generator
+/// bugs live at specific levels (the fast instruction selector runs at O0, the SelectionDAG
+/// and the vectorizers above it).
+enum class OptLevel : uint8_t { O0, O1, O2, O3 };
+inline constexpr int kOptLevelCount = 4;
+
+/// "O0" .. "O3", as corpus headers (`@cpu-opt`) and flags write it.
+std::string_view opt_level_name(OptLevel level);
+std::optional<OptLevel> parse_opt_level(std::string_view text);
+
 struct CompileOptions {
-  bool keep_listing = false;  ///< keep Kernel::listing() (costs time: off in campaigns)
+  bool keep_listing = false;          ///< keep Kernel::listing() (costs time: off in campaigns)
+  OptLevel opt_level = OptLevel::O2;  ///< where Capabilities::opt_levels says it matters
 };
 
 class Backend {
@@ -104,6 +120,16 @@ class Backend {
   /// a message starting "unsupported:" (callers may skip rather than report it).
   virtual Result<std::shared_ptr<Kernel>> compile(ir::UOp root,
                                                   const CompileOptions& options = {}) = 0;
+  /// compile() of each root, in order, where a backend may do the work once for all of
+  /// them (cpu: one module, one optimization and code generation run, which halves the
+  /// fixed cost of checking an original and its rewrite). The default compiles one by one.
+  virtual std::vector<Result<std::shared_ptr<Kernel>>> compile_all(
+      std::span<const ir::UOp> roots, const CompileOptions& options = {}) {
+    std::vector<Result<std::shared_ptr<Kernel>>> out;
+    out.reserve(roots.size());
+    for (ir::UOp root : roots) out.push_back(compile(root, options));
+    return out;
+  }
   /// The compiled-kernel cache (backends/kernel_cache.h) of a compiling backend, for
   /// counters and cold-compile benchmarks; nullptr for one that keeps none (the oracle).
   virtual KernelCache* kernel_cache() { return nullptr; }

@@ -43,37 +43,47 @@ class KernelCache {
   KernelCache(const KernelCache&) = delete;
   KernelCache& operator=(const KernelCache&) = delete;
 
-  /// The cached kernel for `root` (compiled with or without a listing), or `build()`'s,
-  /// which is kept when it succeeds. `build` runs without the lock held.
-  Result<std::shared_ptr<Kernel>> get_or_build(ir::UOp root, bool keep_listing,
-                                               const Build& build) {
+  /// The cached kernel for `root` compiled as `variant` says (a backend's own encoding of
+  /// its CompileOptions: with or without a listing, the optimization level), or
+  /// `build()`'s, which is kept when it succeeds. `build` runs without the lock held.
+  Result<std::shared_ptr<Kernel>> get_or_build(ir::UOp root, uint64_t variant, const Build& build) {
     const std::string text = ir::print_graph(root);
-    const uint64_t key = ir::fnv1a(text) ^ (keep_listing ? 1 : 0);
-    {
-      std::lock_guard<std::mutex> l(mutex_);
-      forget_inherited();
-      if (auto it = entries_.find(key); it != entries_.end() && it->second.text == text) {
-        ++hits_;
-        lru_.splice(lru_.begin(), lru_, it->second.pos);
-        return it->second.kernel;
-      }
-      ++misses_;
-    }
+    if (auto hit = find(text, variant)) return hit;
     auto made = build();
-    if (!made) return made.error();
+    if (made) insert(text, variant, made.value());
+    return made;
+  }
+
+  /// The cached kernel for the printed graph `text` (ir::print_graph) and `variant`, or
+  /// nullptr (counted as a miss).
+  std::shared_ptr<Kernel> find(const std::string& text, uint64_t variant) {
     std::lock_guard<std::mutex> l(mutex_);
     forget_inherited();
-    if (auto it = entries_.find(key); it != entries_.end()) {
+    if (auto it = entries_.find(key(text, variant));
+        it != entries_.end() && it->second.text == text) {
+      ++hits_;
+      lru_.splice(lru_.begin(), lru_, it->second.pos);
+      return it->second.kernel;
+    }
+    ++misses_;
+    return nullptr;
+  }
+
+  /// Keeps `kernel` for `text` and `variant` (replacing what was there).
+  void insert(const std::string& text, uint64_t variant, std::shared_ptr<Kernel> kernel) {
+    const uint64_t k = key(text, variant);
+    std::lock_guard<std::mutex> l(mutex_);
+    forget_inherited();
+    if (auto it = entries_.find(k); it != entries_.end()) {
       lru_.erase(it->second.pos);
       entries_.erase(it);
     }
-    lru_.push_front(key);
-    entries_[key] = Entry{text, made.value(), lru_.begin()};
+    lru_.push_front(k);
+    entries_[k] = Entry{text, std::move(kernel), lru_.begin()};
     while (entries_.size() > capacity_) {
       entries_.erase(lru_.back());
       lru_.pop_back();
     }
-    return made;
   }
 
   CacheStats stats() {
@@ -104,6 +114,10 @@ class KernelCache {
     std::shared_ptr<Kernel> kernel;
     std::list<uint64_t>::iterator pos;
   };
+
+  static uint64_t key(const std::string& text, uint64_t variant) {
+    return ir::fnv1a(text) ^ (variant * 0x9e3779b97f4a7c15ULL);
+  }
 
   void leak() {
     // Never freed, but reachable (a leak checker stays quiet about what a global holds).

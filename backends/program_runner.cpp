@@ -53,13 +53,19 @@ std::optional<Error> store_outputs(size_t k, const std::map<int, int>& written, 
 }
 
 Result<ProgramRunOutput> run_program(Backend& backend, const ir::Program& program,
-                                     const ir::Inputs& inputs, const RunOptions& options) {
+                                     const ir::Inputs& inputs, const RunOptions& options,
+                                     const CompileOptions& compile) {
   Result<std::vector<ir::Buffer>> storage = program_storage(program, inputs);
   if (!storage) return storage.error();
   ProgramRunOutput out;
-  for (size_t k = 0; k < program.kernels.size(); ++k) {
-    Result<std::shared_ptr<Kernel>> compiled = backend.compile(program.kernels[k].root);
+  std::vector<ir::UOp> roots;
+  for (const ir::ProgramKernel& k : program.kernels) roots.push_back(k.root);
+  // All kernels at once (one module on the cpu); the first error in kernel order wins.
+  std::vector<Result<std::shared_ptr<Kernel>>> kernels = backend.compile_all(roots, compile);
+  for (auto& compiled : kernels)
     if (!compiled) return compiled.error();
+  for (size_t k = 0; k < program.kernels.size(); ++k) {
+    Result<std::shared_ptr<Kernel>>& compiled = kernels[k];
     ir::Inputs bound;
     bound.vars = inputs.vars;
     Result<std::map<int, int>> written = bind_kernel(program, k, *storage, bound);

@@ -22,7 +22,8 @@ struct ProgramRunOutput {
 /// slot (ir::make_inputs of the tensor program). A kernel the backend cannot compile fails
 /// the run with its compile error ("unsupported: ..." for a capability).
 Result<ProgramRunOutput> run_program(Backend& backend, const ir::Program& program,
-                                     const ir::Inputs& inputs, const RunOptions& options = {});
+                                     const ir::Inputs& inputs, const RunOptions& options = {},
+                                     const CompileOptions& compile = {});
 
 // The steps of a run, for runners that keep their compiled kernels (check/program_latency.h).
 

@@ -2,8 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <array>
+#include <chrono>
 #include <cmath>
 #include <cstring>
+#include <string_view>
 
 #include "backends/float_sums.h"
 #include "backends/registry.h"
@@ -75,6 +79,10 @@ bool sum_agrees(Value want, Value got, double bound) {
   if (std::isnan(want.f) || std::isnan(got.f)) return false;
   if (std::isinf(bound)) return true;
   return std::abs(want.f - got.f) <= bound;  // an infinity is never within a finite bound
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
 
 struct BackendRun {
@@ -251,10 +259,18 @@ CheckResult check_kernel(Context& ctx, const Kernel& kernel, const CheckOptions&
     res.details = "the rewrite does not compile on the oracle: " + rewrite.error().message;
     return res;
   }
-  // The other backends: compile both graphs once (kernels are cached by graph).
+  // The other backends: every one listed, and the sampled ones that pick this graph.
+  std::vector<std::string> backend_names;
+  for (const std::string& name : options.backends)
+    if (name != "oracle") backend_names.push_back(name);
+  if (options.sampled.pick)
+    for (const std::string& name : options.sampled.names)
+      if (std::find(backend_names.begin(), backend_names.end(), name) == backend_names.end() &&
+          options.sampled.pick(name, rewritten != kernel.root, res.simplified.hits))
+        backend_names.push_back(name);
+  // Compile both graphs once (kernels are cached by graph).
   std::vector<BackendRun> extra;
-  for (const std::string& name : options.backends) {
-    if (name == "oracle") continue;
+  for (const std::string& name : backend_names) {
     BackendRun br{name, backends::find_backend(name), nullptr, nullptr};
     if (!br.backend) {
       res.kind = FindingKind::BackendError;
@@ -262,21 +278,32 @@ CheckResult check_kernel(Context& ctx, const Kernel& kernel, const CheckOptions&
       res.details = fmt::format("no backend named '{}'", name);
       return res;
     }
-    for (auto [graph, slot, what] : {std::tuple{kernel.root, &br.original, "original"},
-                                     std::tuple{rewritten, &br.rewrite, "rewrite"}}) {
-      auto k = br.backend->compile(graph);
-      if (k) {
-        *slot = k.value();
+    // Both graphs in one call: the cpu compiles them as one module.
+    backends::CompileOptions co;
+    co.opt_level = options.opt_level;
+    const std::array<UOp, 2> graphs{kernel.root, rewritten};
+    const auto compile_started = std::chrono::steady_clock::now();
+    auto compiled = br.backend->compile_all(graphs, co);
+    const double compile_seconds = seconds_since(compile_started);
+    res.backend_times.seconds[name] += compile_seconds;
+    if (br.backend->caps().opt_levels)
+      res.backend_times.compiles.emplace_back(
+          fmt::format("{}/{}", name, backends::opt_level_name(co.opt_level)), compile_seconds);
+    for (auto [k, slot, what] : {std::tuple{&compiled[0], &br.original, "original"},
+                                 std::tuple{&compiled[1], &br.rewrite, "rewrite"}}) {
+      if (*k) {
+        *slot = k->value();
         continue;
       }
-      if (backends::is_unsupported(k.error())) {
+      if (backends::is_unsupported(k->error())) {
         res.notes.push_back(
-            fmt::format("{}: the {} is skipped ({})", name, what, k.error().message));
+            fmt::format("{}: the {} is skipped ({})", name, what, k->error().message));
         continue;
       }
       res.kind = FindingKind::BackendError;
       res.backend = name;
-      res.details = fmt::format("the {} does not compile on {}: {}", what, name, k.error().message);
+      res.details =
+          fmt::format("the {} does not compile on {}: {}", what, name, k->error().message);
       return res;
     }
     extra.push_back(std::move(br));
@@ -341,7 +368,13 @@ CheckResult check_kernel(Context& ctx, const Kernel& kernel, const CheckOptions&
            {std::tuple{br.original.get(), "the original", kernel.root},
             std::tuple{br.rewrite.get(), "the rewrite", rewritten}}) {
         if (!compiled) continue;  // skipped: unsupported (noted)
+        // A rewrite that left the graph alone is the same kernel: it ran as the original.
+        if (compiled == br.rewrite.get() && br.rewrite == br.original &&
+            std::string_view(what) == "the rewrite")
+          continue;
+        const auto run_started = std::chrono::steady_clock::now();
         auto out = compiled->run(in, bro);
+        res.backend_times.seconds[br.name] += seconds_since(run_started);
         if (!out) {
           res.kind = FindingKind::BackendError;
           res.backend = br.name;

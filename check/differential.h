@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -59,6 +60,25 @@ struct Mismatch {
   std::string expected, got;  ///< formatted values: original, rewrite
 };
 
+/// Where a check's time on compiled backends went (a campaign's per-executor figures).
+struct BackendTimes {
+  std::map<std::string, double> seconds;  ///< backend -> seconds compiling and running there
+  /// "backend/level" (cpu/O2) -> seconds of one compile of the check's graphs (a kernel's
+  /// original and rewrite together); only backends with Capabilities::opt_levels.
+  std::vector<std::pair<std::string, double>> compiles;
+};
+
+/// Backends that check only the graphs `pick` chooses (a campaign's compiled backends in
+/// their share of the time, fuzz/executor_schedule.h), beside CheckOptions::backends, which
+/// check every graph. Asked once the rewrite is known: `changed` says whether the rewrite
+/// differs from the original, `hits` which rules it took.
+struct SampledBackends {
+  std::vector<std::string> names;
+  std::function<bool(const std::string& backend, bool changed,
+                     const std::map<std::string, uint64_t>& hits)>
+      pick;
+};
+
 struct CheckOptions {
   /// The simplifier under test (sut/simplifier_under_test.h); null: the built-in one,
   /// called directly. Shared: a campaign's checks reuse one external child per process.
@@ -70,7 +90,12 @@ struct CheckOptions {
   uint64_t max_steps = 200'000'000;     ///< per oracle run
   /// Backends (backends/registry.h) both graphs run on; "oracle" is always the reference.
   std::vector<std::string> backends{"oracle"};
+  /// More backends, each for the graphs it picks (none when unset or `pick` is empty).
+  SampledBackends sampled;
   int threads = 1;  ///< threads a compiled backend may use per run
+  /// The level backends with Capabilities::opt_levels (cpu) compile both graphs at: a
+  /// fuzzing dimension (a campaign draws it per graph; corpus headers keep it as @cpu-opt).
+  backends::OptLevel opt_level = backends::OptLevel::O2;
   /// When set, a rewrite that changed the graph and checks clean is also timed against the
   /// original on `latency->backend` (on the first input seed both ran without UB); a
   /// confirmed regression is a finding of kind Latency there.
@@ -97,6 +122,7 @@ struct CheckResult {
   std::optional<sut::Failure> simplifier_failure;
   double child_seconds = 0;     ///< time spent in an external simplifier's process
   double protocol_seconds = 0;  ///< of the check's own time, spent on the protocol
+  BackendTimes backend_times;   ///< the compiled backends both graphs ran on, and how long
 };
 
 /// The first element where `got` differs from the reference `want` under a tolerance of

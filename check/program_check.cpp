@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 
 #include "backends/float_sums.h"
 #include "backends/program_runner.h"
@@ -139,9 +140,11 @@ Verdict run_and_compare(Context& ctx, const Program& p, const Reference& ref,
   backends::RunOptions ro;
   ro.max_steps = co.max_steps;
   ro.threads = co.threads;
+  backends::CompileOptions compile;
+  compile.opt_level = co.opt_level;
   const bool oracle = backend_name == "oracle";
   for (const SeedCase& c : ref.cases) {
-    auto out = backends::run_program(*backend, p, c.inputs, ro);
+    auto out = backends::run_program(*backend, p, c.inputs, ro, compile);
     if (!out) {
       if (unsupported(out.error())) {
         v.skipped = out.error().message;
@@ -239,7 +242,11 @@ void compare_all(Context& ctx, const Program& p, const Reference& ref, const Che
                  ProgramCheckResult& res) {
   res.seeds_run = static_cast<int>(ref.cases.size());
   for (const std::string& b : backends_of(co)) {
+    const auto started = std::chrono::steady_clock::now();
     Verdict v = run_and_compare(ctx, p, ref, b, co);
+    if (b != "oracle")
+      res.backend_times.seconds[b] +=
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     if (v.skipped) {
       if (b == "oracle") {
         res.unsupported = "the program runner cannot run it: " + *v.skipped;

@@ -59,6 +59,7 @@ struct ProgramCheckResult {
   std::optional<std::string> unsupported;
   std::vector<std::string> notes;  ///< e.g. a backend skipped because it cannot run a kernel
   std::optional<Mismatch> mismatch;
+  check::BackendTimes backend_times;  ///< the compiled backends the program ran on, and how long
   bool lowering_wrong = false;  ///< the unsimplified lowering alone disagrees with the reference
   schedule::SimplifiedProgram simplified;
   /// Tensor-stage rule hits of the lowering (schedule::LowerReport::hits; names from

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "backends/registry.h"
 #include "bench/run_context.h"
 #include "cli/command.h"
 #include "cli/compare_flags.h"
@@ -37,7 +38,11 @@ struct FuzzFlags {
   int jobs = 1;
   double graph_timeout = 10;
   bool no_isolation = false;
-  std::vector<std::string> backends{"oracle"};
+  /// Every graph on each (--backends); empty: the default campaign, the oracle on every
+  /// graph and the compiled backends on the graphs they pick in their share of the time.
+  std::vector<std::string> backends;
+  double backend_share = 0.5;
+  std::optional<double> backend_rate;
   SimplifyFlags simplify;
   LatencyFlags latency;
   uint64_t latency_every = 50;
@@ -48,7 +53,8 @@ struct FuzzFlags {
   std::vector<std::string> lowering_bugs;
   LoweringOptionFlags lowering;
   std::vector<std::string> compare;
-  std::string shard;  ///< "K/N", "env", or "" (the whole campaign)
+  std::string shard;            ///< "K/N", "env", or "" (the whole campaign)
+  std::string cpu_opt = "mix";  ///< O0..O3, or mix (drawn per graph)
 };
 
 /// Per-level counts and rates (kernels: their graphs and seconds; tensor programs: theirs),
@@ -65,6 +71,48 @@ nlohmann::ordered_json level_json(const fuzz::CampaignProgress& t) {
         {"unsupported", t.tensor_unsupported},
         {"programs_per_second", fuzz::graphs_per_second(t.tensor_programs, t.tensor_seconds)},
         {"median_nodes", t.tensor_nodes.median()}}}};
+}
+
+/// The graphs each executor checked and where the worker time went: the oracle every graph
+/// (its seconds are the rest: generating, simplifying, interpreting), each compiled backend
+/// its own, with the cpu's compile medians by level.
+nlohmann::ordered_json executors_json(const fuzz::CampaignProgress& t) {
+  const double worker = fuzz::worker_seconds(t);
+  double backends = 0;
+  for (const auto& [name, e] : t.executors) backends += e.seconds;
+  auto one = [&](uint64_t graphs, double seconds) {
+    return nlohmann::ordered_json{
+        {"graphs", graphs},
+        {"graphs_per_second", graphs / std::max(t.seconds, 1e-9)},
+        {"seconds", seconds},
+        {"time_share", worker > 0 ? seconds / worker : 0.0},
+        {"graphs_per_second_of_its_time", fuzz::graphs_per_second(graphs, seconds)}};
+  };
+  nlohmann::ordered_json j;
+  j["oracle"] = one(t.graphs, std::max(worker - backends, 0.0));
+  for (const auto& [name, e] : t.executors) {
+    j[name] = one(e.graphs, e.seconds);
+    for (const auto& [key, h] : t.compile_us) {
+      if (!key.starts_with(name + "/")) continue;
+      uint64_t n = 0;
+      for (const auto& [us, c] : h.counts) n += c;
+      const std::string level = key.substr(name.size() + 1);
+      j[name]["compiles"][level] = n;
+      j[name]["compile_median_ms"][level] = double(h.median()) / 1000;
+    }
+  }
+  return j;
+}
+
+/// One line: each executor's graphs, rate and share of the worker time.
+std::string executors_line(const fuzz::CampaignProgress& t) {
+  std::string line;
+  const nlohmann::ordered_json all = executors_json(t);
+  for (const auto& [name, e] : all.items())
+    line += fmt::format("{}{} {} ({:.0f}/s, {:.0f}% of the time)", line.empty() ? "" : ", ", name,
+                        e["graphs"].get<uint64_t>(), e["graphs_per_second"].get<double>(),
+                        100 * e["time_share"].get<double>());
+  return line;
 }
 
 uint64_t unsupported_count(const fuzz::CampaignProgress& t) {
@@ -92,7 +140,8 @@ nlohmann::ordered_json simplifier_json(const fuzz::CampaignProgress& t) {
 constexpr uint64_t kRuleHitTarget = 100;
 
 /// The campaign as the results format (docs/results-format.md) summarizes it.
-report::FuzzSummary summary(const FuzzFlags& f, const fuzz::CampaignResult& r, bool latency) {
+report::FuzzSummary summary(const FuzzFlags& f, const fuzz::CampaignResult& r, bool latency,
+                            const std::vector<std::string>& sampled) {
   const auto& t = r.totals;
   report::FuzzSummary s;
   s.seed = f.seed;
@@ -100,7 +149,8 @@ report::FuzzSummary summary(const FuzzFlags& f, const fuzz::CampaignResult& r, b
   s.graphs = int64_t(t.graphs);
   s.graphs_per_second = t.graphs / std::max(t.seconds, 1e-9);
   s.jobs = t.jobs;
-  s.backends = f.backends;
+  s.backends = f.backends.empty() ? std::vector<std::string>{"oracle"} : f.backends;
+  for (const std::string& b : sampled) s.backends.push_back(b);
   s.latency = latency;
   s.workers_lost = int64_t(t.workers_lost);
   s.latency_timed = int64_t(t.latency_timed);
@@ -168,7 +218,28 @@ int run_fuzz(const FuzzFlags& f, const std::string& command_line) {
     fmt::print(stderr, "error: --jobs needs isolation (drop --no-isolation)\n");
     return kExitBadInput;
   }
-  if (!valid_backends(f.backends)) return kExitBadInput;
+  const std::vector<std::string> checked =
+      f.backends.empty() ? std::vector<std::string>{"oracle"} : f.backends;
+  if (!valid_backends(checked)) return kExitBadInput;
+  if (!(f.backend_share >= 0 && f.backend_share < 1) ||
+      (f.backend_rate && !(*f.backend_rate > 0 && *f.backend_rate <= 1))) {
+    fmt::print(stderr, "error: --backend-share must be in [0, 1), --backend-rate in (0, 1]\n");
+    return kExitBadInput;
+  }
+  // The default campaign's compiled backends: the cpu always, Vulkan when a device opens.
+  fuzz::ExecutorSchedule schedule;
+  if (f.backends.empty() && f.backend_share > 0 && f.compare.empty()) {
+    for (const std::string& b : backends::backend_names()) {
+      if (b == "oracle") continue;
+      if (std::string why = device_problem(b); !why.empty()) {
+        fmt::print("fuzz: {} checks no graphs: {}\n", b, why);
+        continue;
+      }
+      schedule.backends.push_back(b);
+    }
+    schedule.time_share = f.backend_share;
+    schedule.fixed_rate = f.backend_rate;
+  }
   auto latency = latency_options(f.latency);
   if (!latency) return kExitBadInput;
   if (!(f.mutate_share >= 0 && f.mutate_share <= 1)) {
@@ -192,6 +263,14 @@ int run_fuzz(const FuzzFlags& f, const std::string& command_line) {
       return kExitBadInput;
     }
     shard = *s;
+  }
+  std::optional<backends::OptLevel> opt_level;
+  if (f.cpu_opt != "mix") {
+    opt_level = backends::parse_opt_level(f.cpu_opt);
+    if (!opt_level) {
+      fmt::print(stderr, "error: --cpu-opt must be O0, O1, O2, O3 or mix, not '{}'\n", f.cpu_opt);
+      return kExitBadInput;
+    }
   }
   auto level = fuzz::parse_level(f.level);
   if (!level) {
@@ -218,7 +297,9 @@ int run_fuzz(const FuzzFlags& f, const std::string& command_line) {
   co.check.simplify = *opts;
   co.check.seeds = f.check_seeds;
   co.check.max_steps = gen::GenPolicy{}.large_check_max_steps;  // large graphs run 10^6 iterations
-  co.check.backends = f.backends;
+  co.check.backends = checked;
+  co.schedule = schedule;
+  co.opt_level = opt_level;
   co.check.latency = *latency;
   co.latency_every = f.latency_every;
   // Findings of the faithful simplifier are real bugs: they go to the repository's
@@ -250,10 +331,11 @@ int run_fuzz(const FuzzFlags& f, const std::string& command_line) {
         fuzz::graphs_per_second(p.large_graphs, p.large_seconds), p.tensor_programs,
         fuzz::graphs_per_second(p.tensor_programs, p.tensor_seconds), p.rule_hits.size(),
         p.findings, sigs);
+    if (!p.executors.empty()) line += "; " + executors_line(p);
     if (p.simplifier != "builtin")
       line = fmt::format("{}: {}, {} unsupported", p.simplifier, line, unsupported_count(p));
     if (tty) {
-      fmt::print("\r{:<120}", line.substr(0, 120));
+      fmt::print("\r{:<160}", line.substr(0, 160));
       std::fflush(stdout);
     } else if (p.seconds - last_line >= 5) {
       last_line = p.seconds;
@@ -286,6 +368,24 @@ int run_fuzz(const FuzzFlags& f, const std::string& command_line) {
   if (shard.count > 1)
     fmt::print("  shard {}: graph indices i with i mod {} = {}\n", shard.text(), shard.count,
                shard.index);
+  if (!t.executors.empty()) {
+    fmt::print("  executors: {}\n", executors_line(t));
+    const nlohmann::ordered_json all = executors_json(t);
+    for (const auto& [name, e] : all.items())
+      if (e.contains("compile_median_ms")) {
+        std::string levels;
+        for (const auto& [level, ms] : e["compile_median_ms"].items())
+          levels += fmt::format(" {} {:.2f} ms x{}", level, ms.get<double>(),
+                                e["compiles"][level].get<uint64_t>());
+        fmt::print("  {} compiles (original and rewrite together), median by level:{}\n", name,
+                   levels);
+      }
+    if (!schedule.backends.empty())
+      fmt::print("  {} share {:.0f}% of the time{}\n", fmt::join(schedule.backends, " and "),
+                 100 * schedule.time_share,
+                 schedule.fixed_rate ? fmt::format(" (fixed rate {:g})", *schedule.fixed_rate)
+                                     : std::string(" (target)"));
+  }
   if (t.tensor_programs > 0)
     fmt::print(
         "  tensor programs: {} at {:.0f}/s per job (median {} nodes), {} not yet supported by the "
@@ -347,7 +447,8 @@ int run_fuzz(const FuzzFlags& f, const std::string& command_line) {
   }
   if (!f.json_path.empty()) {
     // The devices of every backend measured: the checked ones and the timed one.
-    std::vector<std::string> measured = f.backends;
+    std::vector<std::string> measured = checked;
+    for (const std::string& b : schedule.backends) measured.push_back(b);
     if (latency->has_value() &&
         std::find(measured.begin(), measured.end(), (*latency)->backend) == measured.end())
       measured.push_back((*latency)->backend);
@@ -356,11 +457,13 @@ int run_fuzz(const FuzzFlags& f, const std::string& command_line) {
     std::ofstream out(f.json_path);
     // The per-level figures ride along in the summary as one more object.
     auto doc = nlohmann::ordered_json::parse(
-        report::fuzz_summary_json(summary(f, r, latency->has_value()), context));
+        report::fuzz_summary_json(summary(f, r, latency->has_value(), schedule.backends), context));
     doc["level"] = f.level;
     doc["shard"] = {{"index", shard.index}, {"count", shard.count}};
     doc["levels"] = level_json(t);
     doc["simplifier"] = simplifier_json(t);
+    doc["executors"] = executors_json(t);
+    doc["cpu_opt"] = f.cpu_opt;
     out << doc.dump(2) << "\n";
     if (!out) {
       fmt::print(stderr, "error: cannot write {}\n", f.json_path);
@@ -411,10 +514,25 @@ Action add_fuzz(CLI::App& cmd, Invocation& invocation) {
                  "seconds one graph may take before it counts as a hang (with an external "
                  "simplifier, at least --simplifier-timeout + 5)")
       ->capture_default_str();
-  cmd.add_option("--backends", f->backends,
-                 "backends each graph is checked on (available: " + backend_list() + ")")
-      ->delimiter(',')
+  cmd.add_option("--cpu-opt", f->cpu_opt,
+                 "the level the cpu backend compiles at: O0, O1, O2, O3, or mix (drawn per graph "
+                 "from its seed: O0 40%, O1 20%, O2 25%, O3 15%; a finding records its level as "
+                 "@cpu-opt and replays there)")
       ->capture_default_str();
+  cmd.add_option("--backends", f->backends,
+                 "backends every graph is checked on (available: " + backend_list() +
+                     "); default: the oracle on every graph and each compiled backend whose "
+                     "device opens on the graphs it picks, in --backend-share of the time")
+      ->delimiter(',');
+  cmd.add_option("--backend-share", f->backend_share,
+                 "without --backends: the share of the time the compiled backends get together "
+                 "(each picks graphs by a draw from the graph's seed, likelier for a rewrite that "
+                 "changed something or hit a rare rule, at a rate that follows the time; 0: the "
+                 "oracle alone)")
+      ->capture_default_str();
+  cmd.add_option("--backend-rate", f->backend_rate,
+                 "without --backends: a fixed rate for that draw instead of following the time "
+                 "share (the graphs each backend checks are then a function of their index)");
   cmd.add_flag("--no-isolation", f->no_isolation,
                "check in this process (for a debugger): a crash or hang then ends the campaign");
   add_simplify_flags(cmd, f->simplify);

@@ -28,6 +28,18 @@ bool is_compiled_backend(const std::string& name) {
   return backends::find_backend(name) && name != "oracle";
 }
 
+std::string device_problem(const std::string& backend) {
+  fuzz::ChildOutcome probe = fuzz::run_isolated(
+      [&] {
+        auto d = backends::find_backend(backend)->device();
+        return d ? std::string("ok") : d.error().message;
+      },
+      60);
+  if (probe.status != fuzz::ChildOutcome::Status::Returned)
+    return "opening its device " + probe.describe();
+  return probe.output == "ok" ? "" : probe.output;
+}
+
 void add_simplifier_flags(CLI::App& cmd, SimplifierFlags& f) {
   cmd.add_option("--simplifier", f.spec,
                  "the simplifier under test: builtin (this project's rules, in process), tinygrad "
@@ -150,19 +162,8 @@ std::optional<std::optional<check::LatencyOptions>> latency_options(const Latenc
                backend_list());
     return std::nullopt;
   }
-  // The device is opened in a child: a campaign parent must not hold a device (and its
-  // driver's threads) when it forks workers.
-  fuzz::ChildOutcome probe = fuzz::run_isolated(
-      [&] {
-        auto d = backends::find_backend(o.backend)->device();
-        return d ? std::string("ok") : d.error().message;
-      },
-      60);
-  if (probe.status != fuzz::ChildOutcome::Status::Returned || probe.output != "ok") {
-    fmt::print(stderr, "error: --latency-backend {}: {}\n", o.backend,
-               probe.status == fuzz::ChildOutcome::Status::Returned
-                   ? probe.output
-                   : "opening its device " + probe.describe());
+  if (std::string why = device_problem(o.backend); !why.empty()) {
+    fmt::print(stderr, "error: --latency-backend {}: {}\n", o.backend, why);
     return std::nullopt;
   }
   return std::optional<check::LatencyOptions>{o};

@@ -23,6 +23,10 @@ bool valid_backends(const std::vector<std::string>& names);
 /// Whether NAME is a compiled backend (one the latency detector can time on).
 bool is_compiled_backend(const std::string& name);
 
+/// "" when `backend`'s device opens, else why not. Tried in a child process: a campaign
+/// parent must not hold a device (and its driver's threads) when it forks workers.
+std::string device_problem(const std::string& backend);
+
 /// Which simplifier is under test (--simplifier builtin|tinygrad|external:CMD) and how an
 /// external one runs (sut/simplifier_under_test.h).
 struct SimplifierFlags {

@@ -18,6 +18,21 @@ uint64_t graph_seed(uint64_t campaign_seed, uint64_t index) {
   return ir::mix64(campaign_seed * 0x9e3779b97f4a7c15ull + index + 1);  // splitmix64 of (seed, i)
 }
 
+backends::OptLevel drawn_opt_level(uint64_t graph_seed) {
+  constexpr uint64_t kOptSalt = 0x6370752d6f707421ull;
+  const double u = static_cast<double>(ir::mix64(graph_seed ^ kOptSalt) >> 11) * 0x1.0p-53;
+  double below = 0;
+  for (int i = 0; i < backends::kOptLevelCount; ++i) {
+    below += kOptLevelShares[static_cast<size_t>(i)];
+    if (u < below) return static_cast<backends::OptLevel>(i);
+  }
+  return backends::OptLevel::O3;
+}
+
+backends::OptLevel opt_level_for(const CampaignOptions& o, uint64_t graph_seed) {
+  return o.opt_level ? *o.opt_level : drawn_opt_level(graph_seed);
+}
+
 std::string_view level_name(Level level) {
   switch (level) {
     case Level::Kernel: return "kernel";

@@ -28,6 +28,7 @@
  */
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -36,8 +37,10 @@
 #include <string_view>
 #include <vector>
 
+#include "backends/backend.h"
 #include "check/dedup.h"
 #include "check/program_check.h"
+#include "fuzz/executor_schedule.h"
 #include "fuzz/shard.h"
 #include "gen/policy.h"
 #include "ir/kernel.h"
@@ -89,6 +92,12 @@ struct CampaignOptions {
   Shard shard;
   uint64_t seed = 1;          ///< campaign seed: graph i uses graph_seed(seed, i)
   check::CheckOptions check;  ///< simplifier switches (planted bugs), input seeds
+  /// Compiled backends that check a share of the graphs, in a share of the time, beside
+  /// check.backends, which check every graph (fuzz/executor_schedule.h).
+  ExecutorSchedule schedule;
+  /// The level compiling backends compile graph i at: nullopt draws it from the graph's
+  /// seed (cpu_opt_for), a value fixes it for every graph.
+  std::optional<backends::OptLevel> opt_level;
   /// Where new findings go ("" : not written); an external simplifier's go to its own
   /// folder below it (findings_dir).
   std::string corpus_dir;
@@ -199,7 +208,23 @@ struct CampaignProgress {
   std::string simplifier_version;
   std::map<std::string, uint64_t> unsupported;
   double child_seconds = 0, protocol_seconds = 0;
+  /// Each compiled backend: the graphs checked on it (every one listed in check.backends,
+  /// the picked ones of schedule.backends) and the seconds spent compiling and running
+  /// there. The oracle's are the rest: every graph, and the worker time not counted here.
+  struct Executor {
+    uint64_t graphs = 0;
+    double seconds = 0;
+  };
+  std::map<std::string, Executor> executors;
+  /// Compile times in microseconds by "backend/level" (cpu/O2): one per check's compile of
+  /// a kernel's original and rewrite together.
+  std::map<std::string, Histogram> compile_us;
 };
+
+/// The seconds workers spent on graphs (generating, simplifying, checking everywhere).
+inline double worker_seconds(const CampaignProgress& p) {
+  return p.small_seconds + p.large_seconds + p.tensor_seconds;
+}
 
 /// Loop iterations from which a graph counts as large (CampaignProgress::large_graphs).
 inline constexpr uint64_t kLargeIterations = 10'000;
@@ -215,6 +240,17 @@ struct CampaignResult {
 };
 
 uint64_t graph_seed(uint64_t campaign_seed, uint64_t index);
+
+/// The compile level of the graph with seed `graph_seed` when a campaign draws it: O0 .. O3
+/// in the shares kOptLevelShares (O0 most: the fast instruction selector and register
+/// allocator are the cheapest compiles and a different code generator; O2, the default
+/// everywhere else, keeps a quarter).
+inline constexpr std::array<double, backends::kOptLevelCount> kOptLevelShares{0.40, 0.20, 0.25,
+                                                                              0.15};
+backends::OptLevel drawn_opt_level(uint64_t graph_seed);
+
+/// `o.opt_level` when fixed, else drawn_opt_level(graph_seed).
+backends::OptLevel opt_level_for(const CampaignOptions& o, uint64_t graph_seed);
 
 /// Where a campaign with `corpus_dir` keeps the findings of `simplifier` (a name as
 /// sut::Simplifier::name gives it): corpus_dir itself for the built-in one, else the

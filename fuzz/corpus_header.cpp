@@ -66,6 +66,7 @@ std::vector<std::pair<std::string, std::string>> corpus_header_lines(const Corpu
   if (h.split_reduce_threshold)
     lines.emplace_back("split-reduce-threshold", fmt::format("{}", *h.split_reduce_threshold));
   if (h.kernels) lines.emplace_back("kernels", fmt::format("{}", *h.kernels));
+  if (h.cpu_opt) lines.emplace_back("cpu-opt", std::string(backends::opt_level_name(*h.cpu_opt)));
   if (const auto& l = h.latency) {
     lines.emplace_back("check-latency", l->backend);
     lines.emplace_back("latency-ratio", fmt::format("{:.3f}", l->ratio));
@@ -131,6 +132,9 @@ Result<CorpusHeader> read_corpus_header(const ir::KernelHeader& header, std::str
       int64_t n = 0;
       if (!parse_number(value, n) || n < 1) return fail("must be an integer of at least 1");
       (key == "kernels" ? h.kernels : h.split_reduce_threshold) = n;
+    } else if (key == "cpu-opt") {
+      h.cpu_opt = backends::parse_opt_level(value);
+      if (!h.cpu_opt) return fail(fmt::format("must be O0, O1, O2 or O3, not '{}'", value));
     } else if (key == "latency-ratio" || key == "latency-p" || key == "latency-rerun-ratio" ||
                key == "latency-rerun-p") {
       double& figure = key == "latency-ratio"         ? latency.ratio
@@ -179,6 +183,7 @@ check::CheckOptions replay_check_options(const CorpusHeader& corpus,
   co.base_seed = header.seed.value_or(0);
   co.vars.insert(header.vars.begin(), header.vars.end());
   if (!corpus.check_backends.empty()) co.backends = corpus.check_backends;
+  if (corpus.cpu_opt) co.opt_level = *corpus.cpu_opt;
   if (corpus.latency) {
     co.latency = check::LatencyOptions{};
     co.latency->backend = corpus.latency->backend;

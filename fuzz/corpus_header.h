@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "backends/backend.h"
 #include "check/differential.h"
 #include "ir/kernel.h"
 #include "ir/result.h"
@@ -54,6 +55,9 @@ struct CorpusHeader {
   std::optional<int64_t> split_reduce_threshold;
   /// @kernels: how many kernels the program lowers to at those options (a tensor example).
   std::optional<int64_t> kernels;
+  /// @cpu-opt O0..O3: the level the cpu compiled the case at when it was found (the
+  /// replay compiles it there; absent: the default, O2).
+  std::optional<backends::OptLevel> cpu_opt;
   friend bool operator==(const CorpusHeader&, const CorpusHeader&) = default;
 };
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <utility>
 
 #include "backends/registry.h"
@@ -66,8 +67,12 @@ ir::Kernel corpus_entry(const ir::Kernel& k, const NewFinding& f, const Campaign
   corpus.check_clean = true;  // the faithful simplifier must agree
   // A finding on a compiled backend replays there too (the backend must run it right).
   // (A failure of the simplifier under test is signed by its name, not a backend's.)
-  if (f.signature.backend != "oracle" && !f.latency && backends::find_backend(f.signature.backend))
+  if (f.signature.backend != "oracle" && !f.latency &&
+      backends::find_backend(f.signature.backend)) {
     corpus.check_backends = {"oracle", f.signature.backend};
+    if (backends::find_backend(f.signature.backend)->caps().opt_levels)
+      corpus.cpu_opt = co.opt_level;
+  }
   corpus.found_by = o.found_by.empty() ? "uopfuzz fuzz" : o.found_by;
   corpus.graph_seed = f.graph_seed;
   corpus.details = f.details;
@@ -98,6 +103,7 @@ std::optional<LatencyFigures> measure_latency(ir::Context& ctx, const ir::Kernel
 
 check::CheckOptions options_for(const CampaignOptions& o, const ir::Kernel& k, uint64_t i) {
   check::CheckOptions co = o.check;
+  co.opt_level = opt_level_for(o, graph_seed(o.seed, i));
   for (const auto& [name, v] : k.header.vars) co.vars.emplace(name, v);
   if (co.latency && i % std::max<uint64_t>(o.latency_every, 1) != 0) co.latency.reset();
   return co;
@@ -163,10 +169,19 @@ std::optional<NewFinding> GraphChecker::check(uint64_t i, CampaignProgress& tall
     recipe_sink_(nullptr);
   }
   if (!k.root) k = source_(ctx, gs);
-  const check::CheckOptions co = options_for(o_, k, i);
+  check::CheckOptions co = options_for(o_, k, i);
+  attach_sampler(co, gs);
   check::CheckResult r = check::check_kernel(ctx, k, co);
   if (o_.mutation.share > 0)
     corpus_.observe(k, r.simplified.hits, r.kind == check::FindingKind::None);
+  for (const auto& [name, n] : r.simplified.hits) rule_seen_[name] += n;
+  count_backends(tally, r.backend_times, seconds_since(started));
+  // From here on (signing, shrinking) the backends this graph ran on are fixed: a shrunk
+  // candidate must be checked where the graph was, whatever the sampler would pick.
+  co.sampled = {};
+  for (const auto& [name, seconds] : r.backend_times.seconds)
+    if (std::find(co.backends.begin(), co.backends.end(), name) == co.backends.end())
+      co.backends.push_back(name);
   ++tally.graphs;
   if (r.original_ran && r.original_iterations >= kLargeIterations) {
     ++tally.large_graphs;
@@ -197,6 +212,33 @@ std::optional<NewFinding> GraphChecker::check(uint64_t i, CampaignProgress& tall
   f.details = r.details + mutant_note;
   finish_case(f, ctx, k, reduce::keeps_signature(co, sig), o_, co, shrink_);
   return f;
+}
+
+void GraphChecker::attach_sampler(check::CheckOptions& co, uint64_t graph_seed) const {
+  if (o_.schedule.backends.empty()) return;
+  co.sampled.names = o_.schedule.backends;
+  co.sampled.pick = [this, graph_seed](const std::string& backend, bool changed,
+                                       const std::map<std::string, uint64_t>& hits) {
+    bool rare = false;
+    for (const auto& [name, n] : hits) {
+      auto seen = rule_seen_.find(name);
+      rare = rare || (n > 0 && (seen == rule_seen_.end() || seen->second < kRareRuleHits));
+    }
+    return sampler_.pick(backend, graph_seed, sample_weight(changed, rare));
+  };
+}
+
+void GraphChecker::count_backends(CampaignProgress& tally, const check::BackendTimes& times,
+                                  double graph_seconds) {
+  for (const auto& [name, seconds] : times.seconds) {
+    CampaignProgress::Executor& e = tally.executors[name];
+    ++e.graphs;
+    e.seconds += seconds;
+  }
+  // Whole tens of microseconds: exact medians from a histogram that stays small.
+  for (const auto& [key, seconds] : times.compiles)
+    tally.compile_us[key].add(static_cast<uint64_t>(std::llround(seconds * 1e5)) * 10);
+  sampler_.observe(graph_seconds, times.seconds);
 }
 
 void count_simplifier(CampaignProgress& tally, const CampaignOptions& o,

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "fuzz/campaign.h"
+#include "fuzz/executor_schedule.h"
 #include "fuzz/mutation_corpus.h"
 
 namespace uopfuzz::fuzz {
@@ -44,7 +45,12 @@ class GraphChecker {
  public:
   GraphChecker(const CampaignOptions& o, const GraphSource& source, const Shrinker& shrink,
                Clock::time_point start)
-      : o_(o), source_(source), shrink_(shrink), start_(start), corpus_(o.mutation.corpus_size) {}
+      : o_(o),
+        source_(source),
+        shrink_(shrink),
+        start_(start),
+        corpus_(o.mutation.corpus_size),
+        sampler_(o.schedule) {}
 
   /// Checks graph i (generated, a mutant of the corpus, or a tensor program: campaign.h) and counts
   /// it in `tally`. Returns a finding (signed, shrunk) when its signature is new to this checker.
@@ -57,6 +63,11 @@ class GraphChecker {
  private:
   /// check() for a graph the campaign's level makes a tensor program (fuzz/tensor_graph.cpp).
   std::optional<NewFinding> check_tensor(uint64_t i, CampaignProgress& tally);
+  /// Lets the schedule's backends pick graph `graph_seed` once its rewrite is known.
+  void attach_sampler(check::CheckOptions& co, uint64_t graph_seed) const;
+  /// Counts a checked graph's time on each backend, and tells the sampler.
+  void count_backends(CampaignProgress& tally, const check::BackendTimes& times,
+                      double graph_seconds);
 
   const CampaignOptions& o_;
   const GraphSource& source_;
@@ -64,6 +75,8 @@ class GraphChecker {
   Clock::time_point start_;
   std::set<std::string> seen_;
   MutationCorpus corpus_;
+  BackendSampler sampler_;
+  std::map<std::string, uint64_t> rule_seen_;  // this worker's rule hits, for rare rules
   std::function<void(const MutantRecipe*)> recipe_sink_;
 };
 

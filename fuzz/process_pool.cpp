@@ -114,6 +114,18 @@ void add_gate_counts_json(ir::GateCounts& into, const json& j) {
   ir::add_gate_counts(into, got);
 }
 
+json executors_json(const CampaignProgress& t) {
+  json j = json::object();
+  for (const auto& [name, e] : t.executors) j[name] = {e.graphs, e.seconds};
+  return j;
+}
+
+json compile_us_json(const CampaignProgress& t) {
+  json j = json::object();
+  for (const auto& [key, h] : t.compile_us) j[key] = h.counts;
+  return j;
+}
+
 json tally_message(const CampaignProgress& t) {
   return {{"type", "tally"},
           {"graphs", t.graphs},
@@ -138,7 +150,9 @@ json tally_message(const CampaignProgress& t) {
           {"simplifier_version", t.simplifier_version},
           {"unsupported", t.unsupported},
           {"child_seconds", t.child_seconds},
-          {"protocol_seconds", t.protocol_seconds}};
+          {"protocol_seconds", t.protocol_seconds},
+          {"executors", executors_json(t)},
+          {"compile_us", compile_us_json(t)}};
 }
 
 void add_histogram(Histogram& h, const json& j) {
@@ -169,6 +183,11 @@ void add_tally(CampaignProgress& p, const json& j) {
   for (const auto& [k, v] : j.at("unsupported").items()) p.unsupported[k] += v.get<uint64_t>();
   p.child_seconds += j.value("child_seconds", 0.0);
   p.protocol_seconds += j.value("protocol_seconds", 0.0);
+  for (const auto& [name, e] : j.at("executors").items()) {
+    p.executors[name].graphs += e.at(0).get<uint64_t>();
+    p.executors[name].seconds += e.at(1).get<double>();
+  }
+  for (const auto& [key, h] : j.at("compile_us").items()) add_histogram(p.compile_us[key], h);
 }
 
 // Where each worker lane leaves the recipe of the mutant it is on (length 0: a generated
@@ -249,7 +268,11 @@ NewFinding triage(const CampaignOptions& o, const GraphSource& source, const Shr
                  : is_tensor_graph(o.level, o.seed, i)
                      ? campaign_tensor_program(o, ctx, f.graph_seed)
                      : source(ctx, f.graph_seed);
-  const check::CheckOptions co = options_for(o, k, i);
+  check::CheckOptions co = options_for(o, k, i);
+  // The graph is re-run on every executor: the worker's sampler may have given it to any.
+  for (const std::string& b : o.schedule.backends)
+    if (std::find(co.backends.begin(), co.backends.end(), b) == co.backends.end())
+      co.backends.push_back(b);
   // A re-run that takes longer than this counts as a hang: candidates are small, and a
   // legitimate check of one takes milliseconds.
   const double limit = o.triage_timeout_s;

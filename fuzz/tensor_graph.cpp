@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "backends/registry.h"
 #include "fuzz/corpus.h"
 #include "fuzz/corpus_header.h"
@@ -85,8 +87,11 @@ ir::Kernel tensor_corpus_entry(const ir::Kernel& k, const NewFinding& f, const C
   CorpusHeader corpus;
   corpus.signature = f.signature.text();
   corpus.check_clean = true;  // the faithful lowering and simplifier must agree
-  if (f.signature.backend != "oracle" && backends::find_backend(f.signature.backend))
+  if (f.signature.backend != "oracle" && backends::find_backend(f.signature.backend)) {
     corpus.check_backends = {"oracle", f.signature.backend};
+    if (backends::find_backend(f.signature.backend)->caps().opt_levels && !f.latency)
+      corpus.cpu_opt = po.check.opt_level;
+  }
   corpus.found_by = o.found_by.empty() ? "uopfuzz fuzz" : o.found_by;
   corpus.graph_seed = f.graph_seed;
   corpus.details = f.details;
@@ -113,9 +118,18 @@ std::optional<NewFinding> GraphChecker::check_tensor(uint64_t i, CampaignProgres
   ir::Context ctx;
   const ir::Kernel k = campaign_tensor_program(o_, ctx, gs);
   check::ProgramCheckOptions po = program_options_for(o_, k);
+  po.check.opt_level = opt_level_for(o_, gs);
+  // A program's rewrite is known only inside the check: the sampled backends pick it by
+  // its draw alone.
+  for (const std::string& b : o_.schedule.backends)
+    if (std::find(po.check.backends.begin(), po.check.backends.end(), b) ==
+            po.check.backends.end() &&
+        sampler_.pick(b, gs, sample_weight(false, false)))
+      po.check.backends.push_back(b);
   if (po.check.latency && i % std::max<uint64_t>(o_.latency_every, 1) != 0)
     po.check.latency.reset();
   check::ProgramCheckResult r = check::check_program(ctx, k, po);
+  count_backends(tally, r.backend_times, seconds_since(started));
   ++tally.graphs;
   ++tally.tensor_programs;
   tally.tensor_seconds += seconds_since(started);

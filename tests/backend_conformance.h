@@ -43,6 +43,9 @@ struct Conformance {
   /// Operand tuples the backend documents as out of its exact range (SEMANTICS.md).
   std::function<bool(Op, const Value*)> excluded;
   std::function<void()> after_each;  ///< e.g. "no validation messages"
+  /// Each case compiles once per level (backends with Capabilities::opt_levels: code
+  /// generator bugs live at specific levels).
+  std::vector<backends::OptLevel> opt_levels{backends::OptLevel::O2};
 };
 
 /// Settings a backend's own test file registers (register_conformance, at static
@@ -214,10 +217,14 @@ inline void expect_agree(Case& c, const Conformance& conf) {
   ASSERT_EQ(ref->status, oracle::RunStatus::Ok) << c.name << "\n" << print_graph(c.root);
   backends::Backend* be = backends::find_backend(conf.backend);
   ASSERT_NE(be, nullptr) << conf.backend;
-  auto k = be->compile(c.root);
-  ASSERT_TRUE(k.ok()) << c.name << ": " << k.error().message;
   auto tol = check::output_tolerance(c.ctx, *be, c.root, c.inputs);
   ASSERT_TRUE(tol.ok()) << c.name << ": " << tol.error().message;
+  for (backends::OptLevel level : conf.opt_levels) {
+  backends::CompileOptions co;
+  co.opt_level = level;
+  auto k = be->compile(c.root, co);
+  const std::string at(backends::opt_level_name(level));
+  ASSERT_TRUE(k.ok()) << c.name << " at " << at << ": " << k.error().message;
   for (int threads : conf.threads) {
     backends::RunOptions ro;
     ro.threads = threads;
@@ -230,11 +237,13 @@ inline void expect_agree(Case& c, const Conformance& conf) {
       std::string operands;
       for (const auto& [s, b] : c.inputs.buffers)
         operands += " " + format_value(b.dtype(), b.get(*i));
-      ADD_FAILURE() << c.name << " (" << threads << " threads): element " << *i << " operands"
-                    << operands << ": oracle " << format_value(want.dtype(), want.get(*i)) << ", "
-                    << conf.backend << " " << format_value(g.dtype(), g.get(*i));
+      ADD_FAILURE() << c.name << " (" << at << ", " << threads << " threads): element " << *i
+                    << " operands" << operands << ": oracle "
+                    << format_value(want.dtype(), want.get(*i)) << ", " << conf.backend << " "
+                    << format_value(g.dtype(), g.get(*i));
       return;
     }
+  }
   }
   if (conf.after_each) conf.after_each();
 }

@@ -31,8 +31,15 @@ using namespace ir;
 using test_support::Case;
 
 // The conformance suite (tests/backends_conformance_test.cpp) runs each case on 1 and 2
-// threads here: the thread pool must not change a bit.
-const bool g_cpu_conformance = test_support::register_conformance({"cpu", {1, 2}, {}, {}});
+// threads here, compiled at every level: neither the thread pool nor the optimizer and code
+// generator of any level may change a bit.
+const bool g_cpu_conformance = test_support::register_conformance(
+    {"cpu",
+     {1, 2},
+     {},
+     {},
+     {backends::OptLevel::O0, backends::OptLevel::O1, backends::OptLevel::O2,
+      backends::OptLevel::O3}});
 
 TEST(CpuBackend, RejectsBadInputsAsValues) {
   Context x;
@@ -282,15 +289,101 @@ TEST(CpuBackend, SelectOnASubtractionsSignIsNotMiscompiled) {
 %16 = SINK %15 : void
 )");
   ASSERT_TRUE(k.ok()) << k.error().message;
-  auto c = backends::find_backend("cpu")->compile(k->kernel.root);
-  ASSERT_TRUE(c.ok()) << c.error().message;
-  for (uint32_t v : {0u, 1u}) {
-    oracle::Inputs in;
-    in.buffers[0] = Buffer(dtypes::UInt32, 3);
-    in.buffers[0].set(2, Value::of_uint(v));
+  for (int level = 0; level < backends::kOptLevelCount; ++level) {
+    backends::CompileOptions co;
+    co.opt_level = static_cast<backends::OptLevel>(level);
+    auto c = backends::find_backend("cpu")->compile(k->kernel.root, co);
+    ASSERT_TRUE(c.ok()) << c.error().message;
+    for (uint32_t v : {0u, 1u}) {
+      oracle::Inputs in;
+      in.buffers[0] = Buffer(dtypes::UInt32, 3);
+      in.buffers[0].set(2, Value::of_uint(v));
+      auto got = c.value()->run(in);
+      ASSERT_TRUE(got.ok());
+      EXPECT_EQ(got->outputs.at(1).get(2).i, 0)
+          << "x = " << v << " at " << backends::opt_level_name(co.opt_level);
+    }
+  }
+}
+
+// out[i] = in[i] * `factor` + 1 over 64 elements.
+std::string scaled(int factor) {
+  return fmt::format(
+      "%0 = PARAM slot=0 size=64 out : int32\n%1 = PARAM slot=1 size=64 in : int32\n"
+      "%2 = CONST 64 : index\n%3 = RANGE %2 axis=0 LOOP : index\n%4 = INDEX %1 %3 : int32\n"
+      "%5 = LOAD %4 : int32\n%6 = CONST {} : int32\n%7 = MUL %5 %6 : int32\n"
+      "%8 = CONST 1 : int32\n%9 = ADD %7 %8 : int32\n%10 = INDEX %0 %3 : int32\n"
+      "%11 = STORE %10 %9 : void\n%12 = END %11 %3 : void\n%13 = SINK %12 : void\n",
+      factor);
+}
+
+// Graphs compiled in one call share one module: each kernel runs its own function (a mixup
+// of entry points or signatures shows as wrong outputs), a repeated graph is one kernel,
+// and a graph that cannot be compiled fails alone.
+TEST(CpuBackend, CompileAllBuildsOneModuleWhereEachKernelRunsItsOwnGraph) {
+  Context x;
+  auto a = parse_kernel(x, scaled(3));
+  auto b = parse_kernel(x, scaled(-7));
+  ASSERT_TRUE(a.ok() && b.ok());
+  backends::Backend* cpu = backends::find_backend("cpu");
+  cpu->kernel_cache()->clear();
+  const std::vector<UOp> roots{a->kernel.root, UOp(), b->kernel.root, a->kernel.root};
+  auto compiled = cpu->compile_all(roots);
+  ASSERT_EQ(compiled.size(), 4u);
+  EXPECT_FALSE(compiled[1].ok());
+  ASSERT_TRUE(compiled[0].ok() && compiled[2].ok() && compiled[3].ok());
+  EXPECT_EQ(compiled[0].value(), compiled[3].value());
+  EXPECT_NE(compiled[0].value(), compiled[2].value());
+  for (size_t i : {0u, 2u}) {
+    oracle::Inputs in = oracle::make_inputs(i == 0 ? a->kernel : b->kernel, 5);
+    auto want = oracle::run(roots[i], in);
+    auto got = compiled[i].value()->run(in);
+    ASSERT_TRUE(want.ok() && got.ok());
+    for (size_t e = 0; e < 64; ++e)
+      EXPECT_EQ(got->outputs.at(0).get(e).i, want->outputs.at(0).get(e).i) << "graph " << i;
+  }
+  // Both are cached: compiling either alone is a hit.
+  const auto before = cpu->kernel_cache()->stats();
+  auto again = cpu->compile(b->kernel.root);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again.value(), compiled[2].value());
+  EXPECT_EQ(cpu->kernel_cache()->stats().hits, before.hits + 1);
+}
+
+// Each level is its own compile (and cache entry), and really is that level: O0 runs the
+// IR as lowered, the others optimize it.
+TEST(CpuBackend, OptLevelsCompileApartAndO0KeepsTheLoweredIr) {
+  Context x;
+  auto k = parse_kernel(x, scaled(5));
+  ASSERT_TRUE(k.ok());
+  backends::Backend* cpu = backends::find_backend("cpu");
+  EXPECT_TRUE(cpu->caps().opt_levels);
+  std::vector<std::shared_ptr<backends::Kernel>> kernels;
+  for (int level = 0; level < backends::kOptLevelCount; ++level) {
+    backends::CompileOptions co;
+    co.keep_listing = true;
+    co.opt_level = static_cast<backends::OptLevel>(level);
+    auto c = cpu->compile(k->kernel.root, co);
+    ASSERT_TRUE(c.ok()) << c.error().message;
+    for (const auto& other : kernels) EXPECT_NE(other, c.value());
+    kernels.push_back(c.value());
+    const std::string listing = c.value()->listing();
+    const std::string name(backends::opt_level_name(co.opt_level));
+    const size_t after = listing.find("; ---- after the " + name + " pipeline");
+    ASSERT_NE(after, std::string::npos) << listing;
+    const size_t lowered_at = listing.find("; ---- LLVM IR as lowered ----");
+    auto body = [&](size_t from) {
+      const size_t start = listing.find("define", from);
+      return listing.substr(start, listing.find("\n}", start) - start);
+    };
+    // O0 runs no IR pass; any pipeline at least merges the entry block into `start`.
+    EXPECT_EQ(body(lowered_at) == body(after), level == 0) << name << "\n" << listing;
+    oracle::Inputs in = oracle::make_inputs(k->kernel, 1);
+    auto want = oracle::run(k->kernel.root, in);
     auto got = c.value()->run(in);
-    ASSERT_TRUE(got.ok());
-    EXPECT_EQ(got->outputs.at(1).get(2).i, 0) << "x = " << v;
+    ASSERT_TRUE(want.ok() && got.ok());
+    for (size_t e = 0; e < 64; ++e)
+      EXPECT_EQ(got->outputs.at(0).get(e).i, want->outputs.at(0).get(e).i) << name;
   }
 }
 

@@ -61,6 +61,22 @@ TEST(FuzzCorpusHeader, CompiledBackendFindingRoundTrips) {
   EXPECT_EQ(round_trip(h), h);
 }
 
+// A cpu finding keeps the level it was compiled at, and its replay compiles there.
+TEST(FuzzCorpusHeader, CpuOptLevelRoundTripsAndReplaysThere) {
+  for (int i = 0; i < backends::kOptLevelCount; ++i) {
+    CorpusHeader h;
+    h.signature = "mismatch/outside-rules/cpu";
+    h.check_clean = true;
+    h.check_backends = {"oracle", "cpu"};
+    h.cpu_opt = static_cast<backends::OptLevel>(i);
+    EXPECT_EQ(round_trip(h), h);
+    EXPECT_EQ(replay_check_options(h, ir::KernelHeader{}).opt_level, *h.cpu_opt);
+  }
+  // Without the line: the default level.
+  EXPECT_EQ(replay_check_options(CorpusHeader{}, ir::KernelHeader{}).opt_level,
+            backends::OptLevel::O2);
+}
+
 TEST(FuzzCorpusHeader, LatencyFindingRoundTrips) {
   CorpusHeader h;
   h.signature = "latency/merge_adjacent/cpu";
@@ -153,6 +169,11 @@ TEST(FuzzCorpusHeader, MalformedLinesAreErrorsAtTheirLine) {
   e = read_error("@check-latency cpu\n@latency-confirmed maybe\n");
   EXPECT_EQ(e.loc.line, 3);
   EXPECT_NE(e.message.find("yes or no"), std::string::npos);
+
+  e = read_error("@check clean\n@cpu-opt O4\n");
+  EXPECT_EQ(e.loc.line, 3);
+  EXPECT_NE(e.message.find("@cpu-opt must be O0, O1, O2 or O3, not 'O4'"), std::string::npos)
+      << e.message;
 
   e = read_error("@check clean\n@latency-p 0.01\n");
   EXPECT_EQ(e.loc.line, 3);

@@ -1,5 +1,5 @@
-// The CPU backend: kernel graphs lowered to LLVM IR, optimized at O2 and
-// JIT-compiled in process (ORC LLJIT) for the host CPU.
+// The CPU backend: kernel graphs lowered to LLVM IR, optimized at the requested level
+// (O0..O3, O2 by default) and JIT-compiled in process (ORC LLJIT) for the host CPU.
 //
 // Semantics are SEMANTICS.md's, bit for bit: integers wrap (no nsw/nuw), divisions are
 // guarded so that a speculated division by zero or INT_MIN / -1 cannot trap, shifts mask
@@ -32,12 +32,16 @@
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 
+#include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <list>
 #include <mutex>
+#include <optional>
+#include <span>
 #include <string>
 #include <thread>
 #include <unordered_map>
@@ -99,35 +103,50 @@ struct RemarkCollector : llvm::DiagnosticHandler {
   }
 };
 
-// The process's JIT: one LLJIT for the host, created on first compile.
+// The process's JITs: one LLJIT for the host per optimization level (the code generator's
+// level is fixed when a JIT is made), each created on the first compile at its level.
 struct Jit {
   std::unique_ptr<llvm::orc::LLJIT> lljit;
   std::unique_ptr<llvm::TargetMachine> tm;  // for the optimizer's target info
-  std::mutex mutex;                         // LLVM compiles are serialized
-  std::atomic<uint64_t> counter{0};
   std::string error;
 };
 
-Jit& jit() {
-  static Jit* j = [] {
-    auto* made = new Jit;  // never destroyed: kernels may outlive static destruction order
+// LLVM compiles are serialized, at every level: one mutex for all the JITs.
+std::mutex& jit_mutex() {
+  static auto* m = new std::mutex;  // never destroyed: kernels may outlive static destruction
+  return *m;
+}
+
+std::atomic<uint64_t>& kernel_counter() {
+  static std::atomic<uint64_t> n{0};
+  return n;
+}
+
+llvm::CodeGenOpt::Level codegen_level(OptLevel level) {
+  switch (level) {
+    case OptLevel::O0: return llvm::CodeGenOpt::None;  // the fast instruction selector
+    case OptLevel::O1: return llvm::CodeGenOpt::Less;
+    case OptLevel::O2: return llvm::CodeGenOpt::Default;
+    case OptLevel::O3: return llvm::CodeGenOpt::Aggressive;
+  }
+  return llvm::CodeGenOpt::Default;
+}
+
+Jit* make_jit(OptLevel level) {
+  auto* made = new Jit;  // never destroyed: kernels may outlive static destruction order
+  static std::once_flag once;
+  std::call_once(once, [] {
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
-    auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
-    if (!jtmb) {
-      made->error = to_string(jtmb.takeError());
-      return made;
-    }
-    jtmb->setCodeGenOptLevel(llvm::CodeGenOpt::Default);  // O2
     // Three code generator passes cost a third of a kernel's code generation and buy
     // these kernels nothing measurable (bench/cpu_bench.cpp; README): loop strength
     // reduction redoes what x86 addressing modes absorb, and the two instruction
     // schedulers reorder for pipelines that an out-of-order core reorders anyway. Only
     // optimizations are switched off, never a different way of generating code.
     // UOPFUZZ_CPU_CODEGEN=full keeps all three. (The fast instruction selector would save
-    // as much again, but LLVM 14 miscompiles with it at O2: a campaign found a zeroing
-    // XOR placed between a SUB and the CMOV reading its carry; tests/backends_cpu_test.cpp
-    // keeps that kernel.)
+    // as much again at O2, but LLVM 14 miscompiles with it there: a campaign found a
+    // zeroing XOR placed between a SUB and the CMOV reading its carry;
+    // tests/backends_cpu_test.cpp keeps that kernel. At O0 it is LLVM's own choice.)
     const char* codegen = std::getenv("UOPFUZZ_CPU_CODEGEN");
     if (!codegen || std::string(codegen) != "full") {
       const char* argv[] = {"uopfuzz", "-disable-lsr", "-post-RA-scheduler=false",
@@ -136,57 +155,75 @@ Jit& jit() {
       llvm::raw_string_ostream errors(unknown);
       llvm::cl::ParseCommandLineOptions(4, argv, "", &errors);
     }
-    auto tm = jtmb->createTargetMachine();
-    if (!tm) {
-      made->error = to_string(tm.takeError());
-      return made;
-    }
-    made->tm = std::move(*tm);
-    auto built = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(*jtmb)).create();
-    if (!built) {
-      made->error = to_string(built.takeError());
-      return made;
-    }
-    made->lljit = std::move(*built);
-    auto& jd = made->lljit->getMainJITDylib();
-    // libm (exp2, log2, sin) and the float16 helpers.
-    auto gen = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
-        made->lljit->getDataLayout().getGlobalPrefix());
-    if (!gen) {
-      made->error = to_string(gen.takeError());
-      return made;
-    }
-    jd.addGenerator(std::move(*gen));
-    llvm::orc::SymbolMap helpers;
-    auto add = [&](const char* name, void* fn) {
-      helpers[made->lljit->mangleAndIntern(name)] = llvm::JITEvaluatedSymbol(
-          llvm::pointerToJITTargetAddress(fn), llvm::JITSymbolFlags::Exported);
-    };
-    add(kHalfRound, reinterpret_cast<void*>(&half_round_fn));
-    add(kHalfBits, reinterpret_cast<void*>(&half_bits_fn));
-    add(kHalfValue, reinterpret_cast<void*>(&half_value_fn));
-    if (auto e = jd.define(llvm::orc::absoluteSymbols(std::move(helpers))))
-      made->error = to_string(std::move(e));
+  });
+  auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!jtmb) {
+    made->error = to_string(jtmb.takeError());
     return made;
-  }();
-  return *j;
+  }
+  jtmb->setCodeGenOptLevel(codegen_level(level));
+  auto tm = jtmb->createTargetMachine();
+  if (!tm) {
+    made->error = to_string(tm.takeError());
+    return made;
+  }
+  made->tm = std::move(*tm);
+  auto built = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(*jtmb)).create();
+  if (!built) {
+    made->error = to_string(built.takeError());
+    return made;
+  }
+  made->lljit = std::move(*built);
+  auto& jd = made->lljit->getMainJITDylib();
+  // libm (exp2, log2, sin) and the float16 helpers.
+  auto gen = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
+      made->lljit->getDataLayout().getGlobalPrefix());
+  if (!gen) {
+    made->error = to_string(gen.takeError());
+    return made;
+  }
+  jd.addGenerator(std::move(*gen));
+  llvm::orc::SymbolMap helpers;
+  auto add = [&](const char* name, void* fn) {
+    helpers[made->lljit->mangleAndIntern(name)] = llvm::JITEvaluatedSymbol(
+        llvm::pointerToJITTargetAddress(fn), llvm::JITSymbolFlags::Exported);
+  };
+  add(kHalfRound, reinterpret_cast<void*>(&half_round_fn));
+  add(kHalfBits, reinterpret_cast<void*>(&half_bits_fn));
+  add(kHalfValue, reinterpret_cast<void*>(&half_value_fn));
+  if (auto e = jd.define(llvm::orc::absoluteSymbols(std::move(helpers))))
+    made->error = to_string(std::move(e));
+  return made;
 }
+
+Jit& jit(OptLevel level) {
+  static std::array<std::once_flag, kOptLevelCount> once;
+  static std::array<Jit*, kOptLevelCount> jits{};
+  const auto i = static_cast<size_t>(level);
+  std::call_once(once[i], [&] { jits[i] = make_jit(level); });
+  return *jits[i];
+}
+
+// The JIT memory of one compiled module, freed when the last kernel in it goes.
+struct CompiledModule {
+  llvm::orc::ResourceTrackerSP rt;
+  ~CompiledModule() {
+    std::lock_guard<std::mutex> l(jit_mutex());
+    if (auto e = rt->remove()) llvm::consumeError(std::move(e));
+  }
+};
 
 using EntryFn = void (*)(uint8_t**, const int64_t*, int64_t, int64_t);
 
 class CpuKernel final : public Kernel {
  public:
-  CpuKernel(EntryFn fn, llvm::orc::ResourceTrackerSP rt, LoweredKernel& lowered,
+  CpuKernel(EntryFn fn, std::shared_ptr<CompiledModule> module, LoweredFunction lowered,
             std::string listing)
       : fn_(fn),
-        rt_(std::move(rt)),
+        module_(std::move(module)),
         sig_(std::move(lowered.signature)),
         parallel_(lowered.parallel),
         listing_(std::move(listing)) {}
-  ~CpuKernel() override {
-    std::lock_guard<std::mutex> l(jit().mutex);
-    if (auto e = rt_->remove()) llvm::consumeError(std::move(e));
-  }
 
   Result<ir::RunOutput> run(const ir::Inputs& inputs, const RunOptions& options) override {
     ir::RunOutput out;
@@ -244,7 +281,7 @@ class CpuKernel final : public Kernel {
   }
 
   EntryFn fn_;
-  llvm::orc::ResourceTrackerSP rt_;
+  std::shared_ptr<CompiledModule> module_;
   ir::Signature sig_;
   bool parallel_;
   std::string listing_;
@@ -261,6 +298,7 @@ class CpuBackend final : public Backend {
     for (int i = 0; i < kOpCount; ++i) caps_.ops.push_back(static_cast<Op>(i));
     caps_.max_threads = 64;
     caps_.reassociates_float_sums = true;
+    caps_.opt_levels = true;
     caps_.notes =
         "bit-exact with the oracle except reassociated float sums: float16 computed as double "
         "rounded per op (helper calls, not vectorized); "
@@ -272,8 +310,53 @@ class CpuBackend final : public Backend {
 
   Result<std::shared_ptr<Kernel>> compile(UOp root, const CompileOptions& options) override {
     if (!root) return Error{"no graph"};
-    return cache_.get_or_build(root, options.keep_listing,
-                               [&] { return build(root, options.keep_listing); });
+    return std::move(compile_all(std::span<const UOp>(&root, 1), options).front());
+  }
+
+  // Cached kernels first; the rest lowered into one module (a listing is per kernel, so
+  // with one each kernel gets its own).
+  std::vector<Result<std::shared_ptr<Kernel>>> compile_all(std::span<const UOp> roots,
+                                                           const CompileOptions& options) override {
+    std::vector<Result<std::shared_ptr<Kernel>>> out(roots.size(), Error{"not compiled"});
+    const uint64_t variant =
+        (options.keep_listing ? 1 : 0) | (static_cast<uint64_t>(options.opt_level) << 1);
+    std::vector<std::string> texts(roots.size());
+    std::vector<size_t> todo;                        // indices of distinct graphs to compile
+    std::vector<std::pair<size_t, size_t>> repeats;  // {i, j}: graph i is graph j (in todo)
+    for (size_t i = 0; i < roots.size(); ++i) {
+      if (!roots[i]) {
+        out[i] = Error{"no graph"};
+        continue;
+      }
+      texts[i] = print_graph(roots[i]);
+      auto same =
+          std::find_if(todo.begin(), todo.end(), [&](size_t j) { return texts[j] == texts[i]; });
+      if (same != todo.end()) {
+        repeats.emplace_back(i, *same);
+        continue;
+      }
+      if (auto hit = cache_.find(texts[i], variant)) {
+        out[i] = hit;
+        continue;
+      }
+      todo.push_back(i);
+    }
+    auto compile_group = [&](std::span<const size_t> group) {
+      std::vector<UOp> group_roots;
+      for (size_t i : group) group_roots.push_back(roots[i]);
+      auto made = build(group_roots, options);
+      for (size_t k = 0; k < group.size(); ++k) {
+        if (made[k]) cache_.insert(texts[group[k]], variant, made[k].value());
+        out[group[k]] = std::move(made[k]);
+      }
+    };
+    if (options.keep_listing) {
+      for (size_t& i : todo) compile_group(std::span<const size_t>(&i, 1));
+    } else if (!todo.empty()) {
+      compile_group(todo);
+    }
+    for (auto [i, j] : repeats) out[i] = out[j];
+    return out;
   }
 
   KernelCache* kernel_cache() override { return &cache_; }
@@ -300,24 +383,45 @@ class CpuBackend final : public Backend {
     return "host CPU";
   }
 
-  Result<std::shared_ptr<Kernel>> build(UOp root, bool keep_listing) {
-    if (std::string why = caps_.unsupported(root); !why.empty())
-      return Error{"unsupported: " + why};
-    Jit& j = jit();
-    if (!j.lljit) return Error{"the LLVM JIT could not start: " + j.error};
+  // One module for all of `roots`: each lowered to its own entry function, the module
+  // optimized and compiled once at the requested level. A graph the backend cannot run,
+  // or cannot lower, gets its own error; a module the JIT refuses fails them all.
+  std::vector<Result<std::shared_ptr<Kernel>>> build(std::span<const UOp> roots,
+                                                     const CompileOptions& options) {
+    std::vector<Result<std::shared_ptr<Kernel>>> out(roots.size(), Error{"not compiled"});
+    Jit& j = jit(options.opt_level);
+    if (!j.lljit) {
+      for (auto& r : out) r = Error{"the LLVM JIT could not start: " + j.error};
+      return out;
+    }
     static const bool remarks_env = [] {
       const char* e = std::getenv("UOPFUZZ_CPU_REMARKS");
       return e && *e && std::string(e) != "0";
     }();
+    const bool keep_listing = options.keep_listing;
     auto ctx = std::make_unique<llvm::LLVMContext>();
     std::string listing, remarks;
     ctx->setDiagnosticHandler(
         std::make_unique<RemarkCollector>(keep_listing || remarks_env ? &remarks : nullptr));
-    const std::string name = fmt::format("uopfuzz_kernel_{}", j.counter.fetch_add(1));
-    auto lowered = lower(*ctx, root, name);
-    if (!lowered) return lowered.error();
-    llvm::Module& m = *lowered->module;
-    std::lock_guard<std::mutex> l(j.mutex);
+    const uint64_t first = kernel_counter().fetch_add(roots.size());
+    auto module = std::make_unique<llvm::Module>(fmt::format("uopfuzz_module_{}", first), *ctx);
+    std::vector<std::optional<LoweredFunction>> lowered(roots.size());
+    for (size_t i = 0; i < roots.size(); ++i) {
+      if (std::string why = caps_.unsupported(roots[i]); !why.empty()) {
+        out[i] = Error{"unsupported: " + why};
+        continue;
+      }
+      auto f = lower_function(*module, roots[i], fmt::format("uopfuzz_kernel_{}", first + i));
+      if (!f) {
+        out[i] = f.error();
+        continue;
+      }
+      lowered[i] = std::move(f.value());
+    }
+    if (std::none_of(lowered.begin(), lowered.end(), [](auto& l) { return l.has_value(); }))
+      return out;
+    llvm::Module& m = *module;
+    std::lock_guard<std::mutex> l(jit_mutex());
     m.setDataLayout(j.lljit->getDataLayout());
     m.setTargetTriple(j.tm->getTargetTriple().str());
     const std::string cpu = j.tm->getTargetCPU().str(),
@@ -331,6 +435,7 @@ class CpuBackend final : public Backend {
       // than the rest of the kernel.
       f.addFnAttr("prefer-vector-width", "256");
     }
+    const std::string_view level = opt_level_name(options.opt_level);
     if (keep_listing) {
       llvm::raw_string_ostream os(listing);
       os << "; ---- LLVM IR as lowered ----\n" << m;
@@ -344,65 +449,85 @@ class CpuBackend final : public Backend {
     };
     const size_t lowered_size = timing ? count() : 0;
     auto t0 = std::chrono::steady_clock::now();
-    optimize(m, *j.tm);
+    optimize(m, *j.tm, options.opt_level);
     auto t1 = std::chrono::steady_clock::now();
     const size_t optimized_size = timing ? count() : 0;
 
     if (keep_listing) {
       llvm::raw_string_ostream os(listing);
-      os << "; ---- after the O2 pipeline (what runs) ----\n" << m;
+      os << fmt::format("; ---- after the {} pipeline (what runs) ----\n", level) << m;
     }
     if (!remarks.empty()) {
       if (remarks_env) fmt::print(stderr, "{}", remarks);
       listing += "; ---- vectorizer remarks ----\n" + remarks;
     }
-    auto rt = j.lljit->getMainJITDylib().createResourceTracker();
+    auto compiled = std::make_shared<CompiledModule>();
+    compiled->rt = j.lljit->getMainJITDylib().createResourceTracker();
     if (auto e = j.lljit->addIRModule(
-            rt, llvm::orc::ThreadSafeModule(std::move(lowered->module), std::move(ctx))))
-      return Error{"the JIT refused the module: " + to_string(std::move(e))};
-    auto sym = j.lljit->lookup(name);
-    if (!sym) {
-      std::string why = to_string(sym.takeError());
-      if (auto e = rt->remove()) llvm::consumeError(std::move(e));
-      return Error{"JIT compilation failed: " + why};
+            compiled->rt, llvm::orc::ThreadSafeModule(std::move(module), std::move(ctx)))) {
+      const std::string why = "the JIT refused the module: " + to_string(std::move(e));
+      for (size_t i = 0; i < roots.size(); ++i)
+        if (lowered[i]) out[i] = Error{why};
+      return out;
+    }
+    for (size_t i = 0; i < roots.size(); ++i) {
+      if (!lowered[i]) continue;
+      auto sym = j.lljit->lookup(lowered[i]->function);  // the first lookup compiles all
+      if (!sym) {
+        out[i] = Error{"JIT compilation failed: " + to_string(sym.takeError())};
+        continue;
+      }
+      auto fn = reinterpret_cast<EntryFn>(static_cast<uintptr_t>(sym->getAddress()));
+      out[i] = std::shared_ptr<Kernel>(
+          std::make_shared<CpuKernel>(fn, compiled, std::move(*lowered[i]), listing));
     }
     if (timing)
       fmt::print(
-          stderr, "cpu compile: {} -> {} instructions, optimize {:.2f} ms, codegen {:.2f} ms\n",
-          lowered_size, optimized_size, std::chrono::duration<double, std::milli>(t1 - t0).count(),
+          stderr,
+          "cpu compile {}: {} kernels, {} -> {} instructions, optimize {:.2f} ms, codegen "
+          "{:.2f} ms\n",
+          level, roots.size(), lowered_size, optimized_size,
+          std::chrono::duration<double, std::milli>(t1 - t0).count(),
           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t1).count());
-    auto fn = reinterpret_cast<EntryFn>(static_cast<uintptr_t>(sym->getAddress()));
-    return std::shared_ptr<Kernel>(
-        std::make_shared<CpuKernel>(fn, std::move(rt), *lowered, std::move(listing)));
+    return out;
   }
 
-  static void optimize(llvm::Module& m, llvm::TargetMachine& tm) {
+  // The IR pipeline of each level. O0 runs none (the code generator takes the IR as
+  // lowered); O1 and O2 are LLVM's, without unrolling or interleaving: generated kernels
+  // are full of short constant-trip loops that unrolling multiplies into code the code
+  // generator then spends most of the compile on, and streaming loops are memory-bound.
+  // O3 is LLVM's O3 with everything on (unrolling, interleaving, the SLP vectorizer):
+  // slower to compile, and the code paths the other levels never reach.
+  static void optimize(llvm::Module& m, llvm::TargetMachine& tm, OptLevel level) {
+    if (level == OptLevel::O0) return;
     llvm::LoopAnalysisManager lam;
     llvm::FunctionAnalysisManager fam;
     llvm::CGSCCAnalysisManager cgam;
     llvm::ModuleAnalysisManager mam;
-    // O2 with the vectorizer, but no unrolling and no interleaving: generated kernels are
-    // full of short constant-trip loops that unrolling would multiply into code the
-    // backend then spends most of the compile on, and streaming loops are memory-bound.
     llvm::PipelineTuningOptions pto;
-    pto.LoopUnrolling = false;
-    pto.LoopInterleaving = false;
+    const bool all = level == OptLevel::O3;
+    pto.LoopUnrolling = all;
+    pto.LoopInterleaving = all;
     pto.LoopVectorization = std::getenv("UOPFUZZ_NOVEC") == nullptr;
-    pto.SLPVectorization = false;
+    pto.SLPVectorization = all;
     llvm::PassBuilder pb(&tm, pto);
     pb.registerModuleAnalyses(mam);
     pb.registerCGSCCAnalyses(cgam);
     pb.registerFunctionAnalyses(fam);
     pb.registerLoopAnalyses(lam);
     pb.crossRegisterProxies(lam, fam, cgam, mam);
-    // O2's function simplification and optimization pipelines, without its interprocedural
-    // part: a kernel is one function, and the inliner, IPSCCP, GlobalOpt and
-    // function-attribute inference find nothing to do there (they were a third of the
-    // compile).
+    const llvm::OptimizationLevel llvm_level = level == OptLevel::O1 ? llvm::OptimizationLevel::O1
+                                               : level == OptLevel::O2
+                                                   ? llvm::OptimizationLevel::O2
+                                                   : llvm::OptimizationLevel::O3;
+    // The level's function simplification and optimization pipelines, without its
+    // interprocedural part: kernels are independent functions, and the inliner, IPSCCP,
+    // GlobalOpt and function-attribute inference find nothing to do there (they were a
+    // third of the compile).
     llvm::ModulePassManager mpm;
-    mpm.addPass(llvm::createModuleToFunctionPassAdaptor(pb.buildFunctionSimplificationPipeline(
-        llvm::OptimizationLevel::O2, llvm::ThinOrFullLTOPhase::None)));
-    mpm.addPass(pb.buildModuleOptimizationPipeline(llvm::OptimizationLevel::O2));
+    mpm.addPass(llvm::createModuleToFunctionPassAdaptor(
+        pb.buildFunctionSimplificationPipeline(llvm_level, llvm::ThinOrFullLTOPhase::None)));
+    mpm.addPass(pb.buildModuleOptimizationPipeline(llvm_level));
     mpm.run(m, mam);
   }
 

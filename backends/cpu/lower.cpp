@@ -85,7 +85,7 @@ class Lowerer {
  public:
   Lowerer(llvm::LLVMContext& c, llvm::Module& m) : c_(c), m_(m), b_(c) {}
 
-  std::optional<Error> run(UOp root, const std::string& name, LoweredKernel& out) {
+  std::optional<Error> run(UOp root, const std::string& name, LoweredFunction& out) {
     out.parallel = splits_across_threads(root);
     sums_ = reassociable_sums(root);
     const std::vector<UOp> topo = toposort(root);
@@ -965,6 +965,17 @@ Result<LoweredKernel> lower(llvm::LLVMContext& ctx, UOp root, const std::string&
   out.module = std::make_unique<llvm::Module>(function, ctx);
   Lowerer l(ctx, *out.module);
   if (auto e = l.run(root, function, out)) return *e;
+  return out;
+}
+
+Result<LoweredFunction> lower_function(llvm::Module& module, UOp root,
+                                       const std::string& function) {
+  LoweredFunction out;
+  Lowerer l(module.getContext(), module);
+  if (auto e = l.run(root, function, out)) {
+    if (llvm::Function* f = module.getFunction(function)) f->eraseFromParent();
+    return *e;
+  }
   return out;
 }
 

@@ -25,11 +25,15 @@ class Module;
 
 namespace uopfuzz::backends::cpu {
 
-struct LoweredKernel {
-  std::unique_ptr<llvm::Module> module;
+/// One kernel's entry function in a module.
+struct LoweredFunction {
   std::string function;     ///< the entry's symbol name
   ir::Signature signature;  ///< the order of the entry's `buffers` and `vars`
   bool parallel = false;    ///< some loop is split across threads (else one thread does all)
+};
+
+struct LoweredKernel : LoweredFunction {
+  std::unique_ptr<llvm::Module> module;
 };
 
 /// Names of the float16 helpers the emitted code calls (defined by the JIT as absolute
@@ -43,5 +47,10 @@ inline constexpr const char* kHalfValue = "uopfuzz_half_value";
 bool splits_across_threads(ir::UOp root);
 
 Result<LoweredKernel> lower(llvm::LLVMContext& ctx, ir::UOp root, const std::string& function);
+
+/// Lowers `root` as the function `function` of `module`, beside what it already holds
+/// (several kernels compiled as one module). On an error the module is left as it was.
+Result<LoweredFunction> lower_function(llvm::Module& module, ir::UOp root,
+                                       const std::string& function);
 
 }  // namespace uopfuzz::backends::cpu
