@@ -516,7 +516,7 @@ Action add_fuzz(CLI::App& cmd, Invocation& invocation) {
       ->capture_default_str();
   cmd.add_option("--cpu-opt", f->cpu_opt,
                  "the level the cpu backend compiles at: O0, O1, O2, O3, or mix (drawn per graph "
-                 "from its seed: O0 40%, O1 20%, O2 25%, O3 15%; a finding records its level as "
+                 "from its seed: O0 50%, O1 15%, O2 25%, O3 10%; a finding records its level as "
                  "@cpu-opt and replays there)")
       ->capture_default_str();
   cmd.add_option("--backends", f->backends,
