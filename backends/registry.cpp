@@ -6,9 +6,11 @@
 
 namespace uopfuzz::backends {
 
-// Every backend's factory, declared from its backends.def row; its folder defines it.
+// Every backend's factory, declared from its backends.def row; its folder defines it. The
+// rows come from the build's copy of backends.def (backends/CMakeLists.txt): only those of
+// the backends it compiles in, which is every row except in a fuzz-targets-only build.
 #define BACKEND(name, factory) std::unique_ptr<Backend> factory();
-#include "backends/backends.def"
+#include "backends/built_backends.def"
 #undef BACKEND
 
 namespace {
@@ -24,7 +26,7 @@ std::deque<Entry>& entries() {
   static std::deque<Entry> list = [] {
     std::deque<Entry> v;
 #define BACKEND(n, f) v.emplace_back().name = n, v.back().factory = &f;
-#include "backends/backends.def"
+#include "backends/built_backends.def"
 #undef BACKEND
     return v;
   }();
