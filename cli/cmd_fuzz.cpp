@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "backends/registry.h"
+#include "backends/vulkan/device_info.h"
 #include "bench/run_context.h"
 #include "cli/command.h"
 #include "cli/compare_flags.h"
@@ -242,6 +243,9 @@ int run_fuzz(const FuzzFlags& f, const std::string& command_line) {
   }
   auto latency = latency_options(f.latency);
   if (!latency) return kExitBadInput;
+  // Now, before any thread or Vulkan instance exists: a campaign runs each Vulkan kernel
+  // a few times, so compiling it fast matters more than running it fast.
+  if (!*latency || (*latency)->backend != "vulkan") backends::vulkan::prefer_fast_shader_compiles();
   if (!(f.mutate_share >= 0 && f.mutate_share <= 1)) {
     fmt::print(stderr, "error: --mutate-share must be in [0, 1]\n");
     return kExitBadInput;

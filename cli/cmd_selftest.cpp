@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "backends/vulkan/device_info.h"
 #include "cli/adapter_selftest.h"
 #include "cli/command.h"
 #include "cli/compare_flags.h"
@@ -121,6 +122,8 @@ int run_selftest(const SelftestFlags& f) {
                backend_list());
     return kExitBadInput;
   }
+  // Its campaigns compile each Vulkan kernel for a few runs, as fuzz's do (cmd_fuzz.cpp).
+  if (o.latency_backend != "vulkan") backends::vulkan::prefer_fast_shader_compiles();
   fmt::print("{:<28} {:<7} {:>9} {:>8} {:>6}  {}\n", "bug", "found", "time (s)", "graphs", "nodes",
              "signature");
   fuzz::SelftestResult r;

@@ -39,5 +39,16 @@ void set_device_choice(const std::string& spec);
 /// Enables VK_LAYER_KHRONOS_validation and a messenger counting its messages in contexts
 /// created after this call (also UOPFUZZ_VULKAN_VALIDATION=1).
 void set_validation(bool on);
+/// Asks llvmpipe (lavapipe's shader compiler) to skip its LLVM IR optimization passes
+/// (GALLIVM_PERF=nopt, unless GALLIVM_PERF is already set). On lavapipe the JIT at a
+/// pipeline's first dispatch takes most of a campaign's time, and a campaign runs each
+/// shader a few times: it compiles in about half the time. Results are the same; kernel
+/// timings are not (a campaign that times kernels on Vulkan keeps the optimizer).
+/// Mesa's shader disk cache keys its entries by this setting, so processes with and
+/// without it never share compiled code. (LP_NATIVE_VECTOR_WIDTH=128 would save more,
+/// but Mesa 22.3's disk cache does not key by it: a process would be handed code
+/// compiled for another vector width.) Sets the environment: call it before any thread
+/// or Vulkan instance exists. No effect on other drivers.
+void prefer_fast_shader_compiles();
 
 }  // namespace uopfuzz::backends::vulkan

@@ -237,6 +237,10 @@ void set_validation(bool on) {
   g_validation = on;
 }
 
+void prefer_fast_shader_compiles() {
+  ::setenv("GALLIVM_PERF", "nopt", 0);  // the user's own setting wins
+}
+
 Result<std::vector<DeviceInfo>> list_devices() {
   bool du = false;
   auto inst = make_instance(false, &du);
@@ -437,7 +441,8 @@ DeviceBuffer::~DeviceBuffer() {
 // ---- KernelObjects -------------------------------------------------------------------
 
 Result<std::unique_ptr<KernelObjects>> KernelObjects::make(std::shared_ptr<DeviceContext> ctxp,
-                                                           const PipelineSpec& spec) {
+                                                           const PipelineSpec& spec,
+                                                           StageTimer& timer) {
   std::unique_ptr<KernelObjects> k(new KernelObjects);
   k->ctx_ = ctxp;
   k->pid_ = ::getpid();
@@ -451,6 +456,7 @@ Result<std::unique_ptr<KernelObjects>> KernelObjects::make(std::shared_ptr<Devic
     if (!b) return b.error();
     k->buffers_.push_back(std::move(b.value()));
   }
+  timer.lap("buffers");
   VkShaderModuleCreateInfo si{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
   si.codeSize = spec.spirv.size() * sizeof(uint32_t);
   si.pCode = spec.spirv.data();
@@ -487,6 +493,7 @@ Result<std::unique_ptr<KernelObjects>> KernelObjects::make(std::shared_ptr<Devic
           vkCreateComputePipelines(dev, ctx.pipeline_cache(), 1, &ci, nullptr, &k->pipeline_);
       r != VK_SUCCESS)
     return ctx.fail("vkCreateComputePipelines", r);
+  timer.lap("pipeline");
   if (n > 0) {
     VkDescriptorPoolSize ps{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, n};
     VkDescriptorPoolCreateInfo dpi{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
@@ -543,6 +550,7 @@ Result<std::unique_ptr<KernelObjects>> KernelObjects::make(std::shared_ptr<Devic
     if (VkResult r = vkCreateQueryPool(dev, &qi, nullptr, &k->queries_); r != VK_SUCCESS)
       return ctx.fail("vkCreateQueryPool", r);
   }
+  timer.lap("descriptors");
   return k;
 }
 

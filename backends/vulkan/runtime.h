@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "backends/vulkan/device_info.h"
+#include "backends/vulkan/stage_timing.h"
 #include "ir/result.h"
 
 namespace uopfuzz::backends::vulkan {
@@ -120,7 +121,7 @@ class KernelObjects {
   KernelObjects(const KernelObjects&) = delete;
   KernelObjects& operator=(const KernelObjects&) = delete;
   static Result<std::unique_ptr<KernelObjects>> make(std::shared_ptr<DeviceContext> ctx,
-                                                     const PipelineSpec& spec);
+                                                     const PipelineSpec& spec, StageTimer& timer);
 
   DeviceBuffer& buffer(size_t i) { return *buffers_[i]; }
   /// Records and submits one dispatch with these push constants, waits for it.

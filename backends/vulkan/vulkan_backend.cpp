@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -36,12 +37,18 @@ class VulkanKernel final : public Kernel {
         listing_(std::move(listing)) {}
 
   Result<ir::RunOutput> run(const ir::Inputs& inputs, const RunOptions&) override {
+    StageTimer timer;
     std::vector<int64_t> push;
     if (auto e = bind(inputs, push)) return *e;
+    timer.lap("upload");
     auto t = objects_->dispatch(push.data(), static_cast<uint32_t>(push.size() * sizeof(int64_t)));
     if (!t) return t.error();
+    timer.lap("submit+wait");
     ir::RunOutput out;
     read_outputs(out.outputs);
+    timer.lap("readback");
+    if (runs_++ == 0) timer.note("first run");
+    timer.report("run");
     return out;
   }
 
@@ -107,6 +114,7 @@ class VulkanKernel final : public Kernel {
   RenderedKernel rendered_;
   std::string listing_;
   std::vector<double> device_times_;
+  std::atomic<uint64_t> runs_{0};  // a kernel may be run from several threads
 };
 
 constexpr size_t kCacheEntries = 256;
@@ -182,15 +190,28 @@ class VulkanBackend final : public Backend {
 
  private:
   Result<std::shared_ptr<Kernel>> build(UOp root, bool keep_listing) {
+    StageTimer timer;
+    auto made = build(root, keep_listing, timer);
+    if (!made) timer.note("refused or failed");
+    timer.report("compile");
+    return made;
+  }
+
+  Result<std::shared_ptr<Kernel>> build(UOp root, bool keep_listing, StageTimer& timer) {
     if (std::string why = caps_.unsupported(root); !why.empty())
       return Error{"unsupported: " + why};
     auto ctx = context();
     if (!ctx) return ctx.error();
+    timer.lap("context");
     const DeviceInfo& d = (*ctx)->info();
     RenderOptions ro;
     ro.max_groups = std::max<uint32_t>(1, d.max_workgroup_count_x);
     auto rendered = render(root, ro);
     if (!rendered) return rendered.error();
+    timer.lap("render");
+    if (timer.on())  // the hash tells repeated shaders apart in the timing lines
+      timer.note(
+          fmt::format("glsl {:016x} {} bytes", ir::fnv1a(rendered->glsl), rendered->glsl.size()));
     if (std::string why = missing_feature(rendered->needs, d); !why.empty())
       return Error{"unsupported: " + why};
     if (d.max_loop_iterations > 0) {
@@ -226,6 +247,7 @@ class VulkanBackend final : public Backend {
     auto spirv = compile_glsl(rendered->glsl);
     if (!spirv) return Error{spirv.error().message + "\n" + rendered->glsl};
     spec.spirv = std::move(spirv.value());
+    timer.lap("glslang");
     spec.push_constant_bytes = push_bytes;
     spec.groups = rendered->threads / kLocalSize;
     std::string listing;
@@ -233,7 +255,7 @@ class VulkanBackend final : public Backend {
       listing =
           fmt::format("// ---- device: {} ({}, {})\n// ---- GLSL ----\n{}\n// ---- SPIR-V ----\n{}",
                       d.name, d.type, d.driver, rendered->glsl, disassemble(spec.spirv));
-    auto objects = KernelObjects::make(*ctx, spec);
+    auto objects = KernelObjects::make(*ctx, spec, timer);
     if (!objects) return objects.error();
     return std::shared_ptr<Kernel>(std::make_shared<VulkanKernel>(
         std::move(objects.value()), std::move(rendered.value()), std::move(listing)));
