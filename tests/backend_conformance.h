@@ -220,30 +220,30 @@ inline void expect_agree(Case& c, const Conformance& conf) {
   auto tol = check::output_tolerance(c.ctx, *be, c.root, c.inputs);
   ASSERT_TRUE(tol.ok()) << c.name << ": " << tol.error().message;
   for (backends::OptLevel level : conf.opt_levels) {
-  backends::CompileOptions co;
-  co.opt_level = level;
-  auto k = be->compile(c.root, co);
-  const std::string at(backends::opt_level_name(level));
-  ASSERT_TRUE(k.ok()) << c.name << " at " << at << ": " << k.error().message;
-  for (int threads : conf.threads) {
-    backends::RunOptions ro;
-    ro.threads = threads;
-    auto got = k.value()->run(c.inputs, ro);
-    ASSERT_TRUE(got.ok()) << c.name << ": " << got.error().message;
-    for (const auto& [slot, want] : ref->outputs) {
-      const Buffer& g = got->outputs.at(slot);
-      auto i = check::first_difference(want, &g, tol->at(slot));
-      if (!i) continue;
-      std::string operands;
-      for (const auto& [s, b] : c.inputs.buffers)
-        operands += " " + format_value(b.dtype(), b.get(*i));
-      ADD_FAILURE() << c.name << " (" << at << ", " << threads << " threads): element " << *i
-                    << " operands" << operands << ": oracle "
-                    << format_value(want.dtype(), want.get(*i)) << ", " << conf.backend << " "
-                    << format_value(g.dtype(), g.get(*i));
-      return;
+    backends::CompileOptions co;
+    co.opt_level = level;
+    auto k = be->compile(c.root, co);
+    const std::string at(backends::opt_level_name(level));
+    ASSERT_TRUE(k.ok()) << c.name << " at " << at << ": " << k.error().message;
+    for (int threads : conf.threads) {
+      backends::RunOptions ro;
+      ro.threads = threads;
+      auto got = k.value()->run(c.inputs, ro);
+      ASSERT_TRUE(got.ok()) << c.name << ": " << got.error().message;
+      for (const auto& [slot, want] : ref->outputs) {
+        const Buffer& g = got->outputs.at(slot);
+        auto i = check::first_difference(want, &g, tol->at(slot));
+        if (!i) continue;
+        std::string operands;
+        for (const auto& [s, b] : c.inputs.buffers)
+          operands += " " + format_value(b.dtype(), b.get(*i));
+        ADD_FAILURE() << c.name << " (" << at << ", " << threads << " threads): element " << *i
+                      << " operands" << operands << ": oracle "
+                      << format_value(want.dtype(), want.get(*i)) << ", " << conf.backend << " "
+                      << format_value(g.dtype(), g.get(*i));
+        return;
+      }
     }
-  }
   }
   if (conf.after_each) conf.after_each();
 }

@@ -33,13 +33,13 @@ using test_support::Case;
 // The conformance suite (tests/backends_conformance_test.cpp) runs each case on 1 and 2
 // threads here, compiled at every level: neither the thread pool nor the optimizer and code
 // generator of any level may change a bit.
-const bool g_cpu_conformance = test_support::register_conformance(
-    {"cpu",
-     {1, 2},
-     {},
-     {},
-     {backends::OptLevel::O0, backends::OptLevel::O1, backends::OptLevel::O2,
-      backends::OptLevel::O3}});
+const bool g_cpu_conformance =
+    test_support::register_conformance({"cpu",
+                                        {1, 2},
+                                        {},
+                                        {},
+                                        {backends::OptLevel::O0, backends::OptLevel::O1,
+                                         backends::OptLevel::O2, backends::OptLevel::O3}});
 
 TEST(CpuBackend, RejectsBadInputsAsValues) {
   Context x;

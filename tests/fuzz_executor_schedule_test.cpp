@@ -17,7 +17,8 @@ namespace {
 TEST(ExecutorSchedule, DrawnOptLevelsFollowTheirShares) {
   constexpr int kDraws = 20000;
   std::array<int, backends::kOptLevelCount> seen{};
-  for (uint64_t i = 0; i < kDraws; ++i) ++seen[static_cast<size_t>(drawn_opt_level(graph_seed(1, i)))];
+  for (uint64_t i = 0; i < kDraws; ++i)
+    ++seen[static_cast<size_t>(drawn_opt_level(graph_seed(1, i)))];
   for (size_t l = 0; l < seen.size(); ++l)
     EXPECT_NEAR(double(seen[l]) / kDraws, kOptLevelShares[l], 0.015) << "O" << l;
   // O2, the level everything else compiles at, keeps at least a quarter.
@@ -115,7 +116,8 @@ TEST(ExecutorSchedule, ACampaignCountsTheGraphsEachExecutorChecked) {
   // A low rate gives it few.
   o.schedule.fixed_rate = 0.02;
   CampaignResult few = run_campaign(o, source);
-  const uint64_t picked = few.totals.executors.count("cpu") ? few.totals.executors.at("cpu").graphs : 0;
+  const uint64_t picked =
+      few.totals.executors.count("cpu") ? few.totals.executors.at("cpu").graphs : 0;
   EXPECT_LT(picked, cpu.graphs / 3);
 }
 
