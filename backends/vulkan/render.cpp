@@ -55,6 +55,27 @@ std::string stype(DType dt) {
   return dt.is_bool() ? "uint8_t" : gtype(dt);
 }
 
+// The unsigned type of a signed integer type's width ("" for any other type).
+std::string unsigned_twin(DType dt) {
+  switch (dt.scalar()) {
+    case ScalarType::Int8: return "uint8_t";
+    case ScalarType::Int16: return "uint16_t";
+    case ScalarType::Int32: return "uint";
+    case ScalarType::Int64:
+    case ScalarType::Index: return "uint64_t";
+    case ScalarType::Bool:
+    case ScalarType::UInt8:
+    case ScalarType::UInt16:
+    case ScalarType::UInt32:
+    case ScalarType::UInt64:
+    case ScalarType::Float16:
+    case ScalarType::Float32:
+    case ScalarType::Float64:
+    case ScalarType::Void: return "";
+  }
+  return "";
+}
+
 // The unsigned integer type of a float's bits, and the bit-cast functions.
 struct FloatBits {
   const char* uint_type;
@@ -785,6 +806,19 @@ class Renderer {
     if (in.is_float() && out.is_float()) {
       // float64 -> float16 directly: one rounding (SPIR-V OpFConvert).
       return fmt::format("{}({})", to, x);
+    }
+    if (std::string u = unsigned_twin(in); !u.empty() && out.is_float()) {
+      // A signed integer converts through its magnitude as an unsigned integer: lavapipe
+      // folds a signed round trip float -> int -> float into a truncation, which keeps
+      // the sign of a zero (-0.0 -> 0 -> -0.0, where 0 converts to +0.0), and a BITCAST
+      // then shows the sign as an integer bit; it does not fold the unsigned conversion.
+      // The magnitude of INT_MIN is exact as unsigned, and rounding is symmetric, so the
+      // result is the signed conversion's. Below 32 bits to float16 through double, as below.
+      const std::string via =
+          out.scalar() == ScalarType::Float16 && in.bits() > 16 && in.bits() <= 32 ? "double" : to;
+      const std::string converted =
+          fmt::format("({0} < {1}(0) ? -{2}({3}(-{0})) : {2}({3}({0})))", x, gtype(in), via, u);
+      return via == to ? converted : fmt::format("{}({})", to, converted);
     }
     if (!in.is_float() && out.scalar() == ScalarType::Float16 && in.bits() > 16) {
       // Through double (exact for <= 32-bit integers) rounds once; 64-bit integers go
