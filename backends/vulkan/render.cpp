@@ -57,23 +57,11 @@ std::string stype(DType dt) {
 
 // The unsigned type of a signed integer type's width ("" for any other type).
 std::string unsigned_twin(DType dt) {
-  switch (dt.scalar()) {
-    case ScalarType::Int8: return "uint8_t";
-    case ScalarType::Int16: return "uint16_t";
-    case ScalarType::Int32: return "uint";
-    case ScalarType::Int64:
-    case ScalarType::Index: return "uint64_t";
-    case ScalarType::Bool:
-    case ScalarType::UInt8:
-    case ScalarType::UInt16:
-    case ScalarType::UInt32:
-    case ScalarType::UInt64:
-    case ScalarType::Float16:
-    case ScalarType::Float32:
-    case ScalarType::Float64:
-    case ScalarType::Void: return "";
-  }
-  return "";
+  if (!dt.is_signed()) return "";
+  return dt.bits() == 8    ? "uint8_t"
+         : dt.bits() == 16 ? "uint16_t"
+         : dt.bits() == 32 ? "uint"
+                           : "uint64_t";
 }
 
 // The unsigned integer type of a float's bits, and the bit-cast functions.
