@@ -81,10 +81,6 @@ bool sum_agrees(Value want, Value got, double bound) {
   return std::abs(want.f - got.f) <= bound;  // an infinity is never within a finite bound
 }
 
-double seconds_since(std::chrono::steady_clock::time_point t) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
-}
-
 struct BackendRun {
   std::string name;
   backends::Backend* backend = nullptr;
@@ -92,6 +88,14 @@ struct BackendRun {
 };
 
 }  // namespace
+
+double seconds_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+void add_backend(std::vector<std::string>& backends, const std::string& name) {
+  if (std::find(backends.begin(), backends.end(), name) == backends.end()) backends.push_back(name);
+}
 
 bool agrees_at(const Buffer& want, size_t i, Value got, Tolerance tol) {
   if (tol.sum_bounds && i < tol.sum_bounds->size())
@@ -265,9 +269,8 @@ CheckResult check_kernel(Context& ctx, const Kernel& kernel, const CheckOptions&
     if (name != "oracle") backend_names.push_back(name);
   if (options.sampled.pick)
     for (const std::string& name : options.sampled.names)
-      if (std::find(backend_names.begin(), backend_names.end(), name) == backend_names.end() &&
-          options.sampled.pick(name, rewritten != kernel.root, res.simplified.hits))
-        backend_names.push_back(name);
+      if (options.sampled.pick(name, rewritten != kernel.root, res.simplified.hits))
+        add_backend(backend_names, name);
   // Compile both graphs once (kernels are cached by graph).
   std::vector<BackendRun> extra;
   for (const std::string& name : backend_names) {

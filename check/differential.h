@@ -13,6 +13,7 @@
  */
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -78,6 +79,12 @@ struct SampledBackends {
                      const std::map<std::string, uint64_t>& hits)>
       pick;
 };
+
+/// Seconds of the steady clock since `t` (the times in BackendTimes and a campaign's).
+double seconds_since(std::chrono::steady_clock::time_point t);
+
+/// Appends `name` to `backends` unless it is listed already.
+void add_backend(std::vector<std::string>& backends, const std::string& name);
 
 struct CheckOptions {
   /// The simplifier under test (sut/simplifier_under_test.h); null: the built-in one,

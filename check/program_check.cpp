@@ -244,9 +244,7 @@ void compare_all(Context& ctx, const Program& p, const Reference& ref, const Che
   for (const std::string& b : backends_of(co)) {
     const auto started = std::chrono::steady_clock::now();
     Verdict v = run_and_compare(ctx, p, ref, b, co);
-    if (b != "oracle")
-      res.backend_times.seconds[b] +=
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    if (b != "oracle") res.backend_times.seconds[b] += seconds_since(started);
     if (v.skipped) {
       if (b == "oracle") {
         res.unsupported = "the program runner cannot run it: " + *v.skipped;

@@ -19,10 +19,6 @@
 
 namespace uopfuzz::fuzz {
 
-double seconds_since(Clock::time_point t) {
-  return std::chrono::duration<double>(Clock::now() - t).count();
-}
-
 LatencyFigures latency_figures(const check::LatencyVerdict& v) {
   LatencyFigures f;
   f.ratio = v.first.ratio;
@@ -179,9 +175,7 @@ std::optional<NewFinding> GraphChecker::check(uint64_t i, CampaignProgress& tall
   // From here on (signing, shrinking) the backends this graph ran on are fixed: a shrunk
   // candidate must be checked where the graph was, whatever the sampler would pick.
   co.sampled = {};
-  for (const auto& [name, seconds] : r.backend_times.seconds)
-    if (std::find(co.backends.begin(), co.backends.end(), name) == co.backends.end())
-      co.backends.push_back(name);
+  for (const auto& [name, seconds] : r.backend_times.seconds) check::add_backend(co.backends, name);
   ++tally.graphs;
   if (r.original_ran && r.original_iterations >= kLargeIterations) {
     ++tally.large_graphs;

@@ -16,7 +16,7 @@ namespace uopfuzz::fuzz {
 
 using Clock = std::chrono::steady_clock;
 
-double seconds_since(Clock::time_point t);
+using check::seconds_since;
 
 /// The medians a report shows, from the histograms the graphs were counted in.
 void settle_medians(CampaignProgress& p);

@@ -270,9 +270,7 @@ NewFinding triage(const CampaignOptions& o, const GraphSource& source, const Shr
                      : source(ctx, f.graph_seed);
   check::CheckOptions co = options_for(o, k, i);
   // The graph is re-run on every executor: the worker's sampler may have given it to any.
-  for (const std::string& b : o.schedule.backends)
-    if (std::find(co.backends.begin(), co.backends.end(), b) == co.backends.end())
-      co.backends.push_back(b);
+  for (const std::string& b : o.schedule.backends) check::add_backend(co.backends, b);
   // A re-run that takes longer than this counts as a hang: candidates are small, and a
   // legitimate check of one takes milliseconds.
   const double limit = o.triage_timeout_s;

@@ -122,10 +122,7 @@ std::optional<NewFinding> GraphChecker::check_tensor(uint64_t i, CampaignProgres
   // A program's rewrite is known only inside the check: the sampled backends pick it by
   // its draw alone.
   for (const std::string& b : o_.schedule.backends)
-    if (std::find(po.check.backends.begin(), po.check.backends.end(), b) ==
-            po.check.backends.end() &&
-        sampler_.pick(b, gs, sample_weight(false, false)))
-      po.check.backends.push_back(b);
+    if (sampler_.pick(b, gs, sample_weight(false, false))) check::add_backend(po.check.backends, b);
   if (po.check.latency && i % std::max<uint64_t>(o_.latency_every, 1) != 0)
     po.check.latency.reset();
   check::ProgramCheckResult r = check::check_program(ctx, k, po);
