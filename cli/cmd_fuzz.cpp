@@ -19,6 +19,7 @@
 #include "cli/lowering_flags.h"
 #include "cli/shared_flags.h"
 #include "fuzz/campaign.h"
+#include "fuzz/finding_triage.h"
 #include "fuzz/tensor_graph.h"
 #include "gen/generator.h"
 #include "gen/tensor_gen.h"
@@ -56,6 +57,8 @@ struct FuzzFlags {
   std::vector<std::string> compare;
   std::string shard;            ///< "K/N", "env", or "" (the whole campaign)
   std::string cpu_opt = "mix";  ///< O0..O3, or mix (drawn per graph)
+  std::string emit;             ///< write a reproducer for this system beside each finding
+  std::string root_causes;      ///< the root-causes file ("" : fuzz::pick_root_causes_path)
 };
 
 /// Per-level counts and rates (kernels: their graphs and seconds; tensor programs: theirs),
@@ -142,7 +145,8 @@ constexpr uint64_t kRuleHitTarget = 100;
 
 /// The campaign as the results format (docs/results-format.md) summarizes it.
 report::FuzzSummary summary(const FuzzFlags& f, const fuzz::CampaignResult& r, bool latency,
-                            const std::vector<std::string>& sampled) {
+                            const std::vector<std::string>& sampled,
+                            const std::vector<fuzz::FindingTriage>& triage) {
   const auto& t = r.totals;
   report::FuzzSummary s;
   s.seed = f.seed;
@@ -184,8 +188,13 @@ report::FuzzSummary summary(const FuzzFlags& f, const fuzz::CampaignResult& r, b
   const simplifier::GateGaps gaps = simplifier::gate_gaps(t.gate_counts);
   s.gates_never_declined = gaps.never_declined;
   s.gates_never_accepted = gaps.never_accepted;
-  for (const auto& nf : r.new_findings) {
+  for (size_t i = 0; i < r.new_findings.size(); ++i) {
+    const auto& nf = r.new_findings[i];
     report::FuzzFinding one;
+    if (i < triage.size()) {
+      one.root_cause = triage[i].root_cause;
+      one.reproducer = triage[i].reproducer;
+    }
     one.signature = nf.signature.text();
     one.kind = check::finding_kind_name(nf.signature.kind);
     one.backend = nf.signature.backend;
@@ -433,7 +442,31 @@ int run_fuzz(const FuzzFlags& f, const std::string& command_line) {
     fmt::print("  gates: {} in all; never declining {}: {}\n  gates never accepting {}: {}\n",
                gaps.gates, gaps.never_declined.size(), fmt::join(gaps.never_declined, " "),
                gaps.never_accepted.size(), fmt::join(gaps.never_accepted, " "));
-  for (const auto& nf : r.new_findings) {
+  // An external simplifier's findings are named by their root cause: only those that no
+  // known cause explains are new.
+  std::vector<fuzz::FindingTriage> triage;
+  if (*under_test) {
+    const std::string path = fuzz::pick_root_causes_path(
+        f.root_causes, fuzz::findings_dir(co.corpus_dir, t.simplifier), t.simplifier);
+    auto causes = fuzz::read_root_causes(path);
+    if (!causes)
+      fmt::print(stderr, "{}:{}: error: {} (findings are reported without root causes)\n", path,
+                 causes.error().loc.line, causes.error().message);
+    fuzz::TriageOptions to;
+    to.emit = f.emit;
+    to.external = external_options(f.simplify.simplifier);
+    triage = fuzz::triage_findings(r.new_findings, causes ? *causes : fuzz::RootCauses{}, to);
+    std::map<std::string, int> by_cause;
+    int unexplained = 0;
+    for (const auto& one : triage) one.root_cause.empty() ? ++unexplained : ++by_cause[one.root_cause];
+    std::string known;
+    for (const auto& [id, n] : by_cause) known += fmt::format(" {}x{}", id, n);
+    fmt::print("  root causes ({}): {} signature(s) of known causes{}; {} new\n",
+               causes && !causes->path.empty() ? causes->path : "no root-causes file",
+               r.new_findings.size() - unexplained, known, unexplained);
+  }
+  for (size_t i = 0; i < r.new_findings.size(); ++i) {
+    const auto& nf = r.new_findings[i];
     // A tensor program's lowering options are its graph seed's (fuzz::lowering_for).
     std::string lowered_at;
     if (fuzz::is_tensor_graph(co.level, co.seed, nf.graph_index)) {
@@ -441,13 +474,18 @@ int run_fuzz(const FuzzFlags& f, const std::string& command_line) {
       lowered_at = fmt::format(" at pcontig {}, split-reduce-threshold {}", lo.pcontig,
                                lo.split_reduce_threshold);
     }
-    fmt::print("  NEW {}: graph {} (seed {:#x}){} after {:.2f}s, {} -> {} nodes{}\n    {}\n",
-               nf.signature.text(), nf.graph_index, nf.graph_seed, lowered_at, nf.seconds,
-               nf.nodes_found, nf.nodes_reduced,
+    const fuzz::FindingTriage none;
+    const fuzz::FindingTriage& tr = i < triage.size() ? triage[i] : none;
+    fmt::print("  {} {}: graph {} (seed {:#x}){} after {:.2f}s, {} -> {} nodes{}\n    {}\n",
+               tr.root_cause.empty() ? "NEW" : "KNOWN " + tr.root_cause, nf.signature.text(),
+               nf.graph_index, nf.graph_seed, lowered_at, nf.seconds, nf.nodes_found,
+               nf.nodes_reduced,
                nf.path.empty()
                    ? (nf.write_error.empty() ? "" : " (NOT written: " + nf.write_error + ")")
                    : ", written to " + nf.path,
                nf.details);
+    if (!tr.reproducer.empty()) fmt::print("    reproducer: {}\n", tr.reproducer);
+    if (!tr.reproducer_error.empty()) fmt::print("    no reproducer: {}\n", tr.reproducer_error);
   }
   if (!f.json_path.empty()) {
     // The devices of every backend measured: the checked ones and the timed one.
@@ -461,7 +499,7 @@ int run_fuzz(const FuzzFlags& f, const std::string& command_line) {
     std::ofstream out(f.json_path);
     // The per-level figures ride along in the summary as one more object.
     auto doc = nlohmann::ordered_json::parse(
-        report::fuzz_summary_json(summary(f, r, latency->has_value(), schedule.backends), context));
+        report::fuzz_summary_json(summary(f, r, latency->has_value(), schedule.backends, triage), context));
     doc["level"] = f.level;
     doc["shard"] = {{"index", shard.index}, {"count", shard.count}};
     doc["levels"] = level_json(t);
@@ -551,6 +589,14 @@ Action add_fuzz(CLI::App& cmd, Invocation& invocation) {
   cmd.add_option("--mutate-corpus", f->mutate_corpus,
                  "graphs each worker keeps to mutate (the least-fired rules' first)")
       ->capture_default_str();
+  cmd.add_option("--emit", f->emit,
+                 "with --simplifier tinygrad: write a standalone reproducer (a script that needs "
+                 "only tinygrad, exits 1 while the bug is there) beside each kept finding")
+      ->check(CLI::IsMember({"tinygrad"}));
+  cmd.add_option("--root-causes", f->root_causes,
+                 "with an external simplifier: the root-causes file that names each finding's "
+                 "cause (default: root-causes.md in the findings folder, else the repository's "
+                 "corpus/findings/<simplifier>/root-causes.md); findings none explains are NEW");
   add_device_flag(cmd, invocation.device);
   const Invocation& inv = invocation;
   return [f, &inv] { return run_fuzz(*f, inv.command_line); };

@@ -62,6 +62,10 @@ std::vector<std::pair<std::string, std::string>> corpus_header_lines(const Corpu
   if (!h.simplifier.empty()) lines.emplace_back("simplifier", one_line(h.simplifier));
   if (!h.simplifier_version.empty())
     lines.emplace_back("simplifier-version", one_line(h.simplifier_version));
+  if (!h.simplifier_stage.empty())
+    lines.emplace_back("simplifier-stage", one_line(h.simplifier_stage));
+  if (!h.verdict.empty()) lines.emplace_back("verdict", h.verdict);
+  if (!h.root_cause.empty()) lines.emplace_back("root-cause", one_line(h.root_cause));
   if (h.pcontig) lines.emplace_back("pcontig", fmt::format("{}", *h.pcontig));
   if (h.split_reduce_threshold)
     lines.emplace_back("split-reduce-threshold", fmt::format("{}", *h.split_reduce_threshold));
@@ -119,6 +123,14 @@ Result<CorpusHeader> read_corpus_header(const ir::KernelHeader& header, std::str
       h.simplifier = value == "builtin" ? "" : value;
     } else if (key == "simplifier-version") {
       h.simplifier_version = value == "-" ? "" : value;
+    } else if (key == "simplifier-stage") {
+      h.simplifier_stage = value == "-" ? "" : value;
+    } else if (key == "verdict") {
+      if (value != "real" && value != "difference")
+        return fail(fmt::format("must be real or difference, not '{}'", value));
+      h.verdict = value;
+    } else if (key == "root-cause") {
+      h.root_cause = value;
     } else if (key == "graph-seed") {
       uint64_t seed = 0;
       if (!parse_number(value, seed)) return fail("must be an unsigned integer");
@@ -162,6 +174,7 @@ void record_simplifier(CorpusHeader& header, const check::CheckOptions& options)
   if (!check::is_external(options)) return;
   header.simplifier = options.simplifier->name();
   header.simplifier_version = options.simplifier->version();
+  header.simplifier_stage = options.simplifier->stage();
 }
 
 void record_lowering(CorpusHeader& header, const schedule::LowerOptions& options) {

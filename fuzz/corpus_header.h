@@ -49,6 +49,13 @@ struct CorpusHeader {
   /// @simplifier-version: what version of it ran ("" when not known).
   std::string simplifier;
   std::string simplifier_version;
+  /// @simplifier-stage: which of its stages ran, for a simplifier that has several (the
+  /// tinygrad adapter's symbolic or full; "" : its default).
+  std::string simplifier_stage;
+  /// @verdict real|difference and @root-cause ID: a triaged finding of an external
+  /// simplifier; the ID is an entry of root-causes.md beside it (fuzz/root_causes.h).
+  std::string verdict;
+  std::string root_cause;
   /// @pcontig and @split-reduce-threshold: the lowering options a tensor program was found
   /// (or is meant to be run) at; absent: schedule::LowerOptions' defaults.
   std::optional<int> pcontig;

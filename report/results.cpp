@@ -187,6 +187,8 @@ FuzzFinding read_finding(const Obj& f) {
   r.path = f.str_or("path", "");
   r.write_error = f.str_or("write_error", "");
   r.details = f.str_or("details", "");
+  r.root_cause = f.str_or("root_cause", "");
+  r.reproducer = f.str_or("reproducer", "");
   r.level = f.str_or("level", "");
   if (f.has("latency")) {
     Obj l = f.obj("latency");
@@ -401,6 +403,8 @@ std::string fuzz_summary_json(const FuzzSummary& s, std::string_view context) {
     one["path"] = f.path;
     one["write_error"] = f.write_error;
     one["details"] = f.details;
+    if (!f.root_cause.empty()) one["root_cause"] = f.root_cause;
+    if (!f.reproducer.empty()) one["reproducer"] = f.reproducer;
     if (!f.level.empty()) one["level"] = f.level;
     if (const auto& l = f.latency) {
       json lat = {{"ratio", l->ratio}};

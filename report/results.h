@@ -91,6 +91,10 @@ struct FuzzFinding {
   std::string path;         // the minimized case; "" when it was not written
   std::string write_error;  // why it was not written; "" when it was (or was not asked for)
   std::string details;
+  /// An external simplifier's finding: the root cause (root-causes.md) that explains it, ""
+  /// when none does (a new root cause), and the standalone reproducer written for it.
+  std::string root_cause;
+  std::string reproducer;
   std::optional<LatencyStats> latency;  // latency findings only
   /// "tensor": a tensor program's finding (a latency one timed its whole Programs);
   /// "" : a kernel's.

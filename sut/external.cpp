@@ -46,7 +46,7 @@ std::vector<std::string_view> lines_of(std::string_view text) {
 
 /// What a child's hello says about it.
 struct Hello {
-  std::string name, version;
+  std::string name, version, stage;
   Capabilities capabilities;
 };
 
@@ -67,6 +67,7 @@ std::optional<Hello> parse_hello(std::string_view body, std::string& error) {
     if (key == "protocol") protocol = value;
     if (key == "name") named = true, h.name = value;
     if (key == "version") h.version = value;
+    if (key == "stage") h.stage = value;
     if (key == "capabilities") {
       size_t i = 0;
       while (i < value.size()) {
@@ -138,6 +139,12 @@ class External final : public Simplifier {
     std::lock_guard lock(mutex_);
     if (ensure_child()) return {};
     return hello_.capabilities;
+  }
+
+  std::string stage() override {
+    std::lock_guard lock(mutex_);
+    if (ensure_child()) return "";
+    return hello_.stage;
   }
 
   Outcome simplify(ir::Context& ctx, ir::UOp root,

@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "ir/result.h"
 #include "sut/simplifier_under_test.h"
@@ -17,8 +18,12 @@ std::shared_ptr<Simplifier> make_external(std::string name, std::string command,
                                           const ExternalOptions& options);
 
 /// The shell command that starts the tinygrad adapter for `options` (its stage, planted
-/// bugs, python and tinygrad). Errors: no tinygrad found (the message says how to point at
-/// one), a tinygrad path without the package, no adapter script, an unknown stage.
-Result<std::string> tinygrad_command(const ExternalOptions& options);
+/// bugs, python and tinygrad), `extra` (shell words, already quoted) appended. Errors: no
+/// tinygrad found (the message says how to point at one), a tinygrad path without the
+/// package, no adapter script, an unknown stage.
+Result<std::string> tinygrad_command(const ExternalOptions& options, const std::string& extra = "");
+
+/// `s` quoted for /bin/sh.
+std::string shell_quote(std::string_view s);
 
 }  // namespace uopfuzz::sut

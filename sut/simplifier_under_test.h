@@ -77,6 +77,9 @@ class Simplifier {
   /// learns it from its child's hello, so this may start the child. "" when unknown.
   virtual std::string version() = 0;
   virtual Capabilities capabilities() = 0;
+  /// Which of its stages runs, for a simplifier that has several (its hello's `stage:`;
+  /// the tinygrad adapter's "symbolic" or "full"); "" when it names none.
+  virtual std::string stage() { return ""; }
   /// The rewrite of the kernel rooted at `root` (a SINK), made in `ctx`.
   virtual Outcome simplify(ir::Context& ctx, ir::UOp root,
                            const simplifier::SimplifyOptions& options) = 0;

@@ -22,12 +22,6 @@ namespace fs = std::filesystem;
 
 constexpr const char* kScript = "uopfuzz_tinygrad.py";
 
-std::string shell_quote(std::string_view s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
 bool holds_tinygrad(const fs::path& dir) {
   std::error_code ec;
   return fs::is_regular_file(dir / "tinygrad" / "__init__.py", ec);
@@ -105,7 +99,13 @@ Result<std::string> find_tinygrad(const ExternalOptions& options) {
 
 }  // namespace
 
-Result<std::string> tinygrad_command(const ExternalOptions& options) {
+std::string shell_quote(std::string_view s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+Result<std::string> tinygrad_command(const ExternalOptions& options, const std::string& extra) {
   if (options.tinygrad_stage != "symbolic" && options.tinygrad_stage != "full")
     return Error{fmt::format("unknown tinygrad stage '{}' (expected symbolic or full)",
                              options.tinygrad_stage)};
@@ -119,6 +119,7 @@ Result<std::string> tinygrad_command(const ExternalOptions& options) {
                   shell_quote((*adapter / kScript).string()), shell_quote(options.tinygrad_stage));
   if (!tinygrad->empty()) command += " --tinygrad " + shell_quote(*tinygrad);
   for (const std::string& bug : options.adapter_bugs) command += " --bug " + shell_quote(bug);
+  if (!extra.empty()) command += " " + extra;
   return command;
 }
 

@@ -4,10 +4,12 @@ docs/external-simplifier.md (started by `uopfuzz --simplifier tinygrad`).
 
   uopfuzz_tinygrad.py [--tinygrad PATH] [--stage symbolic|full] [--bug NAME]...
   uopfuzz_tinygrad.py --list-bugs | --version | --one FILE.uop
+  uopfuzz_tinygrad.py [--stage S] --emit CASE.uop [-o OUT.py]   # a standalone reproducer
 
 tinygrad comes from --tinygrad PATH (the folder holding the tinygrad/ package, e.g. a
 checkout), else $TINYGRAD_PATH, else an importable tinygrad. Exit status: 0 at the end of
-input, 2 for bad flags or a protocol error, 3 when no tinygrad is found, 1 when --one fails.
+input, 2 for bad flags or a protocol error (or an --emit case missing a value), 3 when no
+tinygrad is found, 1 when --one or --emit gets `unsupported`.
 """
 import argparse
 import hashlib
@@ -73,7 +75,12 @@ def parse_args(argv):
   p.add_argument("--list-bugs", action="store_true", help="print the planted bugs, one per line, and exit")
   p.add_argument("--version", action="store_true", help="print the tinygrad version and exit")
   p.add_argument("--one", metavar="FILE", help="rewrite one .uop file, print the result (and hits on stderr), exit")
-  return p.parse_args(argv)
+  p.add_argument("--emit", metavar="CASE", help="write a standalone reproducer of a .uop case (needs only tinygrad), exit")
+  p.add_argument("-o", dest="out", metavar="OUT.py", help="with --emit: the file to write (default: stdout)")
+  args = p.parse_args(argv)
+  if args.out and not args.emit: p.error("-o goes with --emit")
+  if args.emit and args.bug: p.error("--emit reproduces tinygrad's own rules: --bug does not go with it")
+  return args
 
 
 def main(argv):
@@ -87,13 +94,15 @@ def main(argv):
   if path: sys.path.insert(0, path)
   sys.path.insert(0, HERE)
   from uopfuzz_adapter import server
-  serving = not (args.version or args.list_bugs or args.one)
+  serving = not (args.version or args.list_bugs or args.one or args.emit)
   frames = server.claim_stdout() if serving else None
   import tinygrad
   package_dir = os.path.dirname(os.path.abspath(tinygrad.__file__))
   if args.version:
     print(tinygrad_version(package_dir))
     return 0
+
+  if args.emit: return emit(args, tinygrad_version(package_dir))
 
   from uopfuzz_adapter import bugs, stages
   try:
@@ -118,6 +127,27 @@ def main(argv):
     sys.stdout.write(result if result.endswith("\n") else result + "\n")
     return 0
   return server.serve(simplifier, frames)
+
+
+def emit(args, version):
+  """--emit: the reproducer of one case on stdout or in -o; 1 for `unsupported`, 2 for a
+  case that cannot be read or lacks a value."""
+  from uopfuzz_adapter.convert import Unsupported
+  from uopfuzz_adapter.emit import EmitError, emit as emit_script
+  try:
+    with open(args.emit, encoding="utf-8") as f: text = f.read()
+    script = emit_script(text, args.stage, version, args.out)
+    if args.out:
+      with open(args.out, "w", encoding="utf-8") as f: f.write(script)
+      os.chmod(args.out, 0o755)
+  except Unsupported as e:
+    print(f"unsupported: {e}", file=sys.stderr)
+    return 1
+  except (OSError, EmitError) as e:
+    print(f"uopfuzz_tinygrad: --emit {args.emit}: {e}", file=sys.stderr)
+    return 2
+  if not args.out: sys.stdout.write(script)
+  return 0
 
 
 if __name__ == "__main__":

@@ -1,0 +1,166 @@
+"""The part every emitted reproducer (emit.py) shares: a small evaluator of tinygrad kernel
+graphs and the comparison of their outputs. emit.py copies the text below the marker line
+into each script, so a script needs tinygrad alone; the suites import it from here.
+"""
+import itertools
+import math
+import os
+import struct
+import traceback
+
+from tinygrad.dtype import AddrSpace, Invalid, dtypes, truncate
+from tinygrad.uop.ops import Ops, exec_alu, identity_element, python_alu
+
+# ---- copied into every reproducer from here on ----
+
+
+class Undefined(Exception):
+  """An evaluation C code leaves undefined (uopfuzz's SEMANTICS.md: UB), where tinygrad's
+  exec_alu would return some value (x // 0 is 0 there)."""
+
+
+def scalar(dt, v):
+  """v as a value of dt, the way tinygrad's PYTHON device converts (dt.const, then truncate).
+  Floats become plain floats: a CONST's ConstFloat has nan == nan, which is for hashing."""
+  if v is Invalid: return v
+  v = truncate.get(dt, lambda x: x)(dt.const(v))
+  return float(v) if isinstance(v, float) else v
+
+
+def int_range(dt):
+  """(lowest, highest) of an integer dtype; tinygrad's index (weakint) is int64 in C."""
+  dt = dtypes.int64 if dt is dtypes.weakint else dt
+  return dt.min, dt.max
+
+
+def alu(op, dt, xs):
+  """exec_alu (tinygrad's scalar semantics: sized ints wrap, a float MAX is Python's max),
+  refusing what is UB in C."""
+  if op in (Ops.CDIV, Ops.CMOD, Ops.FLOORDIV, Ops.FLOORMOD) and dtypes.is_int(dt) and xs[1] == 0:
+    raise Undefined(f"{op.name} of {xs[0]} by zero")
+  bits = 64 if dt is dtypes.weakint else dt.bitsize
+  if op in (Ops.SHL, Ops.SHR) and not 0 <= xs[1] < bits: raise Undefined(f"{op.name} by {xs[1]} of a {bits}-bit value")
+  r = exec_alu(op, dt, xs)
+  if dt is dtypes.weakint and r is not Invalid and not int_range(dt)[0] <= r <= int_range(dt)[1]:
+    raise Undefined(f"index {op.name} overflows int64: {r}")
+  return r
+
+
+def convert(op, dt, x, sdt):
+  """CAST (dt.const + truncate, as tinygrad's PYTHON device) or BITCAST (struct)."""
+  if op is Ops.CAST:
+    if dtypes.is_float(sdt) and dtypes.is_int(dt):
+      lo, hi = int_range(dt)
+      if not (math.isfinite(x) and lo <= math.trunc(x) <= hi): raise Undefined(f"CAST of {x} to {dt}")
+    return scalar(dt, x)
+  if dtypes.is_float(sdt) and not dtypes.is_float(dt) and math.isnan(x): raise Undefined(f"BITCAST of NaN to {dt}")
+  return scalar(dt, struct.unpack(dt.fmt, struct.pack(sdt.fmt, x))[0])
+
+
+def evaluate(sink, var_values, inputs):
+  """{slot: element values} of every buffer after running the kernel `sink` once: input
+  buffers from `inputs`, every other buffer zeroed, VARs from `var_values`. Raises
+  Undefined for UB and NotImplementedError for an op it does not know."""
+  bufs, env, memo, stored, deps = {}, {}, {}, set(), {}
+  for u in sink.toposort():
+    if u.op is Ops.PARAM and u.arg.addrspace is not AddrSpace.ALU:
+      zero = scalar(u.dtype, 0)
+      bufs[u.arg.slot] = [scalar(u.dtype, v) for v in inputs[u.arg.slot]] if u.arg.slot in inputs else [zero] * u.max_numel()
+    # the RANGEs a node's value depends on: those of its sources, less the ones a REDUCE closes
+    deps[u] = frozenset().union(*(deps[s] for s in u.src), {u} if u.op is Ops.RANGE else ())
+    if u.op is Ops.REDUCE: deps[u] -= set(u.src[1:])
+
+  def loops(ranges):
+    """Runs once per value of the RANGEs (the first outermost), bound in env. A RANGE that
+    tinygrad folded to CONST 0 in the list is one iteration (its lowering skips it)."""
+    ranges = [r for r in ranges if r.op is Ops.RANGE]
+    for values in itertools.product(*(range(value(r.src[0])) for r in ranges)):
+      env.update(zip(ranges, values))
+      yield
+    for r in ranges: env.pop(r, None)
+
+  def address(idx):
+    """(slot, element) an INDEX reads or writes, or None where its gate is off."""
+    buf = idx.src[0]
+    if buf.op is not Ops.PARAM or len(idx.src) < 2: raise NotImplementedError(f"the evaluator cannot access {buf.op.name} "
+                                                                              f"through an INDEX of {len(idx.src) - 1} operand(s)")
+    i, size = value(idx.src[1]), len(bufs[buf.arg.slot])
+    if i is Invalid or (len(idx.src) > 2 and not value(idx.src[2])): return None
+    if not 0 <= i < size: raise Undefined(f"access to element {i} of buffer {buf.arg.slot} (size {size})")
+    return buf.arg.slot, i
+
+  def load(idx, alt=None):
+    """An INDEX read as a value (tinygrad adds its LOADs late); gated off: alt, else 0.
+    tinygrad's form of a buffer pinned to one value c (vmin = vmax), EXPAND(CONST c), reads c."""
+    buf = idx.src[0]
+    if buf.op is Ops.EXPAND and buf.src[0].op is Ops.CONST and len(idx.src) == 2:
+      if value(idx.src[1]) is not Invalid: return value(buf.src[0])
+    elif (where := address(idx)) is not None:
+      return bufs[where[0]][where[1]]
+    return scalar(idx.dtype, 0) if alt is None else value(alt)  # gated off
+
+  def value(u):
+    key = (u, tuple(env[r] for r in deps[u] if r in env))
+    if key not in memo: memo[key] = compute(u)
+    return memo[key]
+
+  def compute(u):
+    op, dt, src = u.op, u.dtype, u.src
+    if op is Ops.CONST: return scalar(dt, u.arg)
+    if op is Ops.RANGE:
+      if u not in env: raise NotImplementedError("a RANGE read outside the END or REDUCE that closes it")
+      return env[u]
+    if op is Ops.PARAM and u.arg.addrspace is AddrSpace.ALU: return scalar(dt, var_values[u.arg.name])
+    if op is Ops.INDEX: return load(u)
+    if op is Ops.LOAD: return load(src[0], src[1] if len(src) > 1 else None)
+    if op is Ops.REDUCE:
+      acc = scalar(dt, identity_element(u.arg[0], dt))
+      for _ in loops(src[1:]): acc = alu(u.arg[0], dt, [acc, value(src[0])])
+      return acc
+    if op in (Ops.CAST, Ops.BITCAST): return convert(op, dt, value(src[0]), src[0].dtype)
+    if op in python_alu: return alu(op, dt, [value(s) for s in src])  # WHERE too: a select of evaluated operands (SEMANTICS.md)
+    raise NotImplementedError(f"the evaluator cannot evaluate {op.name} (dtype {dt})")
+
+  def run(u):
+    """Runs an effect: SINK, END, STORE (tinygrad's NOOP is a store it proved never runs)."""
+    if u.op is Ops.SINK:
+      for s in u.src: run(s)
+    elif u.op is Ops.END:
+      for _ in loops(u.src[1:]): run(u.src[0])
+    elif u.op is Ops.STORE and u.src[0].op is Ops.INDEX:
+      where, v = address(u.src[0]), value(u.src[1])
+      if where is None: return
+      if where in stored: raise Undefined(f"a second STORE to element {where[1]} of buffer {where[0]}")
+      stored.add(where)
+      bufs[where[0]][where[1]] = scalar(u.src[0].dtype, v)
+    elif u.op is not Ops.NOOP:
+      raise NotImplementedError(f"the evaluator cannot run {u.op.name} as an effect")
+
+  run(sink)
+  return bufs
+
+
+def canonical(bufs, outputs):
+  """The output buffers (`outputs`: slot -> size) as compared: +0 and -0 alike (the adapter
+  declares tinygrad's zero-sign tolerance), every NaN alike, other floats by value (= bits).
+  A buffer the graph no longer holds stays zeroed."""
+  def key(v): return "nan" if isinstance(v, float) and math.isnan(v) else v + 0.0 if isinstance(v, float) else v
+  return {slot: [key(v) for v in bufs.get(slot, [0] * size)] for slot, size in outputs.items()}
+
+
+def differences(expected, got, outputs):
+  """`out[slot][i]: expected A got B` for every output element that differs."""
+  a, b = canonical(expected, outputs), canonical(got, outputs)
+  show = lambda bufs, slot, i: repr(bufs[slot][i]) if slot in bufs else "0"  # noqa: E731
+  return [f"out[{slot}][{i}]: expected {show(expected, slot, i)} got {show(got, slot, i)}"
+          for slot in outputs for i in range(outputs[slot]) if a[slot][i] != b[slot][i]]
+
+
+def tinygrad_where(exc):
+  """file:line, relative to the tinygrad package, of the innermost traceback frame in it."""
+  import tinygrad
+  package, where = os.path.dirname(os.path.abspath(tinygrad.__file__)), None
+  for entry in traceback.extract_tb(exc.__traceback__):
+    if os.path.abspath(entry.filename).startswith(package + os.sep):
+      where = f"{os.path.relpath(os.path.abspath(entry.filename), package)}:{entry.lineno}"
+  return where

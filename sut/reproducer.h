@@ -1,0 +1,32 @@
+/** \file Standalone reproducers: a finding of an external simplifier written as a script that
+ * uses only that system (for tinygrad: a Python file that needs only tinygrad on PYTHONPATH),
+ * builds the case with the system's own API, runs the stage the campaign ran, and exits 1
+ * while the bug is there and 0 once it is gone. The adapter writes the script; this side
+ * makes the case's inputs explicit first (every input buffer an @input line, every VAR an
+ * @var), so the script needs nothing of uopfuzz's input fill. */
+#pragma once
+
+#include <string>
+
+#include "ir/kernel.h"
+#include "ir/result.h"
+#include "sut/simplifier_under_test.h"
+
+namespace uopfuzz::sut {
+
+/// The systems a reproducer can be written for (`--emit NAME`): "tinygrad".
+bool can_emit_reproducer(const std::string& system);
+
+/// `kernel` with its inputs made explicit: @input lines for every input buffer (the values
+/// the case's @seed fills, or its own @input ones) and @var lines for every VAR.
+ir::Kernel with_explicit_inputs(const ir::Kernel& kernel);
+
+/// Writes the tinygrad reproducer of `kernel` (a corpus case: its header names the stage
+/// with @simplifier-stage, else options.tinygrad_stage is used) to `out_path`. Errors: no
+/// tinygrad or adapter (as make_simplifier says), a case the adapter cannot convert, a
+/// file that cannot be written; each with the adapter's message.
+Result<std::string> emit_tinygrad_reproducer(const ir::Kernel& kernel,
+                                             const ExternalOptions& options,
+                                             const std::string& out_path);
+
+}  // namespace uopfuzz::sut
