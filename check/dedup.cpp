@@ -7,6 +7,9 @@
 namespace uopfuzz::check {
 
 std::string Signature::text() const {
+  // A wrong fact is the simplifier's, about one op, wherever the value was computed.
+  if (kind == FindingKind::UnsoundBounds)
+    return fmt::format("{}/{}", finding_kind_name(kind), culprit);
   return fmt::format("{}/{}/{}", finding_kind_name(kind), culprit, backend);
 }
 
@@ -41,6 +44,7 @@ bool is_symbolic_or_flatten(const std::string& rule) {
 bool hidden_without(ir::Context& ctx, const ir::Kernel& kernel, const CheckOptions& options,
                     const std::string& rule, Signature& sig) {
   CheckOptions without = options;
+  without.check_bounds = false;  // the rewrite is judged, not the facts about the original
   without.simplify.disabled.insert(rule);
   ++sig.checks_run;
   return check_kernel(ctx, kernel, without).kind == FindingKind::None;
@@ -54,6 +58,7 @@ uint64_t first_bad_step(ir::Context& ctx, const ir::Kernel& kernel, const CheckO
   CheckOptions replay = options;
   replay.backends = {"oracle"};
   replay.latency.reset();
+  replay.check_bounds = false;  // the rewrite after k steps is judged, not the original's facts
   auto bad = [&](uint64_t k) {
     replay.simplify.stop_after = k;
     ++sig.checks_run;
@@ -84,6 +89,7 @@ bool replayable(FindingKind k) {
     case FindingKind::BackendError:
     case FindingKind::Latency:
     case FindingKind::Protocol:
+    case FindingKind::UnsoundBounds:
     // A pipeline stopped after k steps is not meant to be a fixed point: bisect rules.
     case FindingKind::NotIdempotent: return false;
   }
@@ -177,6 +183,11 @@ Signature signature_of(ir::Context& ctx, const ir::Kernel& kernel, const CheckOp
   sig.backend = std::string(backend);
   if (found.simplifier_failure && found.kind != FindingKind::None) {
     sig.culprit = failure_culprit(*found.simplifier_failure);
+    return sig;
+  }
+  if (found.kind == FindingKind::UnsoundBounds) {
+    sig.culprit = fmt::format("{}/{}", options.simplifier ? options.simplifier->name() : "builtin",
+                              found.unsound_bounds_op);
     return sig;
   }
   if (is_external(options)) {

@@ -11,6 +11,7 @@
 
 #include "backends/float_sums.h"
 #include "backends/registry.h"
+#include "check/bounds_check.h"
 #include "check/idempotence.h"
 #include "ir/printer.h"
 #include "ir/verify.h"
@@ -35,6 +36,7 @@ std::string_view finding_kind_name(FindingKind k) {
     case FindingKind::RewriteStepLimit: return "rewrite-step-limit";
     case FindingKind::NotIdempotent: return "not-idempotent";
     case FindingKind::Protocol: return "protocol";
+    case FindingKind::UnsoundBounds: return "unsound-bounds";
   }
   return "?";
 }
@@ -215,8 +217,9 @@ void set_check_started_hook(void (*hook)()) {
 CheckResult check_kernel(Context& ctx, const Kernel& kernel, const CheckOptions& options) {
   if (g_check_started) g_check_started();
   CheckResult res;
-  sut::Outcome outcome =
-      sut::simplify_with(options.simplifier.get(), ctx, kernel.root, options.simplify);
+  simplifier::SimplifyOptions so = options.simplify;
+  so.bounds = options.check_bounds;
+  sut::Outcome outcome = sut::simplify_with(options.simplifier.get(), ctx, kernel.root, so);
   res.child_seconds = outcome.child_seconds;
   res.protocol_seconds = outcome.protocol_seconds;
   if (outcome.failure) {
@@ -320,6 +323,21 @@ CheckResult check_kernel(Context& ctx, const Kernel& kernel, const CheckOptions&
   rewrite_tolerance.declared = Tolerance(0, zero_sign_free);
   oracle::RunOptions ro;
   ro.max_steps = options.max_steps;
+  // The bounds the simplifier believes, held against the original's values on every seed;
+  // the first wrong one is a finding of its own once the rest checks clean, and the
+  // diagnosis of any other finding of its seed.
+  const std::vector<sut::ClaimedBounds> claims = std::move(outcome.bounds);
+  ro.observe_values = !claims.empty();
+  std::optional<BoundsViolation> violation;
+  auto diagnose = [&](std::optional<BoundsViolation> seen) {
+    if (!seen || violation) return;
+    violation = std::move(seen);
+    res.unsound_bounds_op = std::string(op_name(violation->node.op()));
+  };
+  auto with_diagnosis = [&](CheckResult& r) -> CheckResult& {
+    if (violation && r.kind != FindingKind::None) r.details += "; " + violation->text;
+    return r;
+  };
   std::optional<uint64_t>
       clean_seed;  // the first seed both graphs ran without UB: the latency inputs
   backends::RunOptions bro;
@@ -342,7 +360,10 @@ CheckResult check_kernel(Context& ctx, const Kernel& kernel, const CheckOptions&
       ++res.seeds_skipped;  // nothing to compare against
       continue;
     }
+    if (ro.observe_values) diagnose(find_unsound_bounds(kernel.root, claims, a->observed));
+    ro.observe_values = false;  // the rewrite's values are not the claims' subject
     auto b = rewrite->run(in, ro);
+    ro.observe_values = !claims.empty();
     if (!b) {
       res.kind = FindingKind::RewriteError;
       res.details = fmt::format("seed {}: the rewrite cannot run: {}", seed, b.error().message);
@@ -352,7 +373,7 @@ CheckResult check_kernel(Context& ctx, const Kernel& kernel, const CheckOptions&
       res.kind = FindingKind::UbIntroduced;
       res.details = fmt::format("seed {}: the rewrite has undefined behaviour at {}: {}", seed,
                                 describe(b->ub->node), b->ub->what);
-      return res;
+      return with_diagnosis(res);
     }
     if (b->status == oracle::RunStatus::StepLimit) {
       res.kind = FindingKind::RewriteStepLimit;
@@ -360,12 +381,12 @@ CheckResult check_kernel(Context& ctx, const Kernel& kernel, const CheckOptions&
           "seed {}: the rewrite ran past the step limit of {} where the original finished in {} "
           "steps",
           seed, options.max_steps, a->steps);
-      return res;
+      return with_diagnosis(res);
     }
     ++res.seeds_run;
     if (!clean_seed) clean_seed = seed;
     if (compare(res, seed, a->outputs, b->outputs, rewrite_tolerance, "oracle", "the rewrite"))
-      return res;
+      return with_diagnosis(res);
     for (BackendRun& br : extra) {
       for (auto [compiled, what, graph] :
            {std::tuple{br.original.get(), "the original", kernel.root},
@@ -401,6 +422,15 @@ CheckResult check_kernel(Context& ctx, const Kernel& kernel, const CheckOptions&
           return res;
       }
     }
+  }
+  // Results agree; a wrong fact is still wrong, whether or not a rule used it.
+  if (violation) {
+    res.kind = FindingKind::UnsoundBounds;
+    res.backend = "oracle";
+    res.details =
+        fmt::format("{} believes a wrong fact: {}",
+                    options.simplifier ? options.simplifier->name() : "builtin", violation->text);
+    return res;
   }
   // Results agree: is the rewrite a fixed point (a second simplify changes nothing)? An
   // external simplifier is asked again only when it can run its final stage alone.

@@ -51,6 +51,10 @@ enum class FindingKind : uint8_t {
   /// (docs/external-simplifier.md). Its crashes are Crash and its hangs Timeout; all three
   /// are signed "<kind>/external[@where]/<simplifier>" with no replay.
   Protocol,
+  /// The oracle computed a value outside the bounds the simplifier claimed for its node
+  /// (check/bounds_check.h): a wrong fact, though no output differs (yet). Signed
+  /// "unsound-bounds/<simplifier>/<OP>", the op whose bounds were wrong.
+  UnsoundBounds,
 };
 std::string_view finding_kind_name(FindingKind k);
 
@@ -107,6 +111,11 @@ struct CheckOptions {
   /// original on `latency->backend` (on the first input seed both ran without UB); a
   /// confirmed regression is a finding of kind Latency there.
   std::optional<LatencyOptions> latency;
+  /// Hold the simplifier's bounds of the original's nodes against the values the oracle
+  /// computes (check/bounds_check.h): a value outside them is an UnsoundBounds finding,
+  /// and a wrong rewrite's details name the innermost such node. Needs a simplifier with
+  /// Capabilities::bounds (the built-in one answers from ir/analysis).
+  bool check_bounds = false;
 };
 
 struct CheckResult {
@@ -130,6 +139,9 @@ struct CheckResult {
   double child_seconds = 0;     ///< time spent in an external simplifier's process
   double protocol_seconds = 0;  ///< of the check's own time, spent on the protocol
   BackendTimes backend_times;   ///< the compiled backends both graphs ran on, and how long
+  /// With check_bounds: the first seed's innermost value outside its claimed bounds (the
+  /// op an UnsoundBounds finding is signed by, and a wrong rewrite's diagnosis).
+  std::string unsound_bounds_op;
 };
 
 /// The first element where `got` differs from the reference `want` under a tolerance of

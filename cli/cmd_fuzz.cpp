@@ -55,10 +55,11 @@ struct FuzzFlags {
   std::vector<std::string> lowering_bugs;
   LoweringOptionFlags lowering;
   std::vector<std::string> compare;
-  std::string shard;            ///< "K/N", "env", or "" (the whole campaign)
-  std::string cpu_opt = "mix";  ///< O0..O3, or mix (drawn per graph)
-  std::string emit;             ///< write a reproducer for this system beside each finding
-  std::string root_causes;      ///< the root-causes file ("" : fuzz::pick_root_causes_path)
+  std::string shard;             ///< "K/N", "env", or "" (the whole campaign)
+  std::string cpu_opt = "mix";   ///< O0..O3, or mix (drawn per graph)
+  bool no_check_bounds = false;  ///< --no-check-bounds: the bounds-soundness check off
+  std::string emit;              ///< write a reproducer for this system beside each finding
+  std::string root_causes;       ///< the root-causes file ("" : fuzz::pick_root_causes_path)
 };
 
 /// Per-level counts and rates (kernels: their graphs and seconds; tensor programs: theirs),
@@ -309,6 +310,7 @@ int run_fuzz(const FuzzFlags& f, const std::string& command_line) {
   co.shard = shard;
   co.check.simplify = *opts;
   co.check.seeds = f.check_seeds;
+  co.check.check_bounds = !f.no_check_bounds;
   co.check.max_steps = gen::GenPolicy{}.large_check_max_steps;  // large graphs run 10^6 iterations
   co.check.backends = checked;
   co.schedule = schedule;
@@ -458,7 +460,8 @@ int run_fuzz(const FuzzFlags& f, const std::string& command_line) {
     triage = fuzz::triage_findings(r.new_findings, causes ? *causes : fuzz::RootCauses{}, to);
     std::map<std::string, int> by_cause;
     int unexplained = 0;
-    for (const auto& one : triage) one.root_cause.empty() ? ++unexplained : ++by_cause[one.root_cause];
+    for (const auto& one : triage)
+      one.root_cause.empty() ? ++unexplained : ++by_cause[one.root_cause];
     std::string known;
     for (const auto& [id, n] : by_cause) known += fmt::format(" {}x{}", id, n);
     fmt::print("  root causes ({}): {} signature(s) of known causes{}; {} new\n",
@@ -476,14 +479,13 @@ int run_fuzz(const FuzzFlags& f, const std::string& command_line) {
     }
     const fuzz::FindingTriage none;
     const fuzz::FindingTriage& tr = i < triage.size() ? triage[i] : none;
-    fmt::print("  {} {}: graph {} (seed {:#x}){} after {:.2f}s, {} -> {} nodes{}\n    {}\n",
-               tr.root_cause.empty() ? "NEW" : "KNOWN " + tr.root_cause, nf.signature.text(),
-               nf.graph_index, nf.graph_seed, lowered_at, nf.seconds, nf.nodes_found,
-               nf.nodes_reduced,
-               nf.path.empty()
-                   ? (nf.write_error.empty() ? "" : " (NOT written: " + nf.write_error + ")")
-                   : ", written to " + nf.path,
-               nf.details);
+    fmt::print(
+        "  {} {}: graph {} (seed {:#x}){} after {:.2f}s, {} -> {} nodes{}\n    {}\n",
+        tr.root_cause.empty() ? "NEW" : "KNOWN " + tr.root_cause, nf.signature.text(),
+        nf.graph_index, nf.graph_seed, lowered_at, nf.seconds, nf.nodes_found, nf.nodes_reduced,
+        nf.path.empty() ? (nf.write_error.empty() ? "" : " (NOT written: " + nf.write_error + ")")
+                        : ", written to " + nf.path,
+        nf.details);
     if (!tr.reproducer.empty()) fmt::print("    reproducer: {}\n", tr.reproducer);
     if (!tr.reproducer_error.empty()) fmt::print("    no reproducer: {}\n", tr.reproducer_error);
   }
@@ -498,8 +500,8 @@ int run_fuzz(const FuzzFlags& f, const std::string& command_line) {
         bench::context_json("uopfuzz fuzz", bench::describe_devices(measured)).dump();
     std::ofstream out(f.json_path);
     // The per-level figures ride along in the summary as one more object.
-    auto doc = nlohmann::ordered_json::parse(
-        report::fuzz_summary_json(summary(f, r, latency->has_value(), schedule.backends, triage), context));
+    auto doc = nlohmann::ordered_json::parse(report::fuzz_summary_json(
+        summary(f, r, latency->has_value(), schedule.backends, triage), context));
     doc["level"] = f.level;
     doc["shard"] = {{"index", shard.index}, {"count", shard.count}};
     doc["levels"] = level_json(t);
@@ -589,6 +591,10 @@ Action add_fuzz(CLI::App& cmd, Invocation& invocation) {
   cmd.add_option("--mutate-corpus", f->mutate_corpus,
                  "graphs each worker keeps to mutate (the least-fired rules' first)")
       ->capture_default_str();
+  cmd.add_flag("--no-check-bounds", f->no_check_bounds,
+               "do not hold the simplifier's bounds of each node against the oracle's values "
+               "(the bounds-soundness check: a value outside them is an unsound-bounds finding, "
+               "and names the wrong fact behind a wrong rewrite)");
   cmd.add_option("--emit", f->emit,
                  "with --simplifier tinygrad: write a standalone reproducer (a script that needs "
                  "only tinygrad, exits 1 while the bug is there) beside each kept finding")

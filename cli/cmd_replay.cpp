@@ -89,8 +89,8 @@ std::string root_cause_of(const std::string& file, const fuzz::CorpusHeader& cor
   if (it == by_folder.end()) {
     auto read = fuzz::read_root_causes(fuzz::root_causes_path(folder.empty() ? "." : folder));
     if (!read)
-      fmt::print(stderr, "{}:{}: error: {}\n", fuzz::root_causes_path(folder), read.error().loc.line,
-                 read.error().message);
+      fmt::print(stderr, "{}:{}: error: {}\n", fuzz::root_causes_path(folder),
+                 read.error().loc.line, read.error().message);
     it = by_folder.emplace(folder, read ? *read : fuzz::RootCauses{}).first;
   }
   const fuzz::RootCause* c = it->second.explain(corpus.signature, corpus.details);
@@ -161,8 +161,8 @@ int replay_case(const std::string& file, Simplifiers& simplifiers,
     return kSkipped;
   }
   return judge_external(file, *corpus, r.kind, r.details, cause) ? kKnown
-         : r.kind == check::FindingKind::None             ? kExitOk
-                                                          : kExitFinding;
+         : r.kind == check::FindingKind::None                    ? kExitOk
+                                                                 : kExitFinding;
 }
 
 /// A tensor program: its @output values on the tensor oracle, its @kernels count, then, for
@@ -235,8 +235,8 @@ int replay_tensor_case(const std::string& file, ir::Context& ctx, const ir::Kern
     return kExitBadInput;
   }
   return judge_external(file, *corpus, r.kind, r.details, cause) ? kKnown
-         : r.kind == check::FindingKind::None             ? kExitOk
-                                                          : kExitFinding;
+         : r.kind == check::FindingKind::None                    ? kExitOk
+                                                                 : kExitFinding;
 }
 
 /// The .uop files under PATHS (directories searched recursively), sorted; nullopt (and a

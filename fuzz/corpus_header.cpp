@@ -197,6 +197,8 @@ check::CheckOptions replay_check_options(const CorpusHeader& corpus,
   co.vars.insert(header.vars.begin(), header.vars.end());
   if (!corpus.check_backends.empty()) co.backends = corpus.check_backends;
   if (corpus.cpu_opt) co.opt_level = *corpus.cpu_opt;
+  // A wrong fact is shown by the bounds check; other cases replay as they always have.
+  co.check_bounds = corpus.signature.starts_with("unsound-bounds/");
   if (corpus.latency) {
     co.latency = check::LatencyOptions{};
     co.latency->backend = corpus.latency->backend;

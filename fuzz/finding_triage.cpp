@@ -17,8 +17,7 @@ std::string pick_root_causes_path(const std::string& given, const std::string& f
 }
 
 std::vector<FindingTriage> triage_findings(const std::vector<NewFinding>& findings,
-                                           const RootCauses& causes,
-                                           const TriageOptions& options) {
+                                           const RootCauses& causes, const TriageOptions& options) {
   std::vector<FindingTriage> out(findings.size());
   for (size_t i = 0; i < findings.size(); ++i) {
     const NewFinding& nf = findings[i];

@@ -13,9 +13,9 @@
 namespace uopfuzz::fuzz {
 
 struct FindingTriage {
-  std::string root_cause;  ///< the id of the cause that explains it; "" : a new root cause
-  std::string verdict;     ///< that cause's verdict (real, difference)
-  std::string reproducer;  ///< the script written for it ("" when none was)
+  std::string root_cause;        ///< the id of the cause that explains it; "" : a new root cause
+  std::string verdict;           ///< that cause's verdict (real, difference)
+  std::string reproducer;        ///< the script written for it ("" when none was)
   std::string reproducer_error;  ///< why none could be written, when one was asked for
 };
 
@@ -33,7 +33,6 @@ std::string pick_root_causes_path(const std::string& given, const std::string& f
 
 /// One FindingTriage per finding, in order.
 std::vector<FindingTriage> triage_findings(const std::vector<NewFinding>& findings,
-                                           const RootCauses& causes,
-                                           const TriageOptions& options);
+                                           const RootCauses& causes, const TriageOptions& options);
 
 }  // namespace uopfuzz::fuzz

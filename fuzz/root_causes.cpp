@@ -11,7 +11,8 @@ namespace uopfuzz::fuzz {
 namespace {
 
 std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
+    s.remove_suffix(1);
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
   return s;
 }
@@ -107,9 +108,9 @@ Result<RootCauses> read_root_causes(const std::string& path) {
   auto fail = [&](std::string why) { return Error{why, SourceLoc{number, 0}}; };
   auto finish = [&]() -> std::optional<Error> {
     if (current && current->verdict.empty())
-      return Error{fmt::format("root cause '{}' has no '- verdict: real|difference' line",
-                               current->id),
-                   SourceLoc{current->line, 0}};
+      return Error{
+          fmt::format("root cause '{}' has no '- verdict: real|difference' line", current->id),
+          SourceLoc{current->line, 0}};
     return std::nullopt;
   };
   while (std::getline(in, line)) {

@@ -10,7 +10,7 @@
  *     ## cast-const-fold-unwrapped
  *     - verdict: real
  *     - where: uop/symbolic.py:147, the CAST-of-CONST fold (`root.const_like(c.val)`)
- *     - signatures: mismatch/uop/symbolic.py:150/*, mismatch/uop/symbolic.py:263/*
+ *     - signatures: mismatch/uop/symbolic.py:150*, mismatch/uop/symbolic.py:263*
  *     - bounds: CAST
  *     - cases: cast_const_fold_unwrapped_uint64, cast_const_fold_unwrapped_int64_max
  *     - upstream: found on a9069c1; not checked against a newer tinygrad
@@ -36,8 +36,8 @@ struct RootCause {
   std::string id;
   std::string verdict;  ///< "real" (the simplifier's bug) or "difference" (a declared one)
   std::string title;    ///< the first line of its first paragraph, for listings
-  std::vector<std::string> signatures;    ///< patterns over finding signatures
-  std::vector<std::string> bounds_ops;    ///< ops named by an unsound-bounds diagnosis
+  std::vector<std::string> signatures;      ///< patterns over finding signatures
+  std::vector<std::string> bounds_ops;      ///< ops named by an unsound-bounds diagnosis
   std::map<std::string, std::string> keys;  ///< every `- key: value` line, as written
   int line = 0;                             ///< its heading's line in the file
 };

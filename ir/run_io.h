@@ -30,6 +30,14 @@ struct UbReport {
 
 enum class RunStatus : uint8_t { Ok, Ub, StepLimit };
 
+/// The values one integer or bool node took in a run, least and greatest, as plain
+/// integers (an unsigned 64-bit value keeps its whole range): what a simplifier's claimed
+/// bounds for the node must hold.
+struct ObservedRange {
+  UOp node;
+  __int128 lo = 0, hi = 0;
+};
+
 struct RunOutput {
   RunStatus status = RunStatus::Ok;
   std::map<int, Buffer> outputs;  ///< by slot; meaningful when status == Ok
@@ -37,6 +45,9 @@ struct RunOutput {
   uint64_t steps = 0;          ///< interpreters: instructions executed
   uint64_t iterations =
       0;  ///< interpreters: passes through a loop body, all loops (nested ones per pass)
+  /// The oracle with RunOptions::observe_values: every ALU, LOAD and REDUCE node of an
+  /// integer or bool dtype that took a defined value, in no particular order.
+  std::vector<ObservedRange> observed;
 };
 
 /// Deterministic inputs for a kernel (SEMANTICS.md, "Inputs"): every input PARAM

@@ -30,7 +30,8 @@ struct Instr {
   DType in, out;
   uint32_t dst = kNone;
   uint32_t a = kNone, b = kNone, c = kNone, d = kNone;
-  uint32_t node = 0;  // index into Impl::nodes, for reports
+  uint32_t node = 0;                   // index into Impl::nodes, for reports
+  bool outermost_reduce_loop = false;  // Loop: dst then holds the REDUCE's value
 };
 
 struct Scope {
@@ -249,6 +250,8 @@ class Compiler {
     Instr loop{Kind::Loop, Op::Reduce};
     loop.a = loops.front();
     loop.dst = acc;
+    loop.node = accum.node;
+    loop.outermost_reduce_loop = true;
     emit(k, loop);
     return acc;
   }
@@ -307,7 +310,9 @@ class Compiler {
 class Machine {
  public:
   Machine(const Program::Impl& p, const RunOptions& o)
-      : p_(p), opts_(o), regs_(p.num_regs), poison_(p.num_regs, 0) {}
+      : p_(p), opts_(o), regs_(p.num_regs), poison_(p.num_regs, 0) {
+    if (o.observe_values) observed_.resize(p.nodes.size());
+  }
 
   std::optional<Error> load(const Inputs& in) {
     if (auto e = check_inputs(p_.sig, in)) return e;
@@ -339,6 +344,8 @@ class Machine {
     out.steps = steps_;
     out.iterations = iterations_;
     out.ub = std::move(ub_);
+    for (size_t n = 0; n < observed_.size(); ++n)
+      if (observed_[n].node) out.observed.push_back(observed_[n]);
     if (status_ == RunStatus::Ok)
       for (size_t b = 0; b < p_.sig.buffers.size(); ++b) {
         const BufferParam& param = p_.sig.buffers[b];
@@ -377,6 +384,7 @@ class Machine {
                            i.c != kNone ? regs_[i.c] : Value{}};
           EvalError e = eval_alu(i.op, i.in, i.out, args, regs_[i.dst]);
           poison_[i.dst] = e == EvalError::None ? 0 : poison(i, std::string(eval_error_name(e)));
+          if (!observed_.empty() && !poison_[i.dst]) observe(i, regs_[i.dst]);
           break;
         }
         case Kind::Load: {
@@ -388,6 +396,7 @@ class Machine {
           if (i.c != kNone && !regs_[i.c].i) {
             regs_[i.dst] = regs_[i.d];
             poison_[i.dst] = poison_[i.d];
+            if (!observed_.empty() && !poison_[i.dst]) observe(i, regs_[i.dst]);
             break;
           }
           int64_t idx = regs_[i.b].i;
@@ -399,6 +408,7 @@ class Machine {
           }
           regs_[i.dst] = m[static_cast<size_t>(idx)];
           poison_[i.dst] = 0;
+          if (!observed_.empty()) observe(i, regs_[i.dst]);
           break;
         }
         case Kind::Store: {
@@ -446,6 +456,9 @@ class Machine {
             if (!exec(i.a)) return false;
           }
           loop_stack_.pop_back();
+          // A REDUCE's outermost loop leaves its value in dst.
+          if (!observed_.empty() && i.outermost_reduce_loop && !poison_[i.dst])
+            observe(i, regs_[i.dst]);
           break;
         }
       }
@@ -454,6 +467,21 @@ class Machine {
   }
 
  private:
+  void observe(const Instr& i, Value v) {
+    const UOp node = p_.nodes[i.node];
+    const DType dt = node.dtype();
+    if (!dt.is_int() && !dt.is_bool()) return;
+    const __int128 x =
+        dt.kind() == DTypeKind::Unsigned ? static_cast<__int128>(v.u) : static_cast<__int128>(v.i);
+    ObservedRange& r = observed_[i.node];
+    if (!r.node) {
+      r = ObservedRange{node, x, x};
+      return;
+    }
+    r.lo = std::min(r.lo, x);
+    r.hi = std::max(r.hi, x);
+  }
+
   uint32_t poisoned(uint32_t a, uint32_t b, uint32_t c) const {
     if (a != kNone && poison_[a]) return poison_[a];
     if (b != kNone && poison_[b]) return poison_[b];
@@ -491,6 +519,7 @@ class Machine {
   std::vector<std::vector<Value>> mem_;
   std::vector<std::vector<uint8_t>> written_;
   std::vector<uint32_t> loop_stack_;
+  std::vector<ObservedRange> observed_;  // by node index, with RunOptions::observe_values
   uint64_t steps_ = 0;
   uint64_t iterations_ = 0;
   RunStatus status_ = RunStatus::Ok;

@@ -36,6 +36,9 @@ using ir::UbReport;
 struct RunOptions {
   /// Stop with RunStatus::StepLimit after this many instructions (no run hangs).
   uint64_t max_steps = 2'000'000'000;
+  /// Record the least and greatest value of every integer node (RunOutput::observed): the
+  /// values a simplifier's claimed bounds are checked against. Off, it costs one branch.
+  bool observe_values = false;
 };
 
 class Program {

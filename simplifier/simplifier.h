@@ -35,6 +35,10 @@ struct SimplifyOptions {
   /// every stage ends in: a stage cut short may leave a split's outer*c+inner listed).
   /// The graph after step k of a trace is the result with stop_after = k.
   std::optional<uint64_t> stop_after;
+  /// Also report the bounds the simplifier believes of each integer node of the original
+  /// (sut::Outcome::bounds), for the bounds-soundness check. The built-in simplifier
+  /// itself ignores it; sut/ answers for it from ir/analysis.
+  bool bounds = false;
 };
 
 struct StageReport {

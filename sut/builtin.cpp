@@ -1,3 +1,7 @@
+#include <cstdint>
+
+#include "ir/analysis.h"
+#include "ir/graph.h"
 #include "sut/simplifier_under_test.h"
 
 namespace uopfuzz::sut {
@@ -8,10 +12,14 @@ class Builtin final : public Simplifier {
  public:
   std::string name() const override { return "builtin"; }
   std::string version() override { return "uopfuzz"; }
-  Capabilities capabilities() override { return {true, true, true, true, true}; }
+  Capabilities capabilities() override {
+    Capabilities c{true, true, true, true, true};
+    c.bounds = true;
+    return c;
+  }
   Outcome simplify(ir::Context& ctx, ir::UOp root,
                    const simplifier::SimplifyOptions& options) override {
-    return Outcome{simplifier::simplify(ctx, root, options), std::nullopt, 0, 0};
+    return simplify_with(nullptr, ctx, root, options);
   }
 };
 
@@ -22,11 +30,27 @@ std::shared_ptr<Simplifier> builtin() {
   return one;
 }
 
+std::vector<ClaimedBounds> builtin_bounds(ir::UOp root) {
+  std::vector<ClaimedBounds> out;
+  ir::Analysis analysis;
+  for (ir::UOp u : ir::toposort(root)) {
+    const ir::DType dt = u.dtype();
+    if (!dt.is_int() && !dt.is_bool()) continue;
+    const ir::Interval b = analysis.bounds(u);
+    __int128 hi = b.hi;
+    if (dt == ir::dtypes::UInt64 && b.hi == INT64_MAX) hi = static_cast<__int128>(UINT64_MAX);
+    out.push_back(ClaimedBounds{u, b.lo, hi});
+  }
+  return out;
+}
+
 Outcome simplify_with(Simplifier* sut, ir::Context& ctx, ir::UOp root,
                       const simplifier::SimplifyOptions& options) {
+  if (sut) return sut->simplify(ctx, root, options);
   // The built-in path stays a direct call: no virtual dispatch or copies in the hot loop.
-  if (!sut) return Outcome{simplifier::simplify(ctx, root, options), std::nullopt, 0, 0};
-  return sut->simplify(ctx, root, options);
+  Outcome out{simplifier::simplify(ctx, root, options), std::nullopt, 0, 0, {}};
+  if (options.bounds) out.bounds = builtin_bounds(root);
+  return out;
 }
 
 std::string_view failure_kind_name(FailureKind k) {

@@ -7,6 +7,7 @@
 #include <mutex>
 #include <optional>
 
+#include "ir/graph.h"
 #include "ir/parser.h"
 #include "ir/printer.h"
 #include "sut/child_process.h"
@@ -75,6 +76,7 @@ std::optional<Hello> parse_hello(std::string_view body, std::string& error) {
         std::string_view word = value.substr(i, sp - i);
         if (word == "disable") h.capabilities.disable = true;
         if (word == "stop-after") h.capabilities.stop_after = true;
+        if (word == "bounds") h.capabilities.bounds = true;
         i = sp + 1;
       }
     }
@@ -113,6 +115,57 @@ bool add_hits(std::string_view body, std::map<std::string, uint64_t>& hits, std:
       return false;
     }
     hits[std::string(rule)] += n;
+  }
+  return true;
+}
+
+/// A decimal integer, saturated to the range of __int128 (a simplifier's bounds may be any
+/// integer); false when `s` is not one.
+bool parse_wide(std::string_view s, __int128& out) {
+  constexpr __int128 kMax = static_cast<__int128>(~static_cast<unsigned __int128>(0) >> 1);
+  const bool negative = !s.empty() && s.front() == '-';
+  if (negative) s.remove_prefix(1);
+  if (s.empty()) return false;
+  __int128 v = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') return false;
+    const int d = c - '0';
+    v = v > (kMax - d) / 10 ? kMax : v * 10 + d;
+  }
+  out = negative ? -v : v;
+  return true;
+}
+
+/// Adds a bounds body's `<node position> <lo> <hi>` lines to `out`, the positions naming
+/// nodes of `topo` (the request's node lines); false when one is not such a line. lo > hi
+/// is a claim too: the node takes no value (a RANGE of end 0), and any value it takes
+/// proves the claim wrong.
+bool add_bounds(std::string_view body, const std::vector<ir::UOp>& topo,
+                std::vector<ClaimedBounds>& out, std::string& error) {
+  for (std::string_view line : lines_of(body)) {
+    line = trim(line);
+    if (line.empty()) continue;
+    std::string_view fields[3];
+    size_t n = 0;
+    for (size_t at = 0; at < line.size() && n <= 3;) {
+      const size_t sp = std::min(line.find(' ', at), line.size());
+      if (sp > at) {
+        if (n == 3) {
+          n = 4;
+          break;
+        }
+        fields[n++] = line.substr(at, sp - at);
+      }
+      at = sp + 1;
+    }
+    __int128 k = 0, lo = 0, hi = 0;
+    if (n != 3 || !parse_wide(fields[0], k) || !parse_wide(fields[1], lo) ||
+        !parse_wide(fields[2], hi) || k < 0 || k >= static_cast<__int128>(topo.size())) {
+      error =
+          fmt::format("a bounds line that is not '<node> <lo> <hi>' of the request: '{}'", line);
+      return false;
+    }
+    out.push_back(ClaimedBounds{topo[static_cast<size_t>(k)], lo, hi});
   }
   return true;
 }
@@ -181,6 +234,10 @@ class External final : public Simplifier {
         const bool ok = add_hits(frame.body, out.result.hits, error);
         out.protocol_seconds += elapsed(arrived);
         if (!ok) return fail(out, protocol_error(error));
+      } else if (frame.type == "bounds") {
+        const bool ok = add_bounds(frame.body, ir::toposort(root), out.bounds, error);
+        out.protocol_seconds += elapsed(arrived);
+        if (!ok) return fail(out, protocol_error(error));
       } else if (frame.type == "log") {
         logs += frame.body;
       } else if (frame.type == "ok") {
@@ -231,6 +288,7 @@ class External final : public Simplifier {
     }
     if (hello_.capabilities.stop_after && options.stop_after)
       opts.emplace_back("stop-after", std::to_string(*options.stop_after));
+    if (hello_.capabilities.bounds && options.bounds) opts.emplace_back("bounds", "1");
     return opts;
   }
 

@@ -52,7 +52,9 @@ std::string read_text(const std::string& path) {
 
 }  // namespace
 
-bool can_emit_reproducer(const std::string& system) { return system == "tinygrad"; }
+bool can_emit_reproducer(const std::string& system) {
+  return system == "tinygrad";
+}
 
 ir::Kernel with_explicit_inputs(const ir::Kernel& kernel) {
   ir::Kernel out = kernel;

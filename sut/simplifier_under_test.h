@@ -43,6 +43,14 @@ struct Failure {
   std::string log;  ///< what the child wrote (its traceback, the tail of its stderr)
 };
 
+/// What a simplifier believes of one integer or bool node of the graph it was given: every
+/// value the node takes lies in [lo, hi] (plain integers; an unsigned 64-bit value keeps
+/// its whole range).
+struct ClaimedBounds {
+  ir::UOp node;
+  __int128 lo = 0, hi = 0;
+};
+
 struct Outcome {
   /// The rewrite (root, converged, hits; the built-in one also fills stages, gates and the
   /// trace). Meaningful only when !failure.
@@ -52,6 +60,9 @@ struct Outcome {
   /// sending the request to its last frame (the rest of the check's time is ours).
   double child_seconds = 0;
   double protocol_seconds = 0;  ///< of those, ours: printing the request, parsing the answer
+  /// With SimplifyOptions::bounds, from a simplifier that can say them: its bounds of the
+  /// original graph's nodes (the check holds the oracle's values against them).
+  std::vector<ClaimedBounds> bounds;
 };
 
 /// Which SimplifyOptions a simplifier honours. An option it does not honour is ignored, so
@@ -65,6 +76,9 @@ struct Capabilities {
   /// Its float rewrites need not keep the sign of zero (x+0 -> x): a declared difference of
   /// semantics, so its rewrite's float outputs compare with +0 matching -0.
   bool zero_sign_free = false;
+  /// It reports the bounds it believes of each node of the graph it is given
+  /// (SimplifyOptions::bounds, Outcome::bounds).
+  bool bounds = false;
 };
 
 class Simplifier {
@@ -104,6 +118,11 @@ struct ExternalOptions {
 /// to point at one) or no adapter script. An external child is started lazily, on first use.
 Result<std::shared_ptr<Simplifier>> make_simplifier(std::string_view spec,
                                                     const ExternalOptions& options = {});
+
+/// The built-in simplifier's bounds of `root`'s integer and bool nodes (ir/analysis), as
+/// claims: a uint64 interval capped at INT64_MAX (the analysis's documented cap, which its
+/// rules respect) claims nothing above its lower bound.
+std::vector<ClaimedBounds> builtin_bounds(ir::UOp root);
 
 /// The rewrite of `root` by `sut`, or by the built-in simplifier when `sut` is null: the
 /// one call site every check goes through.

@@ -3,7 +3,7 @@
 //
 //   fake_simplifier [--mode MODE] [--marker N] [--hello normal|slow|none|bad]
 //                   [--hello-delay S] [--capabilities "hits disable stop-after"]
-//                   [--tolerances zero-sign]
+//                   [--tolerances zero-sign] [--bounds "K LO HI;K LO HI..."]
 //
 // Every request is answered by echoing its kernel back (with hits frames), except that
 // MODE applies to the requests holding a `CONST N` node when --marker is given, and to all
@@ -13,6 +13,8 @@
 // The hits of an echo: fake_rule_a 3, fake_rule_b 1 (in two frames), requests_served n (the
 // requests this process has read), and `option:<key>=<value>` once per request option.
 // Its hello's version is "fake pid <pid>", so a test can tell two children apart.
+// With --bounds (and `bounds` among --capabilities), a request with the option bounds=1
+// gets a bounds frame first: the given `K LO HI` lines, as claims about the request's nodes.
 #include <unistd.h>
 
 #include <cerrno>
@@ -92,7 +94,7 @@ bool holds_const(const std::string& body, const std::string& marker) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string mode = "echo", marker, hello = "normal", capabilities = "hits", tolerances;
+  std::string mode = "echo", marker, hello = "normal", capabilities = "hits", tolerances, bounds;
   double hello_delay = 0;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i], value = argv[i + 1];
@@ -102,6 +104,7 @@ int main(int argc, char** argv) {
     if (flag == "--hello-delay") hello_delay = std::stod(value);
     if (flag == "--capabilities") capabilities = value;
     if (flag == "--tolerances") tolerances = value;
+    if (flag == "--bounds") bounds = value;
   }
   if (hello == "slow") std::this_thread::sleep_for(std::chrono::duration<double>(hello_delay));
   if (hello == "none") {
@@ -120,6 +123,14 @@ int main(int argc, char** argv) {
   while (next_request(r)) {
     ++served;
     const std::string act = marker.empty() || holds_const(r.body, marker) ? mode : "echo";
+    bool wants_bounds = false;
+    for (const std::string& o : r.options) wants_bounds = wants_bounds || o == "bounds=1";
+    if (wants_bounds && !bounds.empty()) {
+      std::string lines = bounds;
+      for (char& c : lines)
+        if (c == ';') c = '\n';
+      frame("bounds", lines + "\n");
+    }
     if (act == "exit") {
       std::fputs("fake: exiting on the marker\n", stderr);
       std::exit(3);

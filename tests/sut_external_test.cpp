@@ -15,6 +15,7 @@
 #include <string>
 #include <thread>
 
+#include "check/dedup.h"
 #include "check/differential.h"
 #include "ir/parser.h"
 #include "ir/printer.h"
@@ -365,6 +366,94 @@ TEST(SutExternal, CheckKernelTakesTheExternalSimplifier) {
   EXPECT_EQ(crash.backend, fake_spec("--mode exit --marker 777"));
   ASSERT_TRUE(crash.simplifier_failure);
   EXPECT_EQ(crash.simplifier_failure->reason, "exited with status 3");
+}
+
+/// x*3+1 with x an int32 VAR in [2, 5], stored: %5 is the MUL, %7 the ADD.
+ir::Kernel affine_kernel(ir::Context& ctx) {
+  auto parsed = ir::parse_kernel(
+      ctx,
+      "%0 = PARAM slot=0 size=1 out : int32\n%1 = CONST 0 : index\n%2 = INDEX %0 %1 : int32\n"
+      "%3 = VAR name=x min=2 max=5 : int32\n%4 = CONST 3 : int32\n%5 = MUL %3 %4 : int32\n"
+      "%6 = CONST 1 : int32\n%7 = ADD %5 %6 : int32\n%8 = STORE %2 %7 : void\n"
+      "%9 = SINK %8 : void\n");
+  EXPECT_TRUE(parsed.ok()) << parsed.error().message;
+  return parsed->kernel;
+}
+
+check::CheckResult check_with_claims(ir::Context& ctx, const std::string& claims, int64_t x,
+                                     bool check_bounds = true) {
+  check::CheckOptions options;
+  options.simplifier = fake("--capabilities \"hits bounds\" --bounds \"" + claims + "\"");
+  options.vars["x"] = x;
+  options.check_bounds = check_bounds;
+  return check::check_kernel(ctx, affine_kernel(ctx), options);
+}
+
+TEST(SutExternal, BoundsAreAskedForOnlyWhenTheHelloListsThem) {
+  ir::Context ctx;
+  simplifier::SimplifyOptions asks;
+  asks.bounds = true;
+  auto plain = fake("--capabilities hits --bounds \"7 7 16\"");
+  EXPECT_FALSE(plain->capabilities().bounds);
+  EXPECT_TRUE(plain->simplify(ctx, affine_kernel(ctx).root, asks).bounds.empty());
+  auto able = fake("--capabilities \"hits bounds\" --bounds \"7 7 16;5 6 15\"");
+  EXPECT_TRUE(able->capabilities().bounds);
+  EXPECT_TRUE(able->simplify(ctx, affine_kernel(ctx).root, {}).bounds.empty());
+  const Outcome out = able->simplify(ctx, affine_kernel(ctx).root, asks);
+  ASSERT_FALSE(out.failure) << out.failure->reason;
+  ASSERT_EQ(out.bounds.size(), 2u);
+  EXPECT_EQ(out.bounds[0].node.op(), ir::Op::Add);
+  EXPECT_TRUE(out.bounds[0].lo == 7 && out.bounds[0].hi == 16);
+  EXPECT_EQ(out.bounds[1].node.op(), ir::Op::Mul);
+}
+
+TEST(SutExternal, AMalformedBoundsLineIsAProtocolError) {
+  ir::Context ctx;
+  simplifier::SimplifyOptions asks;
+  asks.bounds = true;
+  for (const char* bad : {"7 7", "99 0 1", "x 0 1", "7 0 1 2"}) {
+    auto sut = fake(std::string("--capabilities \"hits bounds\" --bounds \"") + bad + "\"");
+    const Outcome out = sut->simplify(ctx, affine_kernel(ctx).root, asks);
+    ASSERT_TRUE(out.failure) << bad;
+    EXPECT_EQ(out.failure->kind, FailureKind::Protocol) << bad;
+  }
+}
+
+TEST(SutExternal, AValueOutsideTheClaimedBoundsIsAFindingNamingTheInnermostOp) {
+  ir::Context ctx;
+  // Sound claims: clean at both ends of x's range.
+  for (int64_t x : {2, 5})
+    EXPECT_EQ(check_with_claims(ctx, "5 6 15;7 7 16", x).kind, check::FindingKind::None);
+  // The ADD claimed one too low at the top: x = 5 gives 16.
+  check::CheckResult r = check_with_claims(ctx, "5 6 15;7 7 15", 5);
+  EXPECT_EQ(r.kind, check::FindingKind::UnsoundBounds);
+  EXPECT_EQ(r.unsound_bounds_op, "ADD");
+  EXPECT_NE(r.details.find("unsound-bounds: ADD of [6, 15], ? claimed [7, 15], value 16"),
+            std::string::npos)
+      << r.details;
+  // x = 2 stays inside the wrong claim: nothing to see on that input.
+  EXPECT_EQ(check_with_claims(ctx, "5 6 15;7 7 15", 2).kind, check::FindingKind::None);
+  // The MUL is wrong too: the innermost wrong node is named, not the ADD built on it.
+  r = check_with_claims(ctx, "5 6 14;7 7 15", 5);
+  EXPECT_EQ(r.unsound_bounds_op, "MUL");
+  // Off, the claims are not even asked for.
+  EXPECT_EQ(check_with_claims(ctx, "5 6 14;7 7 15", 5, false).kind, check::FindingKind::None);
+  // A signed claim past its dtype (no signed overflow assumed, as C does) is a declared
+  // difference: neither it nor what is computed from it is held against the oracle.
+  EXPECT_EQ(check_with_claims(ctx, "5 6 3000000000;7 7 8", 5).kind, check::FindingKind::None);
+}
+
+TEST(SutExternal, AnUnsoundBoundsFindingIsSignedByTheSimplifierAndOp) {
+  ir::Context ctx;
+  check::CheckOptions options;
+  options.simplifier = fake("--capabilities \"hits bounds\" --bounds \"7 7 15\"");
+  options.vars["x"] = 5;
+  options.check_bounds = true;
+  const ir::Kernel kernel = affine_kernel(ctx);
+  const check::CheckResult r = check::check_kernel(ctx, kernel, options);
+  ASSERT_EQ(r.kind, check::FindingKind::UnsoundBounds);
+  const check::Signature sig = check::signature_of(ctx, kernel, options, r);
+  EXPECT_EQ(sig.text(), "unsound-bounds/" + options.simplifier->name() + "/ADD");
 }
 
 /// Sets an environment variable for one scope.

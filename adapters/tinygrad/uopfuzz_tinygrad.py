@@ -3,7 +3,7 @@
 docs/external-simplifier.md (started by `uopfuzz --simplifier tinygrad`).
 
   uopfuzz_tinygrad.py [--tinygrad PATH] [--stage symbolic|full] [--bug NAME]...
-  uopfuzz_tinygrad.py --list-bugs | --version | --one FILE.uop
+  uopfuzz_tinygrad.py --list-bugs | --version | --one FILE.uop [--bounds]
   uopfuzz_tinygrad.py [--stage S] --emit CASE.uop [-o OUT.py]   # a standalone reproducer
 
 tinygrad comes from --tinygrad PATH (the folder holding the tinygrad/ package, e.g. a
@@ -75,10 +75,13 @@ def parse_args(argv):
   p.add_argument("--list-bugs", action="store_true", help="print the planted bugs, one per line, and exit")
   p.add_argument("--version", action="store_true", help="print the tinygrad version and exit")
   p.add_argument("--one", metavar="FILE", help="rewrite one .uop file, print the result (and hits on stderr), exit")
+  p.add_argument("--bounds", action="store_true",
+                 help="with --one: also print tinygrad's bounds of the kernel's integer nodes on stderr, `bounds %%k vmin vmax` a line (k: the node's position in FILE)")
   p.add_argument("--emit", metavar="CASE", help="write a standalone reproducer of a .uop case (needs only tinygrad), exit")
   p.add_argument("-o", dest="out", metavar="OUT.py", help="with --emit: the file to write (default: stdout)")
   args = p.parse_args(argv)
   if args.out and not args.emit: p.error("-o goes with --emit")
+  if args.bounds and not args.one: p.error("--bounds goes with --one")
   if args.emit and args.bug: p.error("--emit reproduces tinygrad's own rules: --bug does not go with it")
   return args
 
@@ -118,8 +121,10 @@ def main(argv):
   if args.one:
     with open(args.one, encoding="utf-8") as f: text = f.read()
     from uopfuzz_adapter.convert import Unsupported
+    def show_bounds(found):
+      for k, lo, hi in found: print(f"bounds %{k} {lo} {hi}", file=sys.stderr)
     try:
-      hits, result = simplifier.simplify(text)
+      hits, result = simplifier.simplify(text, on_bounds=show_bounds if args.bounds else None)
     except Unsupported as e:
       print(f"unsupported: {e}", file=sys.stderr)
       return 1

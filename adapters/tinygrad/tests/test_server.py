@@ -91,7 +91,7 @@ class ServerTest(unittest.TestCase):
     self.assertEqual(a.hello["protocol"], "1")
     self.assertEqual(a.hello["name"], "tinygrad")
     self.assertEqual(a.hello["stage"], "full")
-    self.assertEqual(set(a.hello["capabilities"].split()), {"hits", "disable", "stop-after"})
+    self.assertEqual(set(a.hello["capabilities"].split()), {"hits", "disable", "stop-after", "bounds"})
     self.assertEqual(a.hello["tolerances"], "zero-sign")
     self.assertEqual(set(a.hello["bugs"].split()), {"mod_fold_off_by_one", "div_fold_no_guard", "cast_noop"})
     version = a.hello["version"]

@@ -76,6 +76,9 @@ class Conversion:
     self.header = list(header)
     self.params = {}  # slot -> (argument tokens, dtype name)
     self.vars = {}    # name -> (argument tokens, dtype name)
+    # position of a node among the kernel's node lines -> (its .uop op, its dtype name, the
+    # tinygrad UOp whose value is that node's value, or None for a node without one)
+    self.values = []
 
 
 def _int(text, what):
@@ -111,7 +114,42 @@ def to_tinygrad(text):
     except (KeyError, IndexError, ValueError, TypeError, OverflowError, RuntimeError, AssertionError) as e:
       # text the C++ verifier would reject, or a node tinygrad's constructors refuse
       raise Unsupported(f"{node.op} not convertible ({type(e).__name__})") from None
+    # _to_uop returns the UOp holding the node's value: a LOAD's is its INDEX (tinygrad's
+    # kernel form reads through it), a MIN's the outer flip of flip(MAX(flip a, flip b)), a
+    # REDUCE MIN's the outer flip of flip(REDUCE MAX(flip x)), a VAR's its ALU PARAM;
+    # a gated index WHERE(valid, idx, INVALID) is an INDEX's operand, never a value
+    gated = node.op == "WHERE" and kernel.nodes[node.srcs[2]].op == "INVALID"
+    conv.values.append((node.op, node.dtype, None if node.op in NO_VALUE or gated else built[-1]))
   return built[-1], conv
+
+
+# .uop ops whose node is no number: buffers (a VAR is a PARAM in tinygrad, not here), the
+# pointer an INDEX makes, effects, and INVALID (the absence of an index).
+NO_VALUE = frozenset(("PARAM", "INDEX", "STORE", "END", "SINK", "INVALID"))
+
+
+def _bound(v):
+  """A vmin/vmax as a Python int (bool as 0/1), or None when it is not an integer."""
+  if isinstance(v, (bool, int)): return int(v)
+  if isinstance(v, float) and v.is_integer(): return int(v)
+  return None
+
+
+def value_bounds(conv):
+  """[(k, vmin, vmax)]: tinygrad's bounds (UOp.vmin, UOp.vmax) of the value of each
+  integer, index or bool node of the converted kernel, k its position among the node lines.
+  Nodes without a value, float nodes and nodes whose bounds raise or are no integers are
+  left out. Cheap: vmin/vmax are cached per UOp, and walking in topological order computes
+  each from its sources' cached bounds."""
+  out = []
+  for k, (op, dtype, u) in enumerate(conv.values):
+    if u is None or not (dtype in ("bool", "index") or _is_int(dtype)): continue
+    try:
+      lo, hi = _bound(u.vmin), _bound(u.vmax)
+    except Exception:  # noqa: BLE001  (a bound tinygrad cannot compute is left out, never an error)
+      continue
+    if lo is not None and hi is not None: out.append((k, lo, hi))
+  return out
 
 
 def _dtype(name):

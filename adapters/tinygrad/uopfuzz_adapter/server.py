@@ -60,34 +60,52 @@ def error_body(exc, package_dir):
 
 
 def parse_request(options):
-  """(disabled rule names, stop-after or None) from a simplify frame's options."""
+  """(disabled rule names, stop-after or None, bounds wanted) from a simplify frame's options."""
   disabled = frozenset(x for x in options.get("disable", "").split(",") if x)
   stop_after = options.get("stop-after")
   if stop_after is not None:
     if not stop_after.isdigit(): raise ProtocolError(f"stop-after={stop_after} is not a count")
     stop_after = int(stop_after)
-  unknown = set(options) - {"disable", "stop-after"}
+  bounds = options.get("bounds", "0")
+  if bounds not in ("0", "1"): raise ProtocolError(f"bounds={bounds} is neither 0 nor 1")
+  unknown = set(options) - {"disable", "stop-after", "bounds"}
   if unknown: raise ProtocolError(f"unknown request option(s) {', '.join(sorted(unknown))}")
-  return disabled, stop_after
+  return disabled, stop_after, bounds == "1"
 
 
-def answer(simplifier, text, disabled, stop_after):
-  """The frames answering one simplify request: [hits,] ok | unsupported | error."""
+def bounds_body(bounds):
+  """A bounds frame's body: `<k> <vmin> <vmax>` a line (convert.value_bounds())."""
+  return "".join(f"{k} {lo} {hi}\n" for k, lo, hi in bounds)
+
+
+def answer(simplifier, text, disabled, stop_after, bounds=False, send=None):
+  """The frames answering one simplify request: [bounds,] [hits,] ok | unsupported | error.
+  With `bounds`, the bounds frame of a kernel that passed the conversion and the semantic
+  gate goes to send() (serve: the output, before the rewrite runs) or, without send, first
+  in the returned bytes."""
   from uopfuzz_adapter.convert import Unsupported
+  early = []
+
+  def on_bounds(found):
+    data = frame("bounds", bounds_body(found))
+    if send is None: early.append(data)
+    else: send(data)
+
+  extra = {"on_bounds": on_bounds} if bounds else {}
   try:
-    hits, result = simplifier.simplify(text, disabled, stop_after)
+    hits, result = simplifier.simplify(text, disabled, stop_after, **extra)
   except Unsupported as e:
-    return frame("unsupported", (str(e) or "unsupported").splitlines()[0])
+    return b"".join(early) + frame("unsupported", (str(e) or "unsupported").splitlines()[0])
   except Exception as e:  # noqa: BLE001  (any other exception is tinygrad's crash: a finding)
-    return frame("error", error_body(e, simplifier.package_dir))
-  out = b""
+    return b"".join(early) + frame("error", error_body(e, simplifier.package_dir))
+  out = b"".join(early)
   if hits: out += frame("hits", "".join(f"{count} {name}\n" for name, count in sorted(hits.items())))
   return out + frame("ok", result)
 
 
 def hello_body(simplifier):
   lines = [f"protocol: {PROTOCOL}", "name: tinygrad", f"version: {simplifier.version}",
-           "capabilities: hits disable stop-after", "tolerances: zero-sign", f"bugs: {' '.join(simplifier.available_bugs)}",
+           "capabilities: hits disable stop-after bounds", "tolerances: zero-sign", f"bugs: {' '.join(simplifier.available_bugs)}",
            f"stage: {simplifier.stage_name}"]
   return "".join(line + "\n" for line in lines)
 
@@ -113,9 +131,9 @@ def serve(simplifier, out, stdin=None):
       if request is None: return 0
       kind, options, body = request
       if kind != "simplify": raise ProtocolError(f"unexpected frame {kind!r}")
-      disabled, stop_after = parse_request(options)
+      disabled, stop_after, bounds = parse_request(options)
       text = body.decode("utf-8")
     except (ProtocolError, UnicodeDecodeError) as e:
       print(f"uopfuzz_tinygrad: protocol error: {e}", file=sys.stderr)
       return 2
-    out.write(answer(simplifier, text, disabled, stop_after))
+    out.write(answer(simplifier, text, disabled, stop_after, bounds, send=out.write))

@@ -109,13 +109,16 @@ class TinygradSimplifier:
     self.stage_name, self.package_dir, self.version = stage, package_dir, version
     self.available_bugs = self.stage.available_bugs
 
-  def simplify(self, text, disabled=frozenset(), stop_after=None):
-    """(hits per rule name, rewritten .uop text)."""
-    from uopfuzz_adapter.convert import Unsupported, to_tinygrad, from_tinygrad
+  def simplify(self, text, disabled=frozenset(), stop_after=None, on_bounds=None):
+    """(hits per rule name, rewritten .uop text). on_bounds: called with
+    convert.value_bounds() of the kernel once it is converted and passed the semantic gate,
+    before the rewrite (never for a kernel refused before it)."""
+    from uopfuzz_adapter.convert import Unsupported, to_tinygrad, from_tinygrad, value_bounds
     from uopfuzz_adapter.semantics import semantic_gate
     sink, conversion = to_tinygrad(text)
     reason = semantic_gate(sink, full_rewrite=self.stage_name == "full")
     if reason: raise Unsupported(reason)
+    if on_bounds is not None: on_bounds(value_bounds(conversion))
     tally = self.stage.rules.start_request(stop_after)
     rewritten = self.stage.run(sink, disabled)
     return dict(tally.hits), from_tinygrad(rewritten, conversion)
