@@ -31,7 +31,7 @@ struct CheckFlags {
   std::vector<std::string> lowering_bugs;
   LoweringOptionFlags lowering;
   std::vector<std::string> compare;
-  bool no_check_bounds = false;
+  bool check_bounds = true;
 };
 
 json round_json(const check::LatencyRound& r) {
@@ -185,7 +185,7 @@ int run_check(const CheckFlags& f) {
   co.vars.insert(kernel.header.vars.begin(), kernel.header.vars.end());
   co.backends = f.backends;
   co.latency = *latency;
-  co.check_bounds = !f.no_check_bounds;
+  co.check_bounds = f.check_bounds;
   auto lowering = lowering_bugs(f.lowering_bugs);
   if (!lowering) return kExitBadInput;
   if (ir::is_tensor_program(kernel.root)) {
@@ -230,8 +230,9 @@ Action add_check(CLI::App& cmd, Invocation& invocation) {
   add_lowering_bug_flag(cmd, f->lowering_bugs);
   add_lowering_option_flags(cmd, f->lowering, "the file's");
   add_compare_flag(cmd, f->compare);
-  cmd.add_flag("--no-check-bounds", f->no_check_bounds,
-               "do not hold the simplifier's bounds of each node against the oracle's values");
+  cmd.add_flag("--check-bounds,!--no-check-bounds", f->check_bounds,
+               "hold the simplifier's bounds of each node against the oracle's values (on by "
+               "default)");
   add_device_flag(cmd, invocation.device);
   return [f] { return run_check(*f); };
 }

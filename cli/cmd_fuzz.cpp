@@ -21,6 +21,7 @@
 #include "fuzz/campaign.h"
 #include "fuzz/finding_triage.h"
 #include "fuzz/tensor_graph.h"
+#include "gen/declines.h"
 #include "gen/generator.h"
 #include "gen/tensor_gen.h"
 #include "report/results.h"
@@ -55,11 +56,11 @@ struct FuzzFlags {
   std::vector<std::string> lowering_bugs;
   LoweringOptionFlags lowering;
   std::vector<std::string> compare;
-  std::string shard;             ///< "K/N", "env", or "" (the whole campaign)
-  std::string cpu_opt = "mix";   ///< O0..O3, or mix (drawn per graph)
-  bool no_check_bounds = false;  ///< --no-check-bounds: the bounds-soundness check off
-  std::string emit;              ///< write a reproducer for this system beside each finding
-  std::string root_causes;       ///< the root-causes file ("" : fuzz::pick_root_causes_path)
+  std::string shard;            ///< "K/N", "env", or "" (the whole campaign)
+  std::string cpu_opt = "mix";  ///< O0..O3, or mix (drawn per graph)
+  bool check_bounds = true;     ///< the bounds-soundness check (check/bounds_check.h)
+  std::string emit;             ///< write a reproducer for this system beside each finding
+  std::string root_causes;      ///< the root-causes file ("" : fuzz::pick_root_causes_path)
 };
 
 /// Per-level counts and rates (kernels: their graphs and seconds; tensor programs: theirs),
@@ -126,14 +127,51 @@ uint64_t unsupported_count(const fuzz::CampaignProgress& t) {
   return n;
 }
 
+/// One class of declines (sut::decline_class): how many, and its most frequent reason.
+struct DeclineClass {
+  uint64_t count = 0, example_count = 0;
+  std::string example;
+};
+
+/// The campaign's declines by class, largest first (ties by name).
+std::vector<std::pair<std::string, DeclineClass>> declines_by_class(
+    const fuzz::CampaignProgress& t) {
+  std::map<std::string, DeclineClass> by;
+  for (const auto& [reason, n] : t.unsupported) {
+    DeclineClass& c = by[sut::decline_class(reason)];
+    c.count += n;
+    if (n > c.example_count) c.example_count = n, c.example = reason;
+  }
+  std::vector<std::pair<std::string, DeclineClass>> sorted(by.begin(), by.end());
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](const auto& a, const auto& b) { return a.second.count > b.second.count; });
+  return sorted;
+}
+
+double share_of(uint64_t n, uint64_t graphs) {
+  return graphs ? double(n) / double(graphs) : 0.0;
+}
+
 /// The simplifier under test, for the summary and --json: who, which version, what it
-/// declined (by reason) and where the time went (its process, the protocol, the rest).
-nlohmann::ordered_json simplifier_json(const fuzz::CampaignProgress& t) {
+/// declined (by class and by reason), the shapes the campaign did not generate because it
+/// always declines them, and where the time went (its process, the protocol, the rest).
+nlohmann::ordered_json simplifier_json(const fuzz::CampaignProgress& t,
+                                       const std::vector<gen::AvoidedShape>& avoided) {
   const double worker = t.small_seconds + t.large_seconds + t.tensor_seconds;
+  nlohmann::ordered_json by_class = nlohmann::ordered_json::object();
+  for (const auto& [cls, c] : declines_by_class(t))
+    by_class[cls] = {
+        {"count", c.count}, {"share", share_of(c.count, t.graphs)}, {"example", c.example}};
+  nlohmann::ordered_json not_generated = nlohmann::ordered_json::array();
+  for (const auto& a : avoided) not_generated.push_back({{"shape", a.shape}, {"knobs", a.knobs}});
+  const uint64_t declined = unsupported_count(t);
   return {{"name", t.simplifier},
           {"version", t.simplifier_version},
           {"graphs_per_second", fuzz::graphs_per_second(t.graphs, worker)},
-          {"unsupported", unsupported_count(t)},
+          {"unsupported", declined},
+          {"declined",
+           {{"total", declined}, {"share", share_of(declined, t.graphs)}, {"by_class", by_class}}},
+          {"not_generated", not_generated},
           {"unsupported_by_reason", t.unsupported},
           {"child_seconds", t.child_seconds},
           {"protocol_seconds", t.protocol_seconds},
@@ -310,7 +348,7 @@ int run_fuzz(const FuzzFlags& f, const std::string& command_line) {
   co.shard = shard;
   co.check.simplify = *opts;
   co.check.seeds = f.check_seeds;
-  co.check.check_bounds = !f.no_check_bounds;
+  co.check.check_bounds = f.check_bounds;
   co.check.max_steps = gen::GenPolicy{}.large_check_max_steps;  // large graphs run 10^6 iterations
   co.check.backends = checked;
   co.schedule = schedule;
@@ -359,6 +397,24 @@ int run_fuzz(const FuzzFlags& f, const std::string& command_line) {
   };
   gen::GenPolicy policy;
   policy.p_large = f.large_share;
+  // What the simplifier always declines at its stage is not generated (its hello's
+  // `declines:`); a comparison keeps every shape, for the other side's sake.
+  std::vector<gen::AvoidedShape> avoided;
+  if (*under_test && f.compare.empty()) {
+    avoided = gen::avoid_declined_shapes(policy, (*under_test)->capabilities().declines);
+    if (!avoided.empty()) {
+      std::vector<std::string> words;
+      for (const auto& a : avoided) words.push_back(a.shape);
+      fmt::print("fuzz: not generating {} ({} declines them at its stage{}; knobs set to 0: {})\n",
+                 fmt::join(words, ", "), f.simplify.simplifier.spec,
+                 (*under_test)->stage().empty() ? "" : " " + (*under_test)->stage(), [&] {
+                   std::string knobs;
+                   for (const auto& a : avoided) knobs += (knobs.empty() ? "" : "; ") + a.knobs;
+                   return knobs;
+                 }());
+    }
+  }
+  co.mutation.policy = policy;  // mutants keep to it too (the range-end mutator)
   fuzz::GraphSource source = [&](ir::Context& ctx, uint64_t gs) {
     return gen::generate(ctx, policy, gs).kernel;
   };
@@ -408,17 +464,24 @@ int run_fuzz(const FuzzFlags& f, const std::string& command_line) {
         t.tensor_programs, fuzz::graphs_per_second(t.tensor_programs, t.tensor_seconds),
         t.tensor_nodes.median(), t.tensor_unsupported);
   if (t.simplifier != "builtin") {
-    const auto sj = simplifier_json(t);
+    const auto sj = simplifier_json(t, avoided);
     std::string hits, reasons;
     for (const auto& [rule, n] : t.rule_hits) hits += fmt::format(" {}x{}", rule, n);
-    for (const auto& [why, n] : t.unsupported) reasons += fmt::format("\n    {} x {}", n, why);
+    // By class (the reasons themselves vary with dtypes and ops: --json has each).
+    for (const auto& [cls, c] : declines_by_class(t)) {
+      const std::string prefix = "[" + cls + "] ";
+      const std::string_view e = c.example;
+      reasons += fmt::format("\n    {} x [{}] {:.1f}%, e.g. {}", c.count, cls,
+                             100 * share_of(c.count, t.graphs),
+                             e.starts_with(prefix) ? e.substr(prefix.size()) : e);
+    }
     fmt::print(
         "  simplifier {} ({}): {:.1f} graphs/s per job, {:.0f}% of the time in its process, "
-        "protocol {:.0f} us per graph; {} graph(s) unsupported{}\n  rules it hit:{}\n",
+        "protocol {:.0f} us per graph; {} graph(s) unsupported ({:.1f}%){}\n  rules it hit:{}\n",
         t.simplifier, t.simplifier_version.empty() ? "version unknown" : t.simplifier_version,
         sj["graphs_per_second"].get<double>(), 100 * sj["child_share"].get<double>(),
-        1e6 * sj["protocol_seconds_per_graph"].get<double>(), unsupported_count(t), reasons,
-        hits.empty() ? " none" : hits);
+        1e6 * sj["protocol_seconds_per_graph"].get<double>(), unsupported_count(t),
+        100 * share_of(unsupported_count(t), t.graphs), reasons, hits.empty() ? " none" : hits);
   }
   if (f.mutate_share > 0)
     fmt::print("  mutation: {} of the graphs were mutants ({} mutations rejected), {} generated\n",
@@ -457,6 +520,7 @@ int run_fuzz(const FuzzFlags& f, const std::string& command_line) {
     fuzz::TriageOptions to;
     to.emit = f.emit;
     to.external = external_options(f.simplify.simplifier);
+    to.check = co.check;
     triage = fuzz::triage_findings(r.new_findings, causes ? *causes : fuzz::RootCauses{}, to);
     std::map<std::string, int> by_cause;
     int unexplained = 0;
@@ -505,7 +569,7 @@ int run_fuzz(const FuzzFlags& f, const std::string& command_line) {
     doc["level"] = f.level;
     doc["shard"] = {{"index", shard.index}, {"count", shard.count}};
     doc["levels"] = level_json(t);
-    doc["simplifier"] = simplifier_json(t);
+    doc["simplifier"] = simplifier_json(t, avoided);
     doc["executors"] = executors_json(t);
     doc["cpu_opt"] = f.cpu_opt;
     out << doc.dump(2) << "\n";
@@ -591,10 +655,11 @@ Action add_fuzz(CLI::App& cmd, Invocation& invocation) {
   cmd.add_option("--mutate-corpus", f->mutate_corpus,
                  "graphs each worker keeps to mutate (the least-fired rules' first)")
       ->capture_default_str();
-  cmd.add_flag("--no-check-bounds", f->no_check_bounds,
-               "do not hold the simplifier's bounds of each node against the oracle's values "
-               "(the bounds-soundness check: a value outside them is an unsound-bounds finding, "
-               "and names the wrong fact behind a wrong rewrite)");
+  cmd.add_flag("--check-bounds,!--no-check-bounds", f->check_bounds,
+               "hold the bounds the simplifier believes of each node (tinygrad's vmin/vmax, the "
+               "built-in ir/analysis) against the oracle's values: a value outside them is an "
+               "unsound-bounds finding, and names the wrong fact behind a wrong rewrite (on by "
+               "default)");
   cmd.add_option("--emit", f->emit,
                  "with --simplifier tinygrad: write a standalone reproducer (a script that needs "
                  "only tinygrad, exits 1 while the bug is there) beside each kept finding")

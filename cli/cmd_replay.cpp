@@ -13,6 +13,7 @@
 #include "cli/lowering_flags.h"
 #include "cli/shared_flags.h"
 #include "fuzz/corpus_header.h"
+#include "fuzz/finding_triage.h"
 #include "fuzz/root_causes.h"
 #include "ir/run_io.h"
 #include "ir/tensor.h"
@@ -282,7 +283,7 @@ std::string reproducer_path(const std::string& file, const std::string& out, siz
 /// --emit: a standalone reproducer for every case of the system's findings; cases of other
 /// simplifiers are skipped with the reason.
 int emit_reproducers(const ReplayFlags& f, const std::vector<std::string>& files,
-                     const Simplifiers& simplifiers) {
+                     Simplifiers& simplifiers) {
   if (!sut::can_emit_reproducer(f.emit)) {
     fmt::print(stderr, "error: --emit {}: reproducers can be written for tinygrad only\n", f.emit);
     return kExitBadInput;
@@ -309,7 +310,22 @@ int emit_reproducers(const ReplayFlags& f, const std::vector<std::string>& files
       continue;
     }
     const std::string path = reproducer_path(file, f.out, files.size());
-    auto made = sut::emit_tinygrad_reproducer(k->parsed.kernel, simplifiers.options(), path);
+    // A tensor program's finding is reproduced by the lowered kernel that shows it.
+    check::CheckOptions co = fuzz::replay_check_options(*corpus, k->parsed.kernel.header);
+    auto sut = simplifiers.get(corpus->simplifier, corpus->simplifier_stage);
+    if (!sut) {
+      fmt::print("ERROR {}: {}\n", file, sut.error().message);
+      ++failed;
+      continue;
+    }
+    co.simplifier = *sut;
+    auto kernel = fuzz::kernel_to_reproduce(*k->ctx, k->parsed.kernel, co);
+    if (!kernel) {
+      fmt::print("ERROR {}: {}\n", file, kernel.error().message);
+      ++failed;
+      continue;
+    }
+    auto made = sut::emit_tinygrad_reproducer(*kernel, simplifiers.options(), path);
     if (!made) {
       fmt::print("ERROR {}: {}\n", file, made.error().message);
       ++failed;

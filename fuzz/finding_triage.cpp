@@ -2,7 +2,10 @@
 
 #include <filesystem>
 
+#include "fuzz/corpus_header.h"
 #include "ir/parser.h"
+#include "ir/tensor.h"
+#include "schedule/lower.h"
 #include "sut/reproducer.h"
 
 namespace uopfuzz::fuzz {
@@ -14,6 +17,25 @@ std::string pick_root_causes_path(const std::string& given, const std::string& f
   if (!findings_dir.empty() && std::filesystem::exists(root_causes_path(findings_dir), ec))
     return root_causes_path(findings_dir);
   return root_causes_path(fuzz::findings_dir("corpus/findings", simplifier));
+}
+
+Result<ir::Kernel> kernel_to_reproduce(ir::Context& ctx, const ir::Kernel& found,
+                                       const check::CheckOptions& check) {
+  if (!ir::is_tensor_program(found.root)) return found;
+  auto corpus = read_corpus_header(found.header);
+  if (!corpus) return corpus.error();
+  auto program = schedule::lower(ctx, found.root, with_recorded_lowering({}, *corpus));
+  if (!program) return Error{"the tensor program does not lower: " + program.error().message};
+  check::CheckOptions co = check;
+  co.base_seed = found.header.seed.value_or(0);
+  co.latency.reset();
+  for (const ir::ProgramKernel& k : program->kernels) {
+    ir::Kernel kernel{found.header, k.root};
+    kernel.header.inputs.clear();  // the program's own data fits its tensors, not this kernel
+    kernel.header.outputs.clear();
+    if (check::check_kernel(ctx, kernel, co).kind != check::FindingKind::None) return kernel;
+  }
+  return Error{"none of the kernels the tensor program lowers to shows the finding any more"};
 }
 
 std::vector<FindingTriage> triage_findings(const std::vector<NewFinding>& findings,
@@ -33,8 +55,13 @@ std::vector<FindingTriage> triage_findings(const std::vector<NewFinding>& findin
       t.reproducer_error = "the kept case does not parse: " + parsed.error().message;
       continue;
     }
+    auto kernel = kernel_to_reproduce(ctx, parsed->kernel, options.check);
+    if (!kernel) {
+      t.reproducer_error = kernel.error().message;
+      continue;
+    }
     const std::string script = std::filesystem::path(nf.path).replace_extension(".py").string();
-    auto made = sut::emit_tinygrad_reproducer(parsed->kernel, options.external, script);
+    auto made = sut::emit_tinygrad_reproducer(*kernel, options.external, script);
     if (made.ok())
       t.reproducer = script;
     else

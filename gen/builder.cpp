@@ -164,14 +164,14 @@ int64_t Builder::log_between(int64_t lo, int64_t hi) {
 }
 
 UOp Builder::range_end(int64_t max_end) {
-  max_end = std::max<int64_t>(1, max_end);
+  max_end = std::max(min_end(), max_end);
   if (max_end >= p_.large_min_end && e_.chance(p_.p_large_end))  // only large graphs have room
     return I(log_between(p_.large_min_end, max_end));
   if (e_.chance(p_.p_var_end)) {
     int64_t lo = e_.chance(p_.p_var_end_negative_min) ? -e_.between(1, 3)
                  : e_.chance(p_.p_var_end_zero_min)   ? 0
                                                       : 1;
-    int64_t hi = e_.between(1, max_end);
+    int64_t hi = e_.between(min_end(), max_end);  // [1, 1] would pin the end to 1
     if (lo >= 0 && hi >= 4 && e_.chance(p_.p_var_multiple_of)) {
       int64_t m = e_.between(2, 4);
       int64_t mlo = (lo + m - 1) / m * m, mhi = hi / m * m;
@@ -296,7 +296,7 @@ Builder::Nest Builder::store_nest() {
   int64_t iters = 1;
   for (int i = 0; i < count; ++i) {
     const int64_t budget = std::min(p_.max_range_end, p_.max_store_iterations / iters);
-    if (budget < 1) break;
+    if (budget < min_end()) break;
     UOp r;
     if (!store_ranges_.empty() && e_.chance(p_.p_reuse_range)) {
       UOp c = store_ranges_[e_.below(store_ranges_.size())];

@@ -104,8 +104,13 @@ class Builder {
   /// Log-uniform in [lo, hi] (1 <= lo <= hi): a power-of-two octave, then a value in it.
   int64_t log_between(int64_t lo, int64_t hi);
 
-  /// A range end of at most `max_end` (>= 1): a CONST, or an index VAR; in a large graph
-  /// (room for GenPolicy::large_min_end) usually a big CONST.
+  /// The smallest end a new range may have: 1, or 2 where the policy makes no range of end 1
+  /// (p_const_end_one = 0: a simplifier declines them, gen/declines.h). A loop position whose
+  /// budget is below it stays free of a new range.
+  int64_t min_end() const { return p_.p_const_end_one > 0 ? 1 : 2; }
+
+  /// A range end of at most `max_end` (>= min_end()): a CONST, or an index VAR; in a large
+  /// graph (room for GenPolicy::large_min_end) usually a big CONST.
   UOp range_end(int64_t max_end);
   UOp range(UOp end, AxisType t) { return n_.range(end, t); }
   int64_t trips(UOp r) { return std::max<int64_t>(1, bnd(r.src(0)).hi); }

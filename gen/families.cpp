@@ -39,7 +39,7 @@ UOp Builder::reduce(DType dt, const Scope& s, int depth) {
     in.focus = e_.chance(0.5) ? r : r2;  // either range, uniformly
   }
   UOp v;
-  if (end_budget(in) >= 1 && e_.chance(p_.p_nested_reduce)) {
+  if (end_budget(in) >= min_end() && e_.chance(p_.p_nested_reduce)) {
     v = reduce(dt, in, depth + 1);
     if (!dt.is_bool() && e_.chance(p_.p_nested_reduce_combined)) {
       const Op combine = e_.chance(0.5) ? Op::Add : Op::Sub;

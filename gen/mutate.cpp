@@ -228,6 +228,9 @@ std::optional<Change> range_end_change(Context& ctx, const std::vector<UOp>& top
                              e.between(2, p.max_range_end)};
   const int64_t to = std::max<int64_t>(0, choices[e.below(std::size(choices))]);
   if (to == end) return std::nullopt;
+  // A policy without ends 0 or 1 (a simplifier declines them, gen/declines.h) gets none here.
+  if ((to == 0 && p.p_const_end_zero <= 0) || (to == 1 && p.p_const_end_one <= 0))
+    return std::nullopt;
   UOp nr = ctx.make(Op::Range, r.dtype(), {ctx.const_int(r.src(0).dtype(), to)}, r.arg());
   return Change{r, nr, fmt::format("a range end {} -> {}", end, to)};
 }
@@ -240,7 +243,8 @@ int32_t fresh_axis(const std::vector<UOp>& topo) {
   return next;
 }
 
-std::optional<Change> wrap_in_reduce(Context& ctx, const std::vector<UOp>& topo, Entropy& e) {
+std::optional<Change> wrap_in_reduce(Context& ctx, const std::vector<UOp>& topo, Entropy& e,
+                                     const GenPolicy& p) {
   std::vector<Use> uses;
   for (const Use& u : value_uses(topo))
     if (value_dtype(u.child().dtype())) uses.push_back(u);
@@ -249,6 +253,9 @@ std::optional<Change> wrap_in_reduce(Context& ctx, const std::vector<UOp>& topo,
   UOp v = u.child();
   const DType dt = v.dtype();
   const int64_t trips = e.chance(0.1) ? 0 : e.between(1, 4);
+  // A policy without ends 0 or 1 (a simplifier declines them, gen/declines.h) gets none here.
+  if ((trips == 0 && p.p_const_end_zero <= 0) || (trips == 1 && p.p_const_end_one <= 0))
+    return std::nullopt;
   Nodes mk(ctx);
   UOp r = ctx.make(Op::Range, dtypes::Index, {ctx.const_int(dtypes::Index, trips)},
                    RangeArg{{fresh_axis(topo)}, AxisType::Reduce});
@@ -443,7 +450,7 @@ std::optional<Change> change_for(Mutator m, Context& ctx, const std::vector<UOp>
     case Mutator::ChangeOp: return change_op(ctx, topo, e);
     case Mutator::ChangeDType: return change_dtype(ctx, topo, e);
     case Mutator::RangeEnd: return range_end_change(ctx, topo, e, p);
-    case Mutator::WrapInReduce: return wrap_in_reduce(ctx, topo, e);
+    case Mutator::WrapInReduce: return wrap_in_reduce(ctx, topo, e, p);
     case Mutator::Splice: return splice(ctx, topo, donor, e);
     case Mutator::InsertCast: return insert_cast(ctx, topo, e);
     case Mutator::IndexOp: return index_op(ctx, topo, e);

@@ -221,12 +221,12 @@ UOp Builder::value(DType dt, const Scope& s, int depth) {
   ++positions_;
   if (depth >= p_.max_expr_depth || !budget_left()) return leaf(dt, s, depth);
   if (dt.is_float() && e_.chance(p_.p_dequantize)) return dequantize(dt, s, depth);
-  if (!dt.is_bool() && end_budget(s) >= 1)
+  if (!dt.is_bool() && end_budget(s) >= min_end())
     if (UOp u = family(dt, s, depth)) return u;
   const auto& w = p_.exprs;
   switch (
       e_.pick({w.leaf, w.unary, w.binary, w.where,
-               end_budget(s) < 1
+               end_budget(s) < min_end()
                    ? 0.0
                    : w.reduce * (dt.is_bool() ? p_.reduce_ops.any + p_.reduce_ops.all : 1.0)})) {
     case 0: return leaf(dt, s, depth);

@@ -63,4 +63,15 @@ std::string_view failure_kind_name(FailureKind k) {
   return "?";
 }
 
+std::string decline_class(std::string_view reason) {
+  const size_t close = reason.find(']');
+  if (!reason.starts_with('[') || close == std::string_view::npos || close < 2)
+    return "unclassified";
+  const std::string_view id = reason.substr(1, close - 1);
+  for (char c : id)
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_'))
+      return "unclassified";
+  return std::string(id);
+}
+
 }  // namespace uopfuzz::sut

@@ -82,6 +82,14 @@ std::optional<Hello> parse_hello(std::string_view body, std::string& error) {
     }
     if (key == "tolerances" && value.find("zero-sign") != std::string_view::npos)
       h.capabilities.zero_sign_free = true;
+    if (key == "declines") {
+      size_t i = 0;
+      while (i < value.size()) {
+        const size_t sp = std::min(value.find(' ', i), value.size());
+        if (sp > i) h.capabilities.declines.emplace(value.substr(i, sp - i));
+        i = sp + 1;
+      }
+    }
   }
   if (protocol != "1") {
     error = protocol.empty() ? "a hello without 'protocol: 1'"

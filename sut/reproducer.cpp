@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <charconv>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -56,10 +57,23 @@ bool can_emit_reproducer(const std::string& system) {
   return system == "tinygrad";
 }
 
+uint64_t failing_seed(const ir::Kernel& kernel) {
+  for (const auto& [key, value] : kernel.header.extra) {
+    if (key != "details" || !value.starts_with("seed ")) continue;
+    uint64_t seed = 0;
+    const char* first = value.data() + 5;
+    auto [end, ec] = std::from_chars(first, value.data() + value.size(), seed);
+    if (ec == std::errc() && end != first && *end == ':') return seed;
+  }
+  return kernel.header.seed.value_or(0);
+}
+
 ir::Kernel with_explicit_inputs(const ir::Kernel& kernel) {
   ir::Kernel out = kernel;
   std::map<std::string, int64_t> vars(kernel.header.vars.begin(), kernel.header.vars.end());
-  const ir::Inputs inputs = ir::make_inputs(kernel, kernel.header.seed.value_or(0), vars);
+  const uint64_t seed = failing_seed(kernel);
+  const ir::Inputs inputs = ir::make_inputs(kernel, seed, vars);
+  out.header.seed = seed;
   out.header.inputs.clear();
   for (const auto& [slot, buffer] : inputs.buffers) {
     ir::GivenInput given{slot, buffer.dtype(), {}};

@@ -6,6 +6,7 @@
  * @var), so the script needs nothing of uopfuzz's input fill. */
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "ir/kernel.h"
@@ -17,8 +18,13 @@ namespace uopfuzz::sut {
 /// The systems a reproducer can be written for (`--emit NAME`): "tinygrad".
 bool can_emit_reproducer(const std::string& system);
 
-/// `kernel` with its inputs made explicit: @input lines for every input buffer (the values
-/// the case's @seed fills, or its own @input ones) and @var lines for every VAR.
+/// The input seed a case's finding showed on: the `seed N:` its @details starts with (a
+/// check tries several seeds from @seed on), else its @seed, else 0.
+uint64_t failing_seed(const ir::Kernel& kernel);
+
+/// `kernel` with its inputs made explicit, at failing_seed: @input lines for every input
+/// buffer (the values that seed fills, or the case's own @input ones) and @var lines for
+/// every VAR.
 ir::Kernel with_explicit_inputs(const ir::Kernel& kernel);
 
 /// Writes the tinygrad reproducer of `kernel` (a corpus case: its header names the stage

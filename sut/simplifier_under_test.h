@@ -15,6 +15,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -79,7 +80,16 @@ struct Capabilities {
   /// It reports the bounds it believes of each node of the graph it is given
   /// (SimplifyOptions::bounds, Outcome::bounds).
   bool bounds = false;
+  /// Shape families it always declines at its stage (its hello's `declines:` words:
+  /// "quantized", "range-end-0", ...): a campaign generates none of those it knows
+  /// (gen/declines.h) and ignores the rest.
+  std::set<std::string> declines;
 };
+
+/// The class of an `unsupported` reason: the id in brackets it starts with (`[quantized]
+/// quantized dtype qint8 ...` -> "quantized"), else "unclassified". A campaign counts its
+/// declines per class.
+std::string decline_class(std::string_view reason);
 
 class Simplifier {
  public:

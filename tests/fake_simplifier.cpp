@@ -4,6 +4,7 @@
 //   fake_simplifier [--mode MODE] [--marker N] [--hello normal|slow|none|bad]
 //                   [--hello-delay S] [--capabilities "hits disable stop-after"]
 //                   [--tolerances zero-sign] [--bounds "K LO HI;K LO HI..."]
+//                   [--declines "quantized range-end-1 ..."]
 //
 // Every request is answered by echoing its kernel back (with hits frames), except that
 // MODE applies to the requests holding a `CONST N` node when --marker is given, and to all
@@ -15,6 +16,7 @@
 // Its hello's version is "fake pid <pid>", so a test can tell two children apart.
 // With --bounds (and `bounds` among --capabilities), a request with the option bounds=1
 // gets a bounds frame first: the given `K LO HI` lines, as claims about the request's nodes.
+// --declines puts a `declines:` line with the given words in its hello.
 #include <unistd.h>
 
 #include <cerrno>
@@ -94,7 +96,8 @@ bool holds_const(const std::string& body, const std::string& marker) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string mode = "echo", marker, hello = "normal", capabilities = "hits", tolerances, bounds;
+  std::string mode = "echo", marker, hello = "normal", capabilities = "hits", tolerances, bounds,
+              declines;
   double hello_delay = 0;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i], value = argv[i + 1];
@@ -105,6 +108,7 @@ int main(int argc, char** argv) {
     if (flag == "--capabilities") capabilities = value;
     if (flag == "--tolerances") tolerances = value;
     if (flag == "--bounds") bounds = value;
+    if (flag == "--declines") declines = value;
   }
   if (hello == "slow") std::this_thread::sleep_for(std::chrono::duration<double>(hello_delay));
   if (hello == "none") {
@@ -117,7 +121,8 @@ int main(int argc, char** argv) {
   else if (hello != "none")
     frame("hello", "protocol: 1\nname: fake\nversion: fake pid " + std::to_string(::getpid()) +
                        "\ncapabilities: " + capabilities + "\n" +
-                       (tolerances.empty() ? "" : "tolerances: " + tolerances + "\n"));
+                       (tolerances.empty() ? "" : "tolerances: " + tolerances + "\n") +
+                       (declines.empty() ? "" : "declines: " + declines + "\n"));
   int served = 0;
   Request r;
   while (next_request(r)) {

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 
@@ -137,6 +138,27 @@ TEST(SutExternal, VersionAndCapabilitiesComeFromTheHello) {
   EXPECT_FALSE(able->capabilities().bugs);
   EXPECT_FALSE(able->capabilities().zero_sign_free);
   EXPECT_TRUE(fake("--tolerances zero-sign")->capabilities().zero_sign_free);
+}
+
+TEST(SutExternal, DeclinesComeFromTheHelloUnknownWordsIncluded) {
+  EXPECT_TRUE(fake("--capabilities hits")->capabilities().declines.empty());
+  // Words are kept as given (the campaign ignores those it does not know); runs of spaces
+  // separate them like one.
+  auto sut = fake("--declines 'quantized  range-end-1 shape-from-the-future'");
+  EXPECT_EQ(sut->capabilities().declines,
+            (std::set<std::string>{"quantized", "range-end-1", "shape-from-the-future"}));
+  EXPECT_EQ(fake("--declines quantized")->capabilities().declines,
+            std::set<std::string>{"quantized"});
+}
+
+TEST(SutExternal, AnUnsupportedReasonsClassIsItsBracketedPrefix) {
+  EXPECT_EQ(decline_class("[quantized] quantized dtype qint8 (tinygrad has no quantized types)"),
+            "quantized");
+  EXPECT_EQ(decline_class("[range-end-0-1] a RANGE of end 1"), "range-end-0-1");
+  EXPECT_EQ(decline_class("fake: CONST 777 is not supported"), "unclassified");
+  EXPECT_EQ(decline_class("[] empty"), "unclassified");
+  EXPECT_EQ(decline_class("[not a class] x"), "unclassified");
+  EXPECT_EQ(decline_class("[unclosed"), "unclassified");
 }
 
 TEST(SutExternal, RequestOptionsAreSentOnlyWhenTheHelloListsThem) {

@@ -1,8 +1,10 @@
 """--emit: the standalone reproducer of a case. Each kept tinygrad finding gives a script
 that fails (exit 1, the differing element or the crash's file:line), a kernel tinygrad
 rewrites right one that passes (exit 0), and every script runs with tinygrad alone on its
-path. The evaluator the scripts carry is checked on hand-built graphs against values worked
-out by hand from SEMANTICS.md."""
+path. An unsound-bounds case's script fails while tinygrad's vmin/vmax of the original
+leave out a value it takes (the wrong fact), and other scripts print that fact as a
+diagnosis. The evaluator the scripts carry is checked on hand-built graphs against values
+worked out by hand from SEMANTICS.md."""
 import glob
 import os
 import re
@@ -137,6 +139,23 @@ class Standalone(unittest.TestCase):
     scope = script_scope(text.replace("@input 1 [5, 0, 9]", "@input 1 [7, 8, 1]"))
     self.assertEqual(scope["evaluate"](scope["build"](), scope["VARS"], scope["INPUTS"])[0], [17, 0, 11])
 
+  def test_long_input_lines(self):
+    # an @input of 600 values: written wrapped at 100 characters, read back whole
+    n, text = 600, read(os.path.join(EXAMPLES, "gather_given_data.uop")).replace("@output 0 [15, 10, 0]\n", "")
+    values = [(i * 7) % 10 for i in range(n)]
+    text = (text.replace("@input 1 [5, 0, 9]", f"@input 1 {values}").replace("size=3", f"size={n}")
+            .replace("CONST 3 : index", f"CONST {n} : index"))
+    s = Script(text)
+    try:
+      self.assertEqual(s.emitted.returncode, 0, s.emitted.stderr)
+      data = s.text().split("INPUTS = ", 1)[1].split("\n}\n", 1)[0]
+      self.assertGreater(data.count("\n"), 20)
+      self.assertLessEqual(max(map(len, data.splitlines())), 100)
+      r = s.run("-c", "import repro, sys; assert repro.INPUTS[1] == %r; sys.exit(repro.check())" % values)
+      self.assertEqual((r.returncode, r.stdout), (0, "ok: the rewrite keeps every output\n"), r.stderr)
+    finally:
+      s.close()
+
   def test_the_stage_in_the_header_wins(self):
     text = "@tinygrad-stage full\n" + read(os.path.join(EXAMPLES, "arange_sum.uop"))
     self.assertIn("pm_reduce_simplify", emit.emit(text, "symbolic"))
@@ -183,12 +202,155 @@ class Standalone(unittest.TestCase):
     self.assertEqual(scope["check"](), 0)
 
 
+# finding-615070f9 (a campaign's, cut to its header): tinygrad clamps the bounds of a CAST
+# that wraps. ((x0 - 1) * 1844674407370955161) as int32 at x0 = 4 is -858993461, but the
+# CAST's [vmin, vmax] is its operand's [0, 9223372036854775805] clamped to [0, 2^31 - 1].
+CAST_CLAMP = """@name finding-615070f9
+@var x0=4
+@signature unsound-bounds/tinygrad/CAST
+@details tinygrad believes a wrong fact: unsound-bounds: CAST of [0, 9223372036854775805] claimed [0, 2147483647], value -858993461
+@simplifier-stage symbolic
+%0 = PARAM slot=0 size=7 out : int32
+%1 = VAR name=x0 min=1 max=6 : index
+%2 = INDEX %0 %1 : int32
+%3 = CONST -1 : index
+%4 = ADD %1 %3 : index
+%5 = CONST 1844674407370955161 : index
+%6 = MUL %4 %5 : index
+%7 = CAST %6 : int32
+%8 = STORE %2 %7 : void
+%9 = SINK %8 : void
+"""
+CAST_CLAMP_FACT = ("wrong fact: CAST(weakint -> int32) vmin/vmax [0, 2147483647], but it takes -858993461; "
+                   "operands: MUL(weakint) [0, 9223372036854775805]")
+
+
+def overflow_case(dt):
+  """x + 100 past the top of dt (x a VAR near it), stored and summed three times: tinygrad's
+  [vmin, vmax] of the ADD leave dt, the value wraps."""
+  top = {"int32": 2**31 - 1, "uint32": 2**32 - 1}[dt]
+  return f"""@name overflow_{dt}
+@signature unsound-bounds/tinygrad/ADD
+@var x={top - 27}
+%0 = PARAM slot=0 size=2 out : {dt}
+%1 = CONST 0 : index
+%2 = INDEX %0 %1 : {dt}
+%3 = VAR name=x min={top - 47} max={top} : {dt}
+%4 = CONST 100 : {dt}
+%5 = ADD %3 %4 : {dt}
+%6 = STORE %2 %5 : void
+%7 = CONST 1 : index
+%8 = INDEX %0 %7 : {dt}
+%9 = CONST 3 : index
+%10 = RANGE %9 axis=0 REDUCE : index
+%11 = REDUCE %5 %10 op=ADD : {dt}
+%12 = STORE %8 %11 : void
+%13 = SINK %6 %12 : void
+"""
+
+
+class Bounds(unittest.TestCase):
+  """tinygrad's vmin/vmax of the original kernel against the values the script computes."""
+
+  def emitted(self, text):
+    s = Script(text)
+    self.addCleanup(s.close)
+    self.assertEqual(s.emitted.returncode, 0, s.emitted.stderr)
+    return s
+
+  def test_an_unsound_bounds_case_fails_on_its_wrong_fact(self):
+    s = self.emitted(CAST_CLAMP)
+    r = s.run("repro.py")
+    self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+    self.assertEqual(r.stdout.splitlines(), [CAST_CLAMP_FACT, "FAIL: tinygrad's vmin/vmax of the original kernel leave "
+                                             "out a value it takes"])
+    self.assertIn('CHECK = "bounds"', s.text())
+    self.assertIn("tinygrad's vmin/vmax of a CAST leave out a value it takes", s.text().split('"""')[1])
+    r = s.run("-m", "unittest", "repro")  # the unittest fails on the same fact
+    self.assertNotEqual(r.returncode, 0)
+    self.assertIn(CAST_CLAMP_FACT, r.stderr)
+
+  def test_it_passes_where_the_bounds_hold(self):
+    # x0 = 1: every value is 0, inside every [vmin, vmax] (as on a tinygrad with the fix)
+    s = self.emitted(CAST_CLAMP.replace("@var x0=4", "@var x0=1"))
+    r = s.run("repro.py")
+    self.assertEqual((r.returncode, r.stdout), (0, "ok: tinygrad's vmin/vmax hold at every value of the original kernel\n"))
+    self.assertEqual(s.run("-m", "unittest", "repro").returncode, 0)
+    s = self.emitted("@signature unsound-bounds/tinygrad/REDUCE\n" + read(os.path.join(EXAMPLES, "gather_given_data.uop")))
+    self.assertEqual(s.run("repro.py").returncode, 0)
+
+  def test_another_finding_prints_the_fact_as_a_diagnosis(self):
+    # the same kernel as the campaign found it: its verdict is still the outputs'
+    text = CAST_CLAMP.replace("@signature unsound-bounds/tinygrad/CAST", "@signature ub-introduced/uop/symbolic.py:242/oracle")
+    s = self.emitted(text)
+    self.assertIn('CHECK = "outputs"', s.text())
+    r = s.run("repro.py")
+    self.assertEqual(r.stdout.splitlines()[0], "diagnosis: " + CAST_CLAMP_FACT)
+    self.assertEqual(r.returncode, 0 if r.stdout.endswith("ok: the rewrite keeps every output\n") else 1, r.stdout)
+
+  def test_signed_overflow_is_set_aside_unsigned_wrapping_is_not(self):
+    s = self.emitted(overflow_case("int32"))
+    r = s.run("repro.py")
+    self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+    self.assertNotIn("wrong fact", r.stdout)
+    s = self.emitted(overflow_case("uint32"))
+    r = s.run("repro.py")
+    self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+    self.assertIn("wrong fact: ADD(uint32) vmin/vmax [4294967348, 4294967395], but it takes 72; operands: "
+                  "PARAM(uint32) [4294967248, 4294967295], CONST(uint32) [100, 100]", r.stdout)
+
+  def test_what_is_computed_from_a_signed_overflow_is_set_aside_too(self):
+    # by hand (the adapter's gate refuses it: a CAST reads the bounds of a wrapping ADD):
+    # the CAST's [2147483747, 2147483747] fits int64, its value -2147483549 does not
+    x = UOp.variable("x", 2**31 - 1, 2**31 - 1, dtype=dtypes.int32, param=True)
+    add = x + UOp.const(100, dtypes.int32)
+    sink = store_sink(out(dt=dtypes.int64).index(idx(0)).store(add.cast(dtypes.int64)))
+    seen = {}
+    self.assertEqual(reproducer.evaluate(sink, {"x": 2**31 - 1}, {}, seen)[0], [-2147483549])
+    self.assertEqual(seen[add], (-2147483549, -2147483549))
+    self.assertIsNone(reproducer.wrong_fact(sink, seen))
+    # in uint32 the same CAST is a wrong fact (unsigned wrapping is defined in C)
+    x = UOp.variable("x", 2**32 - 1, 2**32 - 1, dtype=dtypes.uint32, param=True)
+    wrap = (x + UOp.const(100, dtypes.uint32)).cast(dtypes.int64)
+    sink = store_sink(out(dt=dtypes.int64).index(idx(0)).store(wrap))
+    seen = {}
+    reproducer.evaluate(sink, {"x": 2**32 - 1}, {}, seen)
+    self.assertEqual(reproducer.wrong_fact(sink, seen), "wrong fact: ADD(uint32) vmin/vmax [4294967395, 4294967395], "
+                     "but it takes 99; operands: PARAM(uint32) [4294967295, 4294967295], CONST(uint32) [100, 100]")
+
+  def test_values_seen_are_whole_reduces_and_bools_as_ints(self):
+    # sum over r < 4 of (uint8(r) + x), x = 254: the ADD takes 254, 255, 0, 1 (it wraps),
+    # the REDUCE only its result (254 + 255 + 0 + 1) mod 256 = 254
+    r = UOp.range(4, 0, AxisType.REDUCE)
+    x = UOp.variable("x", 250, 255, dtype=dtypes.uint8, param=True)
+    add = r.cast(dtypes.uint8) + x
+    total = UOp(Ops.REDUCE, dtypes.uint8, (add, r), (Ops.ADD, 0))
+    less = r < UOp.const(2, dtypes.weakint)  # True, True, False, False
+    count = UOp(Ops.REDUCE, dtypes.uint8, (less.cast(dtypes.uint8), r), (Ops.ADD, 0))
+    sink = store_sink(out(dt=dtypes.uint8).index(idx(0)).store(total), out(dt=dtypes.uint8, slot=1).index(idx(0)).store(count))
+    seen = {}
+    reproducer.evaluate(sink, {"x": 254}, {}, seen)
+    self.assertEqual((seen[add], seen[total], seen[less], seen[count]), ((0, 255), (254, 254), (0, 1), (2, 2)))
+    self.assertEqual(reproducer.wrong_fact(sink, seen),
+                     "wrong fact: ADD(uint8) vmin/vmax [250, 258], but it takes 0; operands: CAST(weakint -> uint8) [0, 3], "
+                     "PARAM(uint8) [250, 255]")
+
+
 class Refusals(unittest.TestCase):
   def test_unsupported_kernel(self):
     s = Script(read(os.path.join(EXAMPLES, "requantize_bitcast.uop")))
     try:
       self.assertEqual(s.emitted.returncode, 1)
-      self.assertTrue(s.emitted.stderr.startswith("unsupported: quantized dtype"), s.emitted.stderr)
+      self.assertTrue(s.emitted.stderr.startswith("unsupported: [quantized] quantized dtype"), s.emitted.stderr)
+      self.assertFalse(os.path.exists(s.path))
+    finally:
+      s.close()
+
+  def test_a_tensor_program_is_refused_in_one_line(self):
+    s = Script(read(os.path.join(EXAMPLES, "tensor", "arange_sum.uop")))
+    try:
+      self.assertEqual(s.emitted.returncode, 1)
+      self.assertRegex(s.emitted.stderr, r"^unsupported: \[tensor-program\] root REALIZE: [^\n]*\n$")
       self.assertFalse(os.path.exists(s.path))
     finally:
       s.close()

@@ -2,9 +2,11 @@
 stop-after=, unsupported and error answers (docs/external-simplifier.md)."""
 import os
 import re
+import tempfile
 import unittest
 
-from adapter_process import Adapter, canonical, example, header_of, hits_of, kernel_body, run_kernel
+from adapter_process import (EXAMPLES, Adapter, canonical, example, header_of, hits_of, kernel_body, run_kernel,
+                             tinygrad_checkout, uopfuzz)
 
 # out[r] = int32((r + 0) * 1) for r < 4: tinygrad's x+0 -> x, then its x*1 -> x.
 PLUS_ZERO_TIMES_ONE = """\
@@ -25,6 +27,56 @@ PLUS_ZERO_TIMES_ONE = """\
 # The same with an index product past int64 by tinygrad's bounds: the semantics gate refuses
 # it (tinygrad's index is unbounded, ours is int64).
 PAST_INT64 = PLUS_ZERO_TIMES_ONE.replace("%6 = CONST 1 : index", "%6 = CONST 9223372036854775807 : index")
+
+
+# out[0] = sum over r < END of r: a RANGE of a constant end (0 and 1: the full stage refuses).
+RANGE_END = """\
+%0 = PARAM slot=0 size=1 out : int32
+%1 = CONST 0 : index
+%2 = INDEX %0 %1 : int32
+%3 = CONST {end} : index
+%4 = RANGE %3 axis=0 REDUCE : index
+%5 = CAST %4 : int32
+%6 = REDUCE %5 %4 op=ADD : int32
+%7 = STORE %2 %6 : void
+%8 = SINK %7 : void
+"""
+
+# One RANGE closed by two ENDs (two outputs stored over it): the full stage refuses it.
+CLOSED_TWICE = """\
+%0 = PARAM slot=0 size=2 out : int32
+%1 = CONST 2 : index
+%2 = RANGE %1 axis=0 LOOP : index
+%3 = INDEX %0 %2 : int32
+%4 = CAST %2 : int32
+%5 = STORE %3 %4 : void
+%6 = END %5 %2 : void
+%7 = PARAM slot=1 size=2 out : int32
+%8 = INDEX %7 %2 : int32
+%9 = STORE %8 %4 : void
+%10 = END %9 %2 : void
+%11 = SINK %6 %10 : void
+"""
+
+
+# out[r] = in[r] + 0.0 over in = [-0, +0, -1.5]: tinygrad's x+0 -> x keeps -0 where -0+0 is
+# +0 here, which the hello's zero-sign tolerance covers; through a RECIPROCAL (1/-0 = -inf) it
+# would not, and the adapter refuses that shape.
+PLUS_ZERO_OF_NEGATIVE_ZERO = """\
+@input 1 [-0.0, 0.0, -1.5]
+%0 = PARAM slot=0 size=3 out : float32
+%1 = PARAM slot=1 size=3 in : float32
+%2 = CONST 3 : index
+%3 = RANGE %2 axis=0 LOOP : index
+%4 = INDEX %1 %3 : float32
+%5 = LOAD %4 : float32
+%6 = CONST 0.0 : float32
+%7 = ADD %5 %6 : float32
+%8 = INDEX %0 %3 : float32
+%9 = STORE %8 %7 : void
+%10 = END %9 %3 : void
+%11 = SINK %10 : void
+"""
 
 
 def tinygrad_file(rel):
@@ -103,6 +155,49 @@ class ServerTest(unittest.TestCase):
     else:
       self.assertRegex(version, r"^[0-9a-f]{7,40}(\+dirty)?$")
 
+  def test_hello_declines_name_the_shapes_refused_at_the_stage(self):
+    from uopfuzz_adapter import declines
+    self.assertEqual(self.start().hello["declines"].split(), ["quantized"])
+    full = self.start(stage="full")
+    self.assertEqual(full.hello["declines"].split(), ["quantized", "range-end-0", "range-end-1", "range-closed-twice"])
+    self.assertTrue(set(full.hello["declines"].split()) <= set(declines.SHAPES))
+    # each declined shape is refused at the full stage, under its class
+    for shape, text, cls in (("quantized", kernel_body(example("requantize_bitcast.uop")), "quantized"),
+                             ("range-end-0", RANGE_END.format(end=0), "range-end-0-1"),
+                             ("range-end-1", RANGE_END.format(end=1), "range-end-0-1"),
+                             ("range-closed-twice", CLOSED_TWICE, "range-closed-twice")):
+      with self.subTest(shape=shape):
+        frames = full.simplify(text)
+        self.assertEqual(frames[-1][0], "unsupported", frames)
+        self.assertTrue(frames[-1][1].startswith(f"[{cls}] "), frames[-1][1])
+
+  def test_every_unsupported_reason_starts_with_a_known_class(self):
+    from uopfuzz_adapter import declines
+    seen = set()
+    for stage in ("symbolic", "full"):
+      a = self.start(stage=stage)
+      for text in [kernel_body(example(name)) for name in sorted(os.listdir(EXAMPLES)) if name.endswith(".uop")] + \
+                  [PAST_INT64, RANGE_END.format(end=1), CLOSED_TWICE, "%0 = SINK %9 : void\n"]:
+        kind, body = a.simplify(text)[-1]
+        if kind != "unsupported": continue
+        cls = declines.class_of(body)
+        self.assertIn(cls, declines.CLASSES, body)
+        seen.add(cls)
+    self.assertTrue({"quantized", "index-past-int64", "range-end-0-1", "range-closed-twice", "no-tinygrad-form"} <= seen, seen)
+
+  def test_plus_zero_of_negative_zero_is_within_the_zero_sign_tolerance(self):
+    recip = PLUS_ZERO_OF_NEGATIVE_ZERO.replace("%9 = STORE %8 %7", "%12 = RECIPROCAL %7 : float32\n%9 = STORE %8 %12")
+    with tempfile.TemporaryDirectory() as d:
+      plain, through = os.path.join(d, "plus_zero.uop"), os.path.join(d, "plus_zero_recip.uop")
+      for path, text in ((plain, PLUS_ZERO_OF_NEGATIVE_ZERO), (through, recip)):
+        with open(path, "w", encoding="utf-8") as f: f.write(text)
+      for stage in ("symbolic", "full"):
+        flags = ("--simplifier", "tinygrad", "--tinygrad", tinygrad_checkout(), "--tinygrad-stage", stage)
+        out = uopfuzz("check", plain, *flags)
+        self.assertIn("ok: rewrite agrees", out)
+        self.assertIn(rule_at(*X_PLUS_ZERO), out)  # the fold ran: -0 stored where the original stores +0
+        self.assertIn("unsupported: [float-fast-math] float x+0 reaching RECIPROCAL", uopfuzz("check", through, *flags, ok_status=(2,)))
+
   def test_arange_sum_rewrite_still_sums_to_45(self):
     text = example("arange_sum.uop")
     for stage in ("symbolic", "full"):
@@ -156,7 +251,7 @@ class ServerTest(unittest.TestCase):
     a = self.start()
     frames = a.simplify(PAST_INT64)
     self.assertEqual(frames[-1][0], "unsupported")
-    self.assertIn("may leave int64", frames[-1][1])
+    self.assertRegex(frames[-1][1], r"^\[index-past-int64\] .*may leave int64")
     # the process goes on
     self.assertEqual(a.simplify(PLUS_ZERO_TIMES_ONE)[-1][0], "ok")
 
@@ -164,7 +259,7 @@ class ServerTest(unittest.TestCase):
     # tinygrad has no quantized types: the answer names the cause and the process goes on
     a = self.start()
     frames = a.simplify(example("requantize_bitcast.uop"))
-    self.assertEqual(frames, [("unsupported", "quantized dtype qint8 (tinygrad has no quantized types)")])
+    self.assertEqual(frames, [("unsupported", "[quantized] quantized dtype qint8 (tinygrad has no quantized types)")])
     self.assertEqual(a.simplify(PLUS_ZERO_TIMES_ONE)[-1][0], "ok")
 
   def test_nothing_but_frames_on_stdout_when_tinygrad_prints(self):

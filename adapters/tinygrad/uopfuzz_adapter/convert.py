@@ -2,10 +2,10 @@
 
 The contract the rest of the adapter uses: to_tinygrad() turns a kernel's .uop text into a
 tinygrad SINK plus what from_tinygrad() needs to turn a rewritten SINK back into .uop text.
-Anything the two IRs do not share raises Unsupported with a reason a person can read
-("op BUFFERIZE", "dtype float16 BITCAST ..."); the server answers `unsupported` with it. A
-reason names the cause, never a line or a value, so a campaign's counts per reason count
-causes.
+Anything the two IRs do not share raises Unsupported with a reason a person can read,
+after its class ("[no-tinygrad-form] dtype bfloat16", "[no-uop-form] op AFTER (tinygrad-only)
+in the rewrite"; declines.CLASSES); the server answers `unsupported` with it. A reason names
+the cause, never a line or a value, so a campaign's counts per reason count causes.
 
 The kernel form is the one tinygrad's scheduler hands to full_rewrite_to_sink: PARAMs with
 their element dtype and a size, INDEX(PARAM, idx) used directly as the loaded value (tinygrad
@@ -18,11 +18,23 @@ import sys
 from tinygrad.dtype import AddrSpace, Invalid, dtypes
 from tinygrad.uop.ops import AxisType, KernelInfo, Ops, UOp
 
-from uopfuzz_adapter import uop_text
+from uopfuzz_adapter import declines, uop_text
 
 
 class Unsupported(Exception):
-  """A kernel (or a rewrite) the two IRs cannot share; str(e) is the reason."""
+  """A kernel (or a rewrite) the adapter cannot check: str(e) is the reason, `[cls] text`
+  with cls one of declines.CLASSES (a campaign counts its declines per class)."""
+
+  def __init__(self, cls, text):
+    super().__init__(declines.tag(cls, text))
+    self.cls, self.text = cls, text
+
+  @classmethod
+  def of(cls, reason):
+    """The Unsupported of a reason already tagged `[cls] text` (semantics.semantic_gate's)."""
+    c = declines.class_of(reason)
+    if c not in declines.CLASSES: raise ValueError(f"an untagged decline reason {reason!r}")
+    return cls(c, reason[len(c) + 3:])
 
 
 DTYPE_TO_TG = {
@@ -85,7 +97,7 @@ def _int(text, what):
   try:
     return int(text)
   except ValueError:
-    raise Unsupported(f"{what} is not an integer") from None
+    raise Unsupported("no-tinygrad-form", f"{what} is not an integer") from None
 
 
 def _literal(text, dtype):
@@ -93,7 +105,7 @@ def _literal(text, dtype):
   if dtype == "bool":
     if text in ("true", "1"): return True
     if text in ("false", "0"): return False
-    raise Unsupported("a bool literal other than true, false, 1, 0")
+    raise Unsupported("no-tinygrad-form", "a bool literal other than true, false, 1, 0")
   if dtype.startswith("float"): return float(text)
   return _int(text, f"{dtype} literal")
 
@@ -103,9 +115,9 @@ def to_tinygrad(text):
   try:
     kernel = uop_text.parse(text)
   except uop_text.UopTextError as e:
-    raise Unsupported("not a .uop kernel (it does not parse)") from None
+    raise Unsupported("no-tinygrad-form", "not a .uop kernel (it does not parse)") from None
   if kernel.root.op != "SINK":
-    raise Unsupported(f"root {kernel.root.op}: a tensor program, not a kernel (lower it first)")
+    raise Unsupported("tensor-program", f"root {kernel.root.op}: a tensor program, not a kernel (lower it first)")
   conv = Conversion(kernel.header)
   built = []
   for node in kernel.nodes:
@@ -113,7 +125,7 @@ def to_tinygrad(text):
       built.append(_to_uop(node, [built[s] for s in node.srcs], conv, kernel))
     except (KeyError, IndexError, ValueError, TypeError, OverflowError, RuntimeError, AssertionError) as e:
       # text the C++ verifier would reject, or a node tinygrad's constructors refuse
-      raise Unsupported(f"{node.op} not convertible ({type(e).__name__})") from None
+      raise Unsupported("no-tinygrad-form", f"{node.op} not convertible ({type(e).__name__})") from None
     # _to_uop returns the UOp holding the node's value: a LOAD's is its INDEX (tinygrad's
     # kernel form reads through it), a MIN's the outer flip of flip(MAX(flip a, flip b)), a
     # REDUCE MIN's the outer flip of flip(REDUCE MAX(flip x)), a VAR's its ALU PARAM;
@@ -157,8 +169,8 @@ def _dtype(name):
   # so nothing it could rewrite them into would mean the same. The reason names the storage
   # kind alone (no scale), so a campaign counts one cause per storage type.
   storage = uop_text.quantized_storage(name)
-  if storage: raise Unsupported(f"quantized dtype q{storage} (tinygrad has no quantized types)")
-  if name not in DTYPE_TO_TG: raise Unsupported(f"dtype {name}")
+  if storage: raise Unsupported("quantized", f"quantized dtype q{storage} (tinygrad has no quantized types)")
+  if name not in DTYPE_TO_TG: raise Unsupported("no-tinygrad-form", f"dtype {name}")
   return DTYPE_TO_TG[name]
 
 
@@ -168,7 +180,7 @@ def op_is_quantized(op):
 
 
 def _to_uop(node, src, conv, kernel):
-  if op_is_quantized(node.op): raise Unsupported(f"op {node.op} (tinygrad has no quantized types)")
+  if op_is_quantized(node.op): raise Unsupported("quantized", f"op {node.op} (tinygrad has no quantized types)")
   op, dt = node.op, _dtype(node.dtype)
   kv, bare = node.keyed()
   if op == "CONST":
@@ -187,7 +199,7 @@ def _to_uop(node, src, conv, kernel):
     return UOp.variable(kv["name"], _int(kv["min"], "VAR min"), _int(kv["max"], "VAR max"), dtype=dt,
                         multiple_of=_int(kv.get("multiple_of", "1"), "multiple_of"), param=True)
   if op == "RANGE":
-    if not bare or bare[0] not in AXIS_TYPES: raise Unsupported(f"RANGE axis type {bare}")
+    if not bare or bare[0] not in AXIS_TYPES: raise Unsupported("no-tinygrad-form", f"RANGE axis type {bare}")
     ids = tuple(_int(i, "axis id") for i in kv["axis"].split("."))
     return UOp(Ops.RANGE, dt, src=tuple(src), arg=ids + (AxisType[bare[0]],))
   if op == "INDEX": return UOp(Ops.INDEX, dt, src=tuple(src))
@@ -198,7 +210,7 @@ def _to_uop(node, src, conv, kernel):
     if kv.get("op") == "MIN":
       inner = UOp(Ops.REDUCE, dt, src=(_flip(src[0], node.dtype),) + tuple(src[1:]), arg=(Ops.MAX, 0))
       return _flip(inner, node.dtype)
-    if kv.get("op") not in REDUCE_OPS: raise Unsupported(f"REDUCE op={kv.get('op')}")
+    if kv.get("op") not in REDUCE_OPS: raise Unsupported("no-tinygrad-form", f"REDUCE op={kv.get('op')}")
     return UOp(Ops.REDUCE, dt, src=tuple(src), arg=(REDUCE_OPS[kv["op"]], 0))
   if op == "SINK":
     name = kernel.header_value("name") or "kernel"
@@ -207,7 +219,7 @@ def _to_uop(node, src, conv, kernel):
   if op == "MIN":
     return _flip(UOp(Ops.MAX, dt, src=tuple(_flip(x, node.dtype) for x in src)), node.dtype)
   if op in ALU: return UOp(ALU[op], dt, src=tuple(src))
-  raise Unsupported(f"op {op}: not a kernel op tinygrad's codegen takes")
+  raise Unsupported("no-tinygrad-form", f"op {op}: not a kernel op tinygrad's codegen takes")
 
 
 def _wrap(value, dtype):
@@ -217,7 +229,7 @@ def _wrap(value, dtype):
   dt = DTYPE_TO_TG[dtype]
   if dtype == "index":
     if not dtypes.int64.min <= value <= dtypes.int64.max:
-      raise Unsupported("an index constant outside int64 in the rewrite (tinygrad's index is unbounded)")
+      raise Unsupported("index-past-int64", "an index constant outside int64 in the rewrite (tinygrad's index is unbounded)")
     return value
   span = 1 << dt.bitsize
   value %= span
@@ -229,7 +241,7 @@ def _is_int(dtype):
 
 
 def _format(value, dtype):
-  if value is Invalid: raise Unsupported("an Invalid CONST outside a gated index")
+  if value is Invalid: raise Unsupported("no-uop-form", "an Invalid CONST outside a gated index")
   if dtype == "bool": return "true" if value else "false"
   if dtype.startswith("float"):
     v = float(value)
@@ -237,7 +249,7 @@ def _format(value, dtype):
     if math.isinf(v): return "inf" if v > 0 else "-inf"
     return repr(v)
   if isinstance(value, float):
-    if not value.is_integer(): raise Unsupported(f"a non-integral float constant where {dtype} is needed")
+    if not value.is_integer(): raise Unsupported("no-uop-form", f"a non-integral float constant where {dtype} is needed")
     value = int(value)
   return str(_wrap(int(value), dtype))
 
@@ -268,7 +280,7 @@ class _Printer:
     return self.memo[key]
 
   def dtype(self, u):
-    if u.dtype not in DTYPE_FROM_TG: raise Unsupported(f"dtype {u.dtype} ({u.op.name}) in the rewrite")
+    if u.dtype not in DTYPE_FROM_TG: raise Unsupported("no-uop-form", f"dtype {u.dtype} ({u.op.name}) in the rewrite")
     return DTYPE_FROM_TG[u.dtype]
 
   def value(self, u, want=None):
@@ -298,7 +310,7 @@ class _Printer:
     # the check judges it (a narrowing that wraps is a mismatch, not hidden).
     # A bool where tinygrad's promotion wants an integer is 0 or 1, as a CAST makes it.
     if not ((_is_int(have) or have == "bool") and _is_int(want)):
-      raise Unsupported(f"{u.op.name} of {have} where {want} is needed")
+      raise Unsupported("no-uop-form", f"{u.op.name} of {have} where {want} is needed")
     return self.add(("cast", u, want), "CAST", [self.value(u)], [], want)
 
   def index(self, s):
@@ -328,7 +340,7 @@ class _Printer:
   def effect(self, u):
     """An effect's node, or None for tinygrad's NOOP (a STORE it proved never runs)."""
     if u.op is Ops.NOOP: return None
-    if u.op not in (Ops.STORE, Ops.END): raise Unsupported(f"op {u.op.name} as an effect in the rewrite")
+    if u.op not in (Ops.STORE, Ops.END): raise Unsupported("no-uop-form", f"op {u.op.name} as an effect in the rewrite")
     return self.emit(u)
 
   def emit(self, u):
@@ -339,32 +351,32 @@ class _Printer:
       return self.add(u, "CONST", [], [_format(u.arg, dt)], dt)
     if op is Ops.PARAM:
       if u.arg.addrspace is AddrSpace.ALU:
-        if u.arg.name not in self.conv.vars: raise Unsupported("a variable the rewrite introduced")
+        if u.arg.name not in self.conv.vars: raise Unsupported("no-uop-form", "a variable the rewrite introduced")
         args, dt = self.conv.vars[u.arg.name]
         var = self.add(("var", u.arg.name), "VAR", [], args, dt)
         # the full rewrite narrows a variable to the width it is used at
         return var if self.dtype(u) == dt else self.add(u, "CAST", [var], [], self.dtype(u))
-      if u.arg.slot not in self.conv.params: raise Unsupported("a PARAM slot the rewrite introduced")
+      if u.arg.slot not in self.conv.params: raise Unsupported("no-uop-form", "a PARAM slot the rewrite introduced")
       args, dt = self.conv.params[u.arg.slot]
-      if self.dtype(u) != dt: raise Unsupported(f"a PARAM of {dt} retyped to {u.dtype} in the rewrite")
+      if self.dtype(u) != dt: raise Unsupported("no-uop-form", f"a PARAM of {dt} retyped to {u.dtype} in the rewrite")
       return self.add(u, "PARAM", [], args, dt)
     if op is Ops.RANGE:
       ids, kind = u.arg[:-1], u.arg[-1]
-      if kind.name not in AXIS_TYPES: raise Unsupported(f"RANGE axis type {kind.name}")
-      if not ids or any(not isinstance(i, int) or i < 0 for i in ids): raise Unsupported("a RANGE axis id that is not a tuple of naturals")
+      if kind.name not in AXIS_TYPES: raise Unsupported("no-uop-form", f"RANGE axis type {kind.name}")
+      if not ids or any(not isinstance(i, int) or i < 0 for i in ids): raise Unsupported("no-uop-form", "a RANGE axis id that is not a tuple of naturals")
       end = self.value(u.src[0], "index")
       return self.add(u, "RANGE", [end], ["axis=" + ".".join(map(str, ids)), kind.name], "index")
     if op is Ops.INDEX:
       if u.src[0].op is not Ops.PARAM or u.src[0].dtype != u.dtype:
-        raise Unsupported(f"INDEX of {u.dtype} into {u.src[0].op.name} of {u.src[0].dtype} in the rewrite")
+        raise Unsupported("no-uop-form", f"INDEX of {u.dtype} into {u.src[0].op.name} of {u.src[0].dtype} in the rewrite")
       buf = self.emit(u.src[0])
       return self.add(u, "INDEX", [buf] + [self.index(s) for s in u.src[1:]], [], self.dtype(u))
     if op is Ops.LOAD:
-      if u.src[0].op is not Ops.INDEX or len(u.src) > 2: raise Unsupported(f"LOAD of {u.src[0].op.name} or with more than a gate in the rewrite")
+      if u.src[0].op is not Ops.INDEX or len(u.src) > 2: raise Unsupported("no-uop-form", f"LOAD of {u.src[0].op.name} or with more than a gate in the rewrite")
       dt = self.dtype(u)
       return self.add(u, "LOAD", [self.emit(u.src[0])] + [self.value(s, dt) for s in u.src[1:]], [], dt)
     if op is Ops.STORE:
-      if len(u.src) != 2 or u.src[0].op is not Ops.INDEX: raise Unsupported("STORE with a gate or not into an INDEX")
+      if len(u.src) != 2 or u.src[0].op is not Ops.INDEX: raise Unsupported("no-uop-form", "STORE with a gate or not into an INDEX")
       idx = self.emit(u.src[0])
       return self.add(u, "STORE", [idx, self.value(u.src[1], self.dtype(u.src[0]))], [], "void")
     if op is Ops.END:
@@ -374,7 +386,7 @@ class _Printer:
       return self.add(u, "END", [body] + ranges, [], "void")
     if op is Ops.REDUCE:
       rop = u.arg[0] if isinstance(u.arg, tuple) else u.arg
-      if rop not in REDUCE_OPS.values(): raise Unsupported(f"REDUCE op {rop}")
+      if rop not in REDUCE_OPS.values(): raise Unsupported("no-uop-form", f"REDUCE op {rop}")
       return self.reduce(u, rop.name, self.value(u.src[0], self.dtype(u)))
     if op is Ops.SINK:
       effects = [e for e in (self.effect(s) for s in u.src) if e is not None]
@@ -388,14 +400,14 @@ class _Printer:
     if (inner := _unflip(u)) is not None and (found := self.min_of(u, inner)) is not None: return found
     if op is Ops.MULACC:
       dt = self.dtype(u)
-      if not _is_int(dt): raise Unsupported(f"MULACC of {dt}: fused or not is the backend's choice")
+      if not _is_int(dt): raise Unsupported("no-uop-form", f"MULACC of {dt}: fused or not is the backend's choice")
       a, b, c = (self.value(s, dt) for s in u.src)
       return self.add(u, "ADD", [self.add(("mul", u), "MUL", [a, b], [], dt), c], [], dt)
     if op in ALU_FROM_TG:
       # a gated index stays index-typed here when tinygrad lowers the index to int32
       dt = "index" if op is Ops.WHERE and u.src[2].op is Ops.CONST and u.src[2].arg is Invalid else self.dtype(u)
       return self.add(u, ALU_FROM_TG[op], self._alu_srcs(u), [], dt)
-    raise Unsupported(f"op {op.name} (tinygrad-only) in the rewrite")
+    raise Unsupported("no-uop-form", f"op {op.name} (tinygrad-only) in the rewrite")
 
   def ranges(self, closer):
     """The RANGE nodes an END or REDUCE closes. tinygrad folds a RANGE of end 1 to its only
@@ -443,7 +455,7 @@ class _Printer:
 def from_tinygrad(sink, conversion):
   """.uop text of a tinygrad SINK that came from to_tinygrad(...) and was rewritten.
   Raises Unsupported for ops the rewrite introduced that .uop cannot express."""
-  if sink.op is not Ops.SINK: raise Unsupported(f"the rewrite's root is {sink.op.name}, not SINK")
+  if sink.op is not Ops.SINK: raise Unsupported("no-uop-form", f"the rewrite's root is {sink.op.name}, not SINK")
   limit = sys.getrecursionlimit()
   sys.setrecursionlimit(max(limit, 20000))
   try:

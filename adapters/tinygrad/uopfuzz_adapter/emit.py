@@ -6,14 +6,18 @@ exactly as to_tinygrad() does (written with tinygrad's own pyrender), runs the s
 campaign ran with tinygrad's own matchers (no RuleMatcher: no names, no planted bugs),
 evaluates the original and the rewritten graph at the case's inputs with a small evaluator
 on tinygrad's scalar semantics (reproducer.py, copied in), and compares the output buffers.
-The script is also a unittest (class TestUopfuzz<Name>). Its exit status: 0 the rewrite
-keeps every output (the bug is gone), 1 the bug is there (a wrong output, an undefined
-rewrite or a crash), 2 nothing can be decided (the original is undefined, or the evaluator
+It also checks tinygrad's vmin/vmax of the original graph against the values computed: for
+an `unsound-bounds/...` case that wrong fact is the finding (CHECK = "bounds", no rewrite
+runs), for any other it is printed as a diagnosis. The script is also a unittest (class
+TestUopfuzz<Name>). Its exit status: 0 the rewrite keeps every output, or every bound holds
+(the bug is gone), 1 the bug is there (a wrong output, an undefined rewrite, a crash, or
+the wrong fact), 2 nothing can be decided (the original is undefined, or the evaluator
 lacks an op).
 """
 import os
 import re
 import string
+import textwrap
 
 from tinygrad.uop.render import pyrender
 
@@ -93,7 +97,7 @@ def _build_code(sink, plain=False):
       code = None
   if code is None or _run_build(code) is not sink:
     code, how = _plain_code(sink), "one UOp(...) a node: pyrender's text did not rebuild this graph"
-    if _run_build(code) is not sink: raise Unsupported("a kernel neither pyrender nor UOp(...) lines rebuild")
+    if _run_build(code) is not sink: raise Unsupported("no-reproducer", "a kernel neither pyrender nor UOp(...) lines rebuild")
   body = "".join(f"  {line}\n" for line in code.splitlines())
   return (f'def build():\n  """The kernel as uopfuzz\'s tinygrad adapter hands it to tinygrad:\n  {how}."""\n'
           f"{body}  return ast\n")
@@ -136,7 +140,7 @@ def _case_data(kernel, conv):
       if eq: given[var] = v
   missing = [v for v in conv.vars if v not in given]
   if missing: raise EmitError(f"no @var for VAR {', '.join(missing)}")
-  vars_ = ", ".join(f"{v!r}: {_literal(given[v], conv.vars[v][1])}" for v in sorted(conv.vars))
+  vars_ = [(repr(v), _literal(given[v], conv.vars[v][1])) for v in sorted(conv.vars)]
   inputs, outputs = {}, {}
   for h in kernel.header:
     m = re.fullmatch(r"@input\s+(\d+)\s*\[(.*)\]\s*", h)
@@ -151,13 +155,31 @@ def _case_data(kernel, conv):
       raise EmitError(f"@input {slot} lists {len(inputs[slot])} values; the PARAM has size {kv['size']}")
     else:
       inputs[slot] = "[" + ", ".join(_literal(t, dtype) for t in inputs[slot]) + "]"
-  ins = ", ".join(f"{slot}: {inputs[slot]}" for slot in sorted(conv.params) if slot not in outputs)
-  return (f"VARS = {{{vars_}}}\nINPUTS = {{{ins}}}\n"
-          f"OUTPUTS = {{{', '.join(f'{s}: {n}' for s, n in outputs.items())}}}\n")
+  ins = [(slot, inputs[slot]) for slot in sorted(conv.params) if slot not in outputs]
+  return "".join(_dict_text(name, items) + "\n" for name, items in
+                 (("VARS", vars_), ("INPUTS", ins), ("OUTPUTS", list(outputs.items()))))
+
+
+def _dict_text(name, items):
+  """`NAME = {key: value, ...}` on one line where that fits in 100 characters; else one
+  key a line, its value (a long @input list) wrapped at 100 characters."""
+  line = f"{name} = {{{', '.join(f'{k}: {v}' for k, v in items)}}}"
+  if len(line) <= 100: return line
+  rows = [f"{name} = {{"]
+  for k, v in items:
+    rows += textwrap.wrap(f"{k}: {v},", width=100, initial_indent="  ", subsequent_indent=" " * (len(str(k)) + 5),
+                          break_long_words=False, break_on_hyphens=False)
+  return "\n".join(rows + ["}"])
 
 
 def _doc(text):
   return text.replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
+
+
+def _check_kind(kernel):
+  """"bounds" for an unsound-bounds finding (the wrong fact is the finding, no output is
+  wrong), else "outputs"."""
+  return "bounds" if (kernel.header_value("signature") or "").startswith("unsound-bounds/") else "outputs"
 
 
 def _docstring(kernel, stage, version, filename):
@@ -169,30 +191,50 @@ def _docstring(kernel, stage, version, filename):
   where = where.split("@", 1)[-1]
   title = {"crash": f"tinygrad crashes in its {stage} rewrite of a kernel",
            "mismatch": f"tinygrad's {stage} rewrite changes what a kernel computes",
-           "ub-introduced": f"tinygrad's {stage} rewrite makes a well-defined kernel undefined"}.get(
+           "ub-introduced": f"tinygrad's {stage} rewrite makes a well-defined kernel undefined",
+           "unsound-bounds": f"tinygrad's vmin/vmax of a {parts[-1]} leave out a value it takes"}.get(
              kind, f"a kernel through tinygrad's {stage} rewrite")
+  bounds = _check_kind(kernel) == "bounds"
   rows = [("Signature", signature),
           ("Crash at" if kind == "crash" else "Rule", f"tinygrad/{where}" if re.search(r"\.py:\d+", where) else ""),
           ("Details", h("details")), ("Root cause", h("root-cause")),
           ("Found on", f"tinygrad {h('simplifier-version')} (not checked against a newer tinygrad)" if h("simplifier-version") else ""),
           ("Emitted on", f"tinygrad {version}" if version and version != h("simplifier-version") else ""),
-          ("Stage", STAGE_TEXT[stage]), ("Found by", h("found-by"))]
-  table = "".join(f"{k:<12}{v}\n" for k, v in rows if v)
+          ("Stage", "" if bounds else STAGE_TEXT[stage]), ("Found by", h("found-by"))]
+  table = _doc("".join(f"{k:<12}{v}\n" for k, v in rows if v))
   module = os.path.splitext(os.path.basename(filename))[0] if filename else "<this file, without .py>"
   run = os.path.basename(filename) if filename else "<this file>"
-  return f'''"""uopfuzz reproducer {name}: {title}.
+  if bounds:
+    what = """The kernel below is the one uopfuzz's tinygrad adapter built from the case. tinygrad's
+rules trust UOp.vmin/vmax; here one of them is wrong before any rewrite runs. The script
+evaluates the kernel at the case's inputs (VARS, INPUTS; output buffers start zeroed) with
+tinygrad's scalar semantics (exec_alu) and checks every value of every integer and bool
+node against the node's [vmin, vmax], printing the innermost node (the first in toposort
+order) that takes a value outside them, with its operands' vmin/vmax. A signed sized-int
+node whose [vmin, vmax] leaves its dtype, and what is computed from it, is set aside:
+there tinygrad, as C, assumes no signed overflow. (rewrite() is the stage the campaign
+ran, for reference; the check does not run it.)
 
-{table}
-The kernel below is the one uopfuzz's tinygrad adapter built from the case. The script
+Run:   PYTHONPATH=<tinygrad checkout> python3 {run}
+       exit 0: every value lies in its node's [vmin, vmax] (fixed); 1: the wrong fact is
+       there; 2: cannot check (the kernel is undefined, or the evaluator lacks an op)"""
+  else:
+    what = """The kernel below is the one uopfuzz's tinygrad adapter built from the case. The script
 rewrites it as the campaign did, evaluates the original and the rewritten graph at the
 case's inputs (VARS, INPUTS; output buffers start zeroed) with tinygrad's scalar semantics
 (exec_alu), and compares every output buffer: floats by bits, except that +0 matches -0
-(the adapter declares tinygrad's zero-sign tolerance) and NaN matches NaN.
+(the adapter declares tinygrad's zero-sign tolerance) and NaN matches NaN. Where a value of
+the original lies outside tinygrad's vmin/vmax of its node (a wrong fact a rule may have
+trusted), it prints that as a `diagnosis:` line.
 
 Run:   PYTHONPATH=<tinygrad checkout> python3 {run}
        exit 0: the rewrite keeps every output (fixed); 1: the bug is there (a wrong output,
        an undefined rewrite, or a crash: traceback and tinygrad file:line); 2: cannot
-       check (the original kernel is itself undefined, or the evaluator lacks an op)
+       check (the original kernel is itself undefined, or the evaluator lacks an op)"""
+  return f'''"""uopfuzz reproducer {name}: {title}.
+
+{table}
+{what.format(run=run)}
 Test:  PYTHONPATH=<tinygrad checkout> python3 -m unittest {module}
 """
 '''
@@ -215,6 +257,10 @@ inf, nan = math.inf, math.nan  # how pyrender spells these float constants
 # (slot -> size) start zeroed, as uopfuzz's oracle runs a kernel.
 $data
 
+# What check() decides: "outputs" (the rewrite keeps every output buffer) or "bounds"
+# (tinygrad's vmin/vmax of the original kernel hold at every value it takes).
+CHECK = "$check"
+
 
 $build
 
@@ -223,25 +269,61 @@ def rewrite(sink):
 $rewrite
 
 
-# ---- a small evaluator: tinygrad's scalar semantics (exec_alu, truncate), UB as in C ----
+# ---- a small evaluator: tinygrad's scalar semantics (exec_alu, truncate), UB as in C;
+# ---- the check of tinygrad's bounds (vmin/vmax) against the values it computes ----
 
 $evaluator
+
+
+def run_original(sink):
+  """The original kernel's buffers, and the wrong fact its values show (a line) or None."""
+  seen = {}
+  bufs = evaluate(sink, VARS, INPUTS, seen)
+  return bufs, wrong_fact(sink, seen)
+
+
+def check_bounds(sink):
+  """The finding is a wrong fact: tinygrad's vmin/vmax of a node of the original kernel
+  leave out a value the node takes. No rewrite runs; returns the exit status."""
+  try:
+    _, fact = run_original(sink)
+  except (Undefined, NotImplementedError) as e:
+    print(f"CANNOT CHECK: the original kernel cannot be evaluated: {type(e).__name__}: {e}")
+    return 2
+  if fact:
+    print(fact)
+    print("FAIL: tinygrad's vmin/vmax of the original kernel leave out a value it takes")
+    return 1
+  print("ok: tinygrad's vmin/vmax hold at every value of the original kernel")
+  return 0
+
+
+def diagnose(sink):
+  """Prints the wrong fact behind a wrong rewrite, where the original kernel shows one."""
+  try:
+    fact = run_original(sink)[1]
+  except (Undefined, NotImplementedError):
+    return
+  if fact: print(f"diagnosis: {fact}")
 
 
 def check():
   """Rewrite, evaluate both graphs, compare; returns the exit status (see the top)."""
   sink = build()
+  if CHECK == "bounds": return check_bounds(sink)
   try:
     rewritten = rewrite(sink)
   except Exception as e:  # noqa: BLE001  (a crash is the bug)
     traceback.print_exc()
+    diagnose(sink)
     print(f"FAIL: tinygrad crashed in the rewrite at {tinygrad_where(e)}: {type(e).__name__}: {e}")
     return 1
   try:
-    expected = evaluate(sink, VARS, INPUTS)
+    expected, fact = run_original(sink)
   except (Undefined, NotImplementedError) as e:
     print(f"CANNOT CHECK: the original kernel cannot be evaluated: {type(e).__name__}: {e}")
     return 2
+  if fact: print(f"diagnosis: {fact}")
   try:
     got = evaluate(rewritten, VARS, INPUTS)
   except Undefined as e:
@@ -262,13 +344,16 @@ def check():
 class TestUopfuzz$camel(unittest.TestCase):
   def test_$snake(self):
     sink = build()
-    rewritten = rewrite(sink)  # must not raise
+    rewritten = None if CHECK == "bounds" else rewrite(sink)  # must not raise
     try:
-      expected = evaluate(sink, VARS, INPUTS)
+      expected, fact = run_original(sink)
     except Undefined as e:
       self.skipTest(f"the original kernel is undefined: {e}")
-    got = evaluate(rewritten, VARS, INPUTS)  # Undefined here: the rewrite is the bug
-    self.assertEqual(canonical(got, OUTPUTS), canonical(expected, OUTPUTS))
+    if CHECK == "bounds":
+      self.assertIsNone(fact)
+    else:
+      got = evaluate(rewritten, VARS, INPUTS)  # Undefined here: the rewrite is the bug
+      self.assertEqual(canonical(got, OUTPUTS), canonical(expected, OUTPUTS), fact or "")
 
 
 if __name__ == "__main__":
@@ -292,10 +377,10 @@ def emit(text, stage="symbolic", version=None, filename=None, plain=False):
   stage = kernel.header_value("tinygrad-stage") or (recorded if recorded in STAGE_TEXT else stage)
   if stage not in STAGE_TEXT: raise EmitError(f"unknown stage {stage!r} (expected symbolic or full)")
   reason = semantic_gate(sink, full_rewrite=stage == "full")
-  if reason: raise Unsupported(reason)
+  if reason: raise Unsupported.of(reason)
   imports, body = _rewrite_code(stage)
   camel, snake = _names(kernel.header_value("name"))
   return SCRIPT.substitute(
     docstring=_docstring(kernel, stage, version, filename).rstrip("\n"), imports=BUILD_IMPORTS + imports,
     data=_case_data(kernel, conv).rstrip("\n"), build=_build_code(sink, plain), stage=stage,
-    rewrite=body.rstrip("\n"), evaluator=_evaluator(), camel=camel, snake=snake)
+    rewrite=body.rstrip("\n"), evaluator=_evaluator(), camel=camel, snake=snake, check=_check_kind(kernel))

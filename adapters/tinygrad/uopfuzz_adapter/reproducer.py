@@ -1,5 +1,6 @@
 """The part every emitted reproducer (emit.py) shares: a small evaluator of tinygrad kernel
-graphs and the comparison of their outputs. emit.py copies the text below the marker line
+graphs, the comparison of their outputs, and the check of tinygrad's bounds (vmin/vmax)
+against the values the evaluator computes. emit.py copies the text below the marker line
 into each script, so a script needs tinygrad alone; the suites import it from here.
 """
 import itertools
@@ -57,10 +58,12 @@ def convert(op, dt, x, sdt):
   return scalar(dt, struct.unpack(dt.fmt, struct.pack(sdt.fmt, x))[0])
 
 
-def evaluate(sink, var_values, inputs):
+def evaluate(sink, var_values, inputs, seen=None):
   """{slot: element values} of every buffer after running the kernel `sink` once: input
   buffers from `inputs`, every other buffer zeroed, VARs from `var_values`. Raises
-  Undefined for UB and NotImplementedError for an op it does not know."""
+  Undefined for UB and NotImplementedError for an op it does not know. A dict `seen` gets,
+  once the kernel has run, node -> (lowest, highest) of the integer and bool values the
+  node took (a REDUCE's whole result, never a partial sum; Invalid set aside)."""
   bufs, env, memo, stored, deps = {}, {}, {}, set(), {}
   for u in sink.toposort():
     if u.op is Ops.PARAM and u.arg.addrspace is not AddrSpace.ALU:
@@ -137,7 +140,64 @@ def evaluate(sink, var_values, inputs):
       raise NotImplementedError(f"the evaluator cannot run {u.op.name} as an effect")
 
   run(sink)
+  if seen is not None:  # every value computed is in memo, once per iteration of its RANGEs
+    for (u, _), v in memo.items():
+      if v is Invalid or not has_bounds(u.dtype): continue
+      lo, hi = seen.get(u, (v := int(v), v))
+      seen[u] = (min(lo, v), max(hi, v))
   return bufs
+
+
+def has_bounds(dt):
+  """An integer, index (weakint) or bool dtype: the nodes whose vmin/vmax are checked."""
+  return dt is dtypes.bool or dtypes.is_int(dt)
+
+
+def bounds(u):
+  """tinygrad's (vmin, vmax) of node u as integers (a bool as 0/1), or None where they raise
+  or are not integers."""
+  try:
+    claim = (u.vmin, u.vmax)
+  except Exception:  # noqa: BLE001  (a bound tinygrad cannot compute claims nothing)
+    return None
+  if not all(isinstance(b, (bool, int)) or (isinstance(b, float) and b.is_integer()) for b in claim): return None
+  return int(claim[0]), int(claim[1])
+
+
+def dtype_name(dt):
+  """int32, uint8, float32, bool, weakint (tinygrad's index)."""
+  if dtypes.is_int(dt) and dt is not dtypes.weakint: return f"{'u' if dtypes.is_unsigned(dt) else ''}int{dt.bitsize}"
+  return f"float{dt.bitsize}" if dtypes.is_float(dt) and dt.bitsize in (16, 32, 64) else dt.name
+
+
+def node_name(u):
+  """ADD(int32); a conversion with both dtypes: CAST(weakint -> int32)."""
+  if u.op in (Ops.CAST, Ops.BITCAST): return f"{u.op.name}({dtype_name(u.src[0].dtype)} -> {dtype_name(u.dtype)})"
+  return f"{u.op.name}({dtype_name(u.dtype)})"
+
+
+def wrong_fact(sink, seen):
+  """The first node in toposort order (the innermost) whose tinygrad [vmin, vmax] leaves out
+  a value it took (`seen`, from evaluate), as a line naming the node, the value and its
+  operands' vmin/vmax; None where every bound holds. Set aside, as uopfuzz's own check
+  (check/bounds_check.cpp) does: a signed sized-int node whose [vmin, vmax] itself leaves
+  its dtype, and every node computed from one. There tinygrad assumes no signed overflow,
+  as C does, while the value wraps. Unsigned wrapping is defined in C: not set aside."""
+  apart = set()
+  for u in sink.toposort():
+    claim = bounds(u) if has_bounds(u.dtype) else None
+    if any(s in apart for s in u.src) or (claim and u.dtype in dtypes.sints and
+                                          (claim[0] < u.dtype.min or claim[1] > u.dtype.max)):
+      apart.add(u)
+      continue
+    if claim is None or u not in seen: continue
+    (lo, hi), (vmin, vmax) = seen[u], claim
+    if vmin <= lo and hi <= vmax: continue
+    def show(s): return f"{node_name(s)} [{b[0]}, {b[1]}]" if (b := bounds(s)) else f"{node_name(s)} ?"
+    operands = ", ".join(show(s) for s in u.src if has_bounds(s.dtype)) or "none with bounds"
+    return (f"wrong fact: {node_name(u)} vmin/vmax [{vmin}, {vmax}], but it takes {lo if lo < vmin else hi}; "
+            f"operands: {operands}")
+  return None
 
 
 def canonical(bufs, outputs):

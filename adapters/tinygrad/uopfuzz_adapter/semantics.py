@@ -19,6 +19,8 @@ import math
 from tinygrad.dtype import dtypes
 from tinygrad.uop.ops import Ops
 
+from uopfuzz_adapter.declines import tag
+
 INT64_MIN, INT64_MAX = -2**63, 2**63 - 1
 SIGNED = (dtypes.int8, dtypes.int16, dtypes.int32, dtypes.int64)
 FLOATS = (dtypes.float16, dtypes.float32, dtypes.float64)
@@ -35,7 +37,7 @@ def index_may_leave_int64(u):
   if u.dtype is not dtypes.weakint or u.op in (Ops.PARAM, Ops.CONST): return None
   lo, hi = u.vmin, u.vmax
   if lo < INT64_MIN or hi > INT64_MAX:
-    return f"index {_describe(u)} may leave int64 (by tinygrad's bounds; its index is unbounded, ours is int64)"
+    return tag("index-past-int64", f"index {_describe(u)} may leave int64 (by tinygrad's bounds; its index is unbounded, ours is int64)")
   return None
 
 
@@ -59,7 +61,7 @@ def signed_int_may_wrap(sink):
   for u in sink.toposort():
     if u.op in BOUND_READERS:
       for s in u.src:
-        if s in wrapped: return f"{wrapped[s]} may wrap before {u.op.name} reads its bounds (tinygrad assumes no signed overflow; here it wraps)"
+        if s in wrapped: return tag("signed-wrap", f"{wrapped[s]} may wrap before {u.op.name} reads its bounds (tinygrad assumes no signed overflow; here it wraps)")
     if u.dtype in SIGNED and u.op in WRAPPING and u.overflows(u.dtype):
       wrapped[u] = f"{_describe(u)} whose bounds leave its dtype"
     elif u.op in CARRIERS and dtypes.is_int(u.dtype):
@@ -74,23 +76,63 @@ def _const(u, pred=lambda v: True):
 
 def float_fast_math(u):
   """Floats are compared by bits here (-0 is not +0; NaN and inf propagate). tinygrad's
-  symbolic rules fold as fast-math does: x+0 -> x (x = -0), x*0 -> 0 (x = inf, nan, or a
-  negative: -0), -1*(x+c) -> -x+-c (sign of a zero sum), and regroup constants across
-  float ADD/MUL chains ((x+c1)+c2 -> x+(c1+c2), (x+c1)+y -> (x+y)+c1, x*c0+x*c1 ->
-  x*(c0+c1)), which round differently. Refused where the graph has such a shape."""
+  symbolic rules fold as fast-math does: x*0 -> 0 (x = inf, nan, or a negative: -0),
+  -1*(x+c) -> -x+-c (sign of a zero sum), and regroup constants across float ADD/MUL chains
+  ((x+c1)+c2 -> x+(c1+c2), (x+c1)+y -> (x+y)+c1, x*c0+x*c1 -> x*(c0+c1)), which round
+  differently. Refused where the graph has such a shape. x+0 -> x is refused only where the
+  sum reaches an op that shows the sign of a zero (float_zero_sign_shows): elsewhere it
+  differs only in the sign of a zero result (x = -0), which the hello's `tolerances:
+  zero-sign` declares, so the check compares this simplifier's float outputs with +0
+  matching -0."""
   if u.dtype not in FLOATS or u.op not in (Ops.ADD, Ops.MUL): return None
   a, b = u.src
-  if u.op is Ops.ADD and (_const(a, lambda v: v == 0) or _const(b, lambda v: v == 0)):
-    return "float x+0 (tinygrad folds it to x; here -0+0 is +0)"
   if u.op is Ops.MUL and (_const(a, lambda v: v == 0) or _const(b, lambda v: v == 0)):
-    return "float x*0 (tinygrad folds it to 0; here inf*0 is nan and -1*0 is -0)"
+    return tag("float-fast-math", "float x*0 (tinygrad folds it to 0; here inf*0 is nan and -1*0 is -0)")
   if u.op is Ops.MUL and any(_const(s, lambda v: v == -1) for s in u.src) and any(s.op is Ops.ADD for s in u.src):
-    return "float -1*(x+c) (tinygrad distributes it; the sign of a zero sum differs)"
+    return tag("float-fast-math", "float -1*(x+c) (tinygrad distributes it; the sign of a zero sum differs)")
   for s in (a, b):
     if s.op is u.op and s.dtype == u.dtype and (any(_const(x) for x in s.src) or any(_const(x) for x in u.src)):
-      return f"float {u.op.name} chain with a constant (tinygrad regroups it; float {u.op.name} is not associative here)"
+      return tag("float-fast-math", f"float {u.op.name} chain with a constant (tinygrad regroups it; float {u.op.name} is not associative here)")
   if u.op is Ops.ADD and _scaled_terms_share_factor(a, b):
-    return "float x*c0+x*c1 (tinygrad combines it to x*(c0+c1), which rounds differently)"
+    return tag("float-fast-math", "float x*c0+x*c1 (tinygrad combines it to x*(c0+c1), which rounds differently)")
+  return None
+
+
+# Ops whose result shows the sign of a zero operand as more than the sign of a zero:
+# RECIPROCAL (1/-0 is -inf) and BITCAST (the sign bit). Every other op gives a zero or the
+# same value for -0 and +0 (SQRT, SIN, TRUNC, NEG, MUL keep a zero a zero; LOG2 of either
+# is -inf; comparisons, MAX/MIN and casts to integers cannot tell them apart; the integer
+# divisions take no floats).
+SIGN_READERS = (Ops.RECIPROCAL, Ops.BITCAST)
+
+
+def zero_sign_source(u):
+  """What tinygrad folds to a value that differs from ours only in the sign of a zero, or
+  None: x+0 -> x (x = -0, where -0+0 is +0 here); MAX with a zero constant, folded by
+  Python's max (max(-0.0, 0.0) is -0.0, here +0) or by bounds; TRUNC of a constant in
+  (-1, -0], which math.trunc folds to +0 (here -0)."""
+  if u.dtype not in FLOATS: return None
+  if u.op is Ops.ADD and any(_const(s, lambda v: v == 0) for s in u.src): return "x+0", "fast-math"
+  if u.op is Ops.MAX and any(_const(s, lambda v: v == 0) for s in u.src): return "MAX with a zero constant", "const-fold"
+  if u.op is Ops.TRUNC and _const(u.src[0], lambda v: -1 < v < 0 or (v == 0 and math.copysign(1, v) < 0)):
+    return "TRUNC of a constant in (-1, -0]", "const-fold"
+  return None
+
+
+def float_zero_sign_shows(sink):
+  """The hello's `tolerances: zero-sign` covers the zero_sign_source folds in a stored
+  result (the check compares this simplifier's float outputs with +0 matching -0), not
+  after an op that turns the sign of a zero into another value: refused where such a
+  shape reaches, through any ops, a RECIPROCAL or a BITCAST (1/(x+0) is +inf here and
+  -inf after the fold)."""
+  source = {}
+  for u in sink.toposort():
+    carried = next((source[s] for s in u.src if s in source), None)
+    if carried is not None and u.op in SIGN_READERS:
+      what, cls = carried
+      return tag(f"float-{cls}", f"float {what} reaching {u.op.name} (tinygrad's fold differs in the sign of a zero, which {u.op.name} shows)")
+    found = carried or zero_sign_source(u)
+    if found is not None: source[u] = found
   return None
 
 
@@ -108,19 +150,17 @@ def float_where_is_max(u):
   if u.op is not Ops.WHERE or u.dtype not in FLOATS or u.src[0].op is not Ops.CMPLT: return None
   (x, y), t, f = u.src[0].src, u.src[1], u.src[2]
   if (x.op is Ops.CONST and t is y and f.op is Ops.CONST) or (y.op is Ops.CONST and t.op is Ops.CONST and f is x):
-    return "float WHERE(a<b, b, a) with constants (tinygrad folds it to MAX, which differs on NaN and -0)"
+    return tag("float-fast-math", "float WHERE(a<b, b, a) with constants (tinygrad folds it to MAX, which differs on NaN and -0)")
   return None
 
 
 def float_const_fold_differs(u):
-  """tinygrad folds constants with Python: max(a, b) keeps a NaN or a -0 by operand order
-  (here MAX propagates NaN and MAX(-0, +0) is +0; its bounds rule picks a too), and
-  math.trunc(-0.5) is +0 (here TRUNC keeps the sign: -0)."""
+  """tinygrad folds constants with Python: max(a, b) keeps a NaN by operand order (here MAX
+  propagates NaN; its bounds rule picks a too). Its other Python folds differ only in the
+  sign of a zero (zero_sign_source)."""
   if u.dtype not in FLOATS: return None
-  if u.op is Ops.MAX and any(_const(s, lambda v: math.isnan(v) or v == 0) for s in u.src):
-    return "float MAX of a NaN or zero constant (tinygrad folds it by Python's max, which keeps NaN and -0 by operand order)"
-  if u.op is Ops.TRUNC and _const(u.src[0], lambda v: -1 < v < 0 or (v == 0 and math.copysign(1, v) < 0)):
-    return "float TRUNC of a constant in (-1, -0] (tinygrad folds it to +0; here it is -0)"
+  if u.op is Ops.MAX and any(_const(s, math.isnan) for s in u.src):
+    return tag("float-const-fold", "float MAX of a NaN constant (tinygrad folds it by Python's max, which keeps NaN by operand order)")
   return None
 
 
@@ -131,7 +171,7 @@ def range_closed_twice(sink):
   for u in sink.toposort():
     if u.op is Ops.END:
       for r in u.src[1:]:
-        if r in seen: return f"a RANGE closed by two ENDs (tinygrad's full rewrite takes one END per RANGE)"
+        if r in seen: return tag("range-closed-twice", "a RANGE closed by two ENDs (tinygrad's full rewrite takes one END per RANGE)")
         seen[r] = u
   return None
 
@@ -145,7 +185,7 @@ def range_tinygrad_never_makes(sink):
     # an end pinned by its bounds (a folded expression) is the constant symbolic makes of it
     end = u.src[0] if u.op is Ops.RANGE else None
     if end is not None and end.vmin == end.vmax and end.vmin in (0, 1):
-      return f"a RANGE of end {end.vmin} (tinygrad's scheduler makes none; its full rewrite assumes so)"
+      return tag("range-end-0-1", f"a RANGE of end {end.vmin} (tinygrad's scheduler makes none; its full rewrite assumes so)")
   return None
 
 
@@ -160,5 +200,6 @@ def semantic_gate(sink, full_rewrite=False):
     for check in NODE_CHECKS:
       if (reason := check(u)) is not None: return reason
   if (reason := signed_int_may_wrap(sink)) is not None: return reason
+  if (reason := float_zero_sign_shows(sink)) is not None: return reason
   if full_rewrite: return range_closed_twice(sink) or range_tinygrad_never_makes(sink)
   return None

@@ -104,9 +104,10 @@ def answer(simplifier, text, disabled, stop_after, bounds=False, send=None):
 
 
 def hello_body(simplifier):
+  from uopfuzz_adapter.declines import declined_shapes
   lines = [f"protocol: {PROTOCOL}", "name: tinygrad", f"version: {simplifier.version}",
            "capabilities: hits disable stop-after bounds", "tolerances: zero-sign", f"bugs: {' '.join(simplifier.available_bugs)}",
-           f"stage: {simplifier.stage_name}"]
+           f"stage: {simplifier.stage_name}", f"declines: {' '.join(declined_shapes(simplifier.stage_name))}"]
   return "".join(line + "\n" for line in lines)
 
 

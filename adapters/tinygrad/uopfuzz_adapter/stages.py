@@ -117,7 +117,7 @@ class TinygradSimplifier:
     from uopfuzz_adapter.semantics import semantic_gate
     sink, conversion = to_tinygrad(text)
     reason = semantic_gate(sink, full_rewrite=self.stage_name == "full")
-    if reason: raise Unsupported(reason)
+    if reason: raise Unsupported.of(reason)
     if on_bounds is not None: on_bounds(value_bounds(conversion))
     tally = self.stage.rules.start_request(stop_after)
     rewritten = self.stage.run(sink, disabled)
