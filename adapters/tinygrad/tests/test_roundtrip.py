@@ -40,6 +40,10 @@ def corpus_kernels():
       lines = [ln.split("#")[0].strip() for ln in open(path).read().splitlines()]
       nodes = [ln for ln in lines if ln.startswith("%")]
       if nodes and " REALIZE " in nodes[-1] + " ": continue
+      # tinygrad's own open bugs: building some of them with tinygrad's API already folds (its
+      # CAST of a CONST keeps the value unwrapped, const-fold-keeps-out-of-range-int), so they
+      # cannot round-trip; corpus/findings/tinygrad/root-causes.md says why for each
+      if os.sep + os.path.join("findings", "tinygrad") + os.sep in path: continue
       out.append((os.path.relpath(path, REPO), path))
   return out
 
