@@ -201,6 +201,30 @@ TEST(ProgramCheck, AWrongFloatSumIsAMismatchDespiteTheBound) {
   EXPECT_NE(r.details.find("reassociated sum"), std::string::npos) << r.details;
 }
 
+TEST(ProgramCheck, AProgramTooLongForTheStepLimitIsNotCheckedRatherThanAFinding) {
+  // The tensor oracle has no step limit; a lowered program longer than the check's is not
+  // the rewrite's fault unless the unsimplified lowering finishes within it.
+  ir::Context ctx;
+  const ir::Kernel program = parse(ctx,
+                                   "%0 = PARAM slot=0 in : bool[3072]\n"
+                                   "%1 = RESHAPE %0 : bool[3,1024]\n"
+                                   "%2 = FLIP %1 axes=[0] : bool[3,1024]\n"
+                                   "%3 = AND %1 %2 : bool[3,1024]\n"
+                                   "%4 = REDUCE_AXIS %3 op=MAX axes=[1] : bool[3,1]\n"
+                                   "%5 = REALIZE %4 : void\n");
+  ProgramCheckOptions o;
+  o.check.seeds = 2;
+  ProgramCheckResult roomy = check_program(ctx, program, o);
+  ASSERT_SUPPORTED(roomy);
+  EXPECT_EQ(roomy.kind, FindingKind::None) << roomy.details;
+  o.check.max_steps = 1000;  // far below what any lowering of 3,072 elements takes
+  ProgramCheckResult tight = check_program(ctx, program, o);
+  EXPECT_EQ(tight.kind, FindingKind::None) << tight.details;
+  ASSERT_TRUE(tight.unsupported);
+  EXPECT_NE(tight.unsupported->find("runs past the step limit of 1000"), std::string::npos)
+      << *tight.unsupported;
+}
+
 TEST(ProgramCheck, AKernelIsNotATensorProgram) {
   ir::Context ctx;
   ir::Kernel k = parse(ctx, backwards_sum_kernel("0"));
