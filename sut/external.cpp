@@ -45,6 +45,17 @@ std::vector<std::string_view> lines_of(std::string_view text) {
   return lines;
 }
 
+/// The words of `text` split at blanks (runs of blanks make no empty words).
+std::vector<std::string_view> words_of(std::string_view text) {
+  std::vector<std::string_view> words;
+  for (size_t at = 0; at < text.size();) {
+    const size_t sp = std::min(text.find(' ', at), text.size());
+    if (sp > at) words.push_back(text.substr(at, sp - at));
+    at = sp + 1;
+  }
+  return words;
+}
+
 /// What a child's hello says about it.
 struct Hello {
   std::string name, version, stage;
@@ -69,27 +80,16 @@ std::optional<Hello> parse_hello(std::string_view body, std::string& error) {
     if (key == "name") named = true, h.name = value;
     if (key == "version") h.version = value;
     if (key == "stage") h.stage = value;
-    if (key == "capabilities") {
-      size_t i = 0;
-      while (i < value.size()) {
-        const size_t sp = std::min(value.find(' ', i), value.size());
-        std::string_view word = value.substr(i, sp - i);
+    if (key == "capabilities")
+      for (std::string_view word : words_of(value)) {
         if (word == "disable") h.capabilities.disable = true;
         if (word == "stop-after") h.capabilities.stop_after = true;
         if (word == "bounds") h.capabilities.bounds = true;
-        i = sp + 1;
       }
-    }
     if (key == "tolerances" && value.find("zero-sign") != std::string_view::npos)
       h.capabilities.zero_sign_free = true;
-    if (key == "declines") {
-      size_t i = 0;
-      while (i < value.size()) {
-        const size_t sp = std::min(value.find(' ', i), value.size());
-        if (sp > i) h.capabilities.declines.emplace(value.substr(i, sp - i));
-        i = sp + 1;
-      }
-    }
+    if (key == "declines")
+      for (std::string_view word : words_of(value)) h.capabilities.declines.emplace(word);
   }
   if (protocol != "1") {
     error = protocol.empty() ? "a hello without 'protocol: 1'"
@@ -153,21 +153,9 @@ bool add_bounds(std::string_view body, const std::vector<ir::UOp>& topo,
   for (std::string_view line : lines_of(body)) {
     line = trim(line);
     if (line.empty()) continue;
-    std::string_view fields[3];
-    size_t n = 0;
-    for (size_t at = 0; at < line.size() && n <= 3;) {
-      const size_t sp = std::min(line.find(' ', at), line.size());
-      if (sp > at) {
-        if (n == 3) {
-          n = 4;
-          break;
-        }
-        fields[n++] = line.substr(at, sp - at);
-      }
-      at = sp + 1;
-    }
+    const std::vector<std::string_view> fields = words_of(line);
     __int128 k = 0, lo = 0, hi = 0;
-    if (n != 3 || !parse_wide(fields[0], k) || !parse_wide(fields[1], lo) ||
+    if (fields.size() != 3 || !parse_wide(fields[0], k) || !parse_wide(fields[1], lo) ||
         !parse_wide(fields[2], hi) || k < 0 || k >= static_cast<__int128>(topo.size())) {
       error =
           fmt::format("a bounds line that is not '<node> <lo> <hi>' of the request: '{}'", line);
