@@ -2,14 +2,15 @@
 """uopfuzz's external simplifier for tinygrad: tinygrad's own rewrites behind the protocol of
 docs/external-simplifier.md (started by `uopfuzz --simplifier tinygrad`).
 
-  uopfuzz_tinygrad.py [--tinygrad PATH] [--stage symbolic|full] [--bug NAME]...
+  uopfuzz_tinygrad.py [--tinygrad PATH] [--stage symbolic|full|pipeline] [--bug NAME]...
   uopfuzz_tinygrad.py --list-bugs | --version | --one FILE.uop [--bounds]
   uopfuzz_tinygrad.py [--stage S] --emit CASE.uop [-o OUT.py]   # a standalone reproducer
+  uopfuzz_tinygrad.py --run FILE.uop [--devices PYTHON,CPU] [--program]   # tinygrad's whole pipeline
 
 tinygrad comes from --tinygrad PATH (the folder holding the tinygrad/ package, e.g. a
 checkout), else $TINYGRAD_PATH, else an importable tinygrad. Exit status: 0 at the end of
 input, 2 for bad flags or a protocol error (or an --emit case missing a value), 3 when no
-tinygrad is found, 1 when --one or --emit gets `unsupported`.
+tinygrad is found, 1 when --one, --emit or --run gets `unsupported` (--run: or a device raised).
 """
 import argparse
 import hashlib
@@ -69,8 +70,9 @@ def tinygrad_version(package_dir):
 def parse_args(argv):
   p = argparse.ArgumentParser(prog="uopfuzz_tinygrad.py", description=__doc__.splitlines()[0])
   p.add_argument("--tinygrad", default="", metavar="PATH", help="the folder holding the tinygrad/ package")
-  p.add_argument("--stage", default="symbolic", choices=["symbolic", "full"],
-                 help="symbolic: graph_rewrite(sink, symbolic); full: full_rewrite_to_sink's optimizing part (README)")
+  p.add_argument("--stage", default="symbolic", choices=["symbolic", "full", "pipeline"],
+                 help="symbolic: graph_rewrite(sink, symbolic); full: full_rewrite_to_sink's optimizing part; "
+                      "pipeline: run requests only, kernels through the whole pipeline (README)")
   p.add_argument("--bug", action="append", default=[], metavar="NAME", help="switch a planted bug on (repeatable)")
   p.add_argument("--list-bugs", action="store_true", help="print the planted bugs, one per line, and exit")
   p.add_argument("--version", action="store_true", help="print the tinygrad version and exit")
@@ -79,7 +81,12 @@ def parse_args(argv):
                  help="with --one: also print tinygrad's bounds of the kernel's integer nodes on stderr, `bounds %%k vmin vmax` a line (k: the node's position in FILE)")
   p.add_argument("--emit", metavar="CASE", help="write a standalone reproducer of a .uop case (needs only tinygrad), exit")
   p.add_argument("-o", dest="out", metavar="OUT.py", help="with --emit: the file to write (default: stdout)")
+  p.add_argument("--run", metavar="FILE", help="run a tensor program (or a kernel) through tinygrad's whole pipeline "
+                 "on its devices, print each device's outputs, exit; every input PARAM needs its @input line")
+  p.add_argument("--devices", metavar="D,D", help="with --run: the devices (default: every device that runs here)")
+  p.add_argument("--program", action="store_true", help="with --run: also print the kernels tinygrad scheduled, as a Program")
   args = p.parse_args(argv)
+  if (args.devices or args.program) and not args.run: p.error("--devices and --program go with --run")
   if args.out and not args.emit: p.error("-o goes with --emit")
   if args.bounds and not args.one: p.error("--bounds goes with --one")
   if args.emit and args.bug: p.error("--emit reproduces tinygrad's own rules: --bug does not go with it")
@@ -97,7 +104,7 @@ def main(argv):
   if path: sys.path.insert(0, path)
   sys.path.insert(0, HERE)
   from uopfuzz_adapter import server
-  serving = not (args.version or args.list_bugs or args.one or args.emit)
+  serving = not (args.version or args.list_bugs or args.one or args.emit or args.run)
   frames = server.claim_stdout() if serving else None
   import tinygrad
   package_dir = os.path.dirname(os.path.abspath(tinygrad.__file__))
@@ -107,17 +114,33 @@ def main(argv):
 
   if args.emit: return emit(args, tinygrad_version(package_dir))
 
-  from uopfuzz_adapter import bugs, stages
+  from uopfuzz_adapter import bugs, stages, tensor
+  # planted bugs: the kernel rule bugs (bugs.BUGS, in the adapter's own matchers, stages
+  # symbolic and full) and the tensor-level ones (monkeypatches of tinygrad, every stage)
+  tensor_bugs = list(bugs.tensor_bug_names()) if hasattr(bugs, "tensor_bug_names") else []
+  wanted = [] if args.list_bugs else args.bug
   try:
-    simplifier = stages.TinygradSimplifier(args.stage, package_dir, tinygrad_version(package_dir),
-                                           () if args.list_bugs else args.bug)
+    if args.stage == "pipeline":
+      unknown = [b for b in wanted if b not in tensor_bugs]
+      if unknown: raise ValueError(f"unknown bug {unknown[0]!r} at stage pipeline (known: {', '.join(tensor_bugs) or 'none'})")
+      simplifier = server.RunOnly(package_dir, tinygrad_version(package_dir))
+    else:
+      simplifier = stages.TinygradSimplifier(args.stage, package_dir, tinygrad_version(package_dir),
+                                             [b for b in wanted if b not in tensor_bugs])
+    simplifier.available_bugs = list(simplifier.available_bugs) + [b for b in tensor_bugs if b not in simplifier.available_bugs]
+    if hasattr(bugs, "apply_tensor_bugs") and any(b in tensor_bugs for b in wanted):
+      bugs.apply_tensor_bugs([b for b in wanted if b in tensor_bugs])
   except ValueError as e:
     print(f"uopfuzz_tinygrad: {e}", file=sys.stderr)
     return 2
   if args.list_bugs:
     for bug in bugs.BUGS:
       if bug.name in simplifier.available_bugs: print(f"{bug.name}: {bug.what}")
+    describe = getattr(bugs, "tensor_bug_what", None)
+    for name in tensor_bugs: print(f"{name}: {describe(name) if describe else 'a tensor-level bug (the whole pipeline)'}")
     return 0
+  simplifier.devices = tensor.probe_devices()
+  if args.run: return run_file(args, simplifier)
   if args.one:
     with open(args.one, encoding="utf-8") as f: text = f.read()
     from uopfuzz_adapter.convert import Unsupported
@@ -132,6 +155,54 @@ def main(argv):
     sys.stdout.write(result if result.endswith("\n") else result + "\n")
     return 0
   return server.serve(simplifier, frames)
+
+
+def run_file(args, simplifier):
+  """--run: the file through tinygrad's whole pipeline on each device; its outputs (and the
+  Program with --program) on stdout, hits on stderr. 0, or 1 for `unsupported` or a device's
+  error, 2 for a file that lacks an input's values or names a device that does not run here."""
+  from uopfuzz_adapter import server
+  try:
+    with open(args.run, encoding="utf-8") as f: text = f.read()
+  except OSError as e:
+    print(f"uopfuzz_tinygrad: --run {args.run}: {e}", file=sys.stderr)
+    return 2
+  devices = args.devices.split(",") if args.devices else list(simplifier.devices)
+  bad = [d for d in devices if d not in simplifier.devices]
+  if bad:
+    print(f"uopfuzz_tinygrad: --devices: {', '.join(bad)} does not run here (devices that do: "
+          f"{' '.join(simplifier.devices) or 'none'})", file=sys.stderr)
+    return 2
+  import io
+  try:
+    answer = server.answer_run(simplifier, text, devices, args.program)
+  except server.ProtocolError as e:
+    print(f"uopfuzz_tinygrad: --run {args.run}: {str(e).replace('run request: ', '')}", file=sys.stderr)
+    return 2
+  stream, status = io.BytesIO(answer), 0
+  while (got := server.read_frame(stream)) is not None:
+    kind, options, body = got
+    body = body.decode("utf-8")
+    device = options.get("device")
+    if kind == "hits":
+      for line in body.splitlines(): print(f"hit {line}", file=sys.stderr)
+    elif kind == "program" and options.get("missing") == "1":
+      print(f"# program missing: {body}")
+    elif kind == "program":
+      print(body, end="" if body.endswith("\n") else "\n")
+    elif kind == "outputs":
+      for line in body.splitlines():
+        k, _, vals = line.partition(" ")
+        print(f"{device} out[{k}] {vals}")
+    elif kind == "error":
+      print(f"{device + ' ' if device else ''}error: {body}", file=sys.stderr)
+      status = 1
+    elif kind == "unsupported":
+      print(f"unsupported: {body}", file=sys.stderr)
+      status = 1
+    elif kind == "log":
+      print(body, file=sys.stderr)
+  return status
 
 
 def emit(args, version):

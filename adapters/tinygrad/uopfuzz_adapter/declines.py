@@ -18,6 +18,9 @@ CLASSES = {
   "range-end-0-1": "a RANGE of end 0 or 1 (full stage: tinygrad's scheduler makes none, its full rewrite assumes so)",
   "range-closed-twice": "a RANGE closed by two ENDs (full stage: tinygrad takes one END per RANGE)",
   "no-reproducer": "--emit: a kernel neither pyrender nor UOp(...) lines rebuild",
+  "no-tensor-form": "a tensor program node tinygrad's Tensor cannot express as .uop means it (a kernel op, the index dtype, a method that changes the dtype)",
+  "kernel-run": "a kernel in a run request, and no kernel pipeline (uopfuzz_adapter/pipeline.py) to run it",
+  "pipeline-stage": "a simplify request at stage pipeline, which answers run requests only",
 }
 
 
@@ -45,7 +48,8 @@ SHAPES = {
 
 
 def declined_shapes(stage):
-  """The shapes always declined at `stage` ("symbolic" or "full"), in the hello's order."""
+  """The shapes always declined at `stage` ("symbolic", "full" or "pipeline"), in the hello's order."""
   shapes = ["quantized"]
-  if stage == "full": shapes += ["range-end-0", "range-end-1", "range-closed-twice"]
+  # the pipeline stage runs kernels through the whole of full_rewrite_to_sink: its limits too
+  if stage in ("full", "pipeline"): shapes += ["range-end-0", "range-end-1", "range-closed-twice"]
   return shapes

@@ -1,5 +1,9 @@
 """The adapter's side of docs/external-simplifier.md: frames in on stdin, frames out on stdout.
 
+Two requests: `simplify` (one kernel through the stage's rewrites: answer()) and `run` (a
+tensor program, or a kernel, through tinygrad's whole pipeline on its devices: answer_run();
+tensor.py, program.py, pipeline.py).
+
 Nothing but frames may reach stdout, and tinygrad prints (DEBUG, TRACK_MATCH_STATS, warnings):
 claim_stdout() keeps the real stdout's file descriptor for the frames and points descriptor 1
 (and sys.stdout) at stderr, where uopfuzz keeps the tail as a crash log.
@@ -59,6 +63,18 @@ def error_body(exc, package_dir):
   return first + "\n" + (f"where: {where}\n" if where else "") + trace
 
 
+class RunOnly:
+  """The simplifier of stage `pipeline`: run requests only; a simplify request is declined."""
+  stage_name = "pipeline"
+
+  def __init__(self, package_dir, version, available_bugs=()):
+    self.package_dir, self.version, self.available_bugs = package_dir, version, list(available_bugs)
+
+  def simplify(self, text, disabled=frozenset(), stop_after=None, on_bounds=None):
+    from uopfuzz_adapter.convert import Unsupported
+    raise Unsupported("pipeline-stage", "a simplify request: stage pipeline answers run requests only")
+
+
 def parse_request(options):
   """(disabled rule names, stop-after or None, bounds wanted) from a simplify frame's options."""
   disabled = frozenset(x for x in options.get("disable", "").split(",") if x)
@@ -104,11 +120,124 @@ def answer(simplifier, text, disabled, stop_after, bounds=False, send=None):
 
 
 def hello_body(simplifier):
+  """The hello: `run` among the capabilities and a `devices:` line when the simplifier has
+  devices (main sets simplifier.devices to the probed ones); at stage pipeline only run
+  requests are served, so only `hits run`."""
   from uopfuzz_adapter.declines import declined_shapes
+  devices = list(getattr(simplifier, "devices", ()) or ())
+  pipeline = simplifier.stage_name == "pipeline"
+  caps = (["hits"] if pipeline else ["hits", "disable", "stop-after", "bounds"]) + (["run"] if devices else [])
   lines = [f"protocol: {PROTOCOL}", "name: tinygrad", f"version: {simplifier.version}",
-           "capabilities: hits disable stop-after bounds", "tolerances: zero-sign", f"bugs: {' '.join(simplifier.available_bugs)}",
+           f"capabilities: {' '.join(caps)}", "tolerances: zero-sign", f"bugs: {' '.join(simplifier.available_bugs)}",
            f"stage: {simplifier.stage_name}", f"declines: {' '.join(declined_shapes(simplifier.stage_name))}"]
+  if devices: lines.insert(4, f"devices: {' '.join(devices)}")
   return "".join(line + "\n" for line in lines)
+
+
+# ---- run requests: a graph through tinygrad's whole pipeline (docs/external-simplifier.md, "Runs")
+
+def parse_run_request(options, offered):
+  """(devices, program wanted) from a run frame's options; devices= must name the hello's."""
+  unknown = set(options) - {"devices", "program"}
+  if unknown: raise ProtocolError(f"unknown run option(s) {', '.join(sorted(unknown))}")
+  devices = list(offered)
+  if "devices" in options:
+    devices = options["devices"].split(",")
+    bad = [d for d in devices if d not in offered]
+    if bad or not devices or len(set(devices)) != len(devices):
+      raise ProtocolError(f"devices={options['devices']}: not distinct devices of the hello's {' '.join(offered) or '(none)'}")
+  program = options.get("program", "0")
+  if program not in ("0", "1"): raise ProtocolError(f"program={program} is neither 0 nor 1")
+  return devices, program == "1"
+
+
+def _hits_frame(hits):
+  return frame("hits", "".join(f"{count} {name}\n" for name, count in sorted(hits.items()))) if hits else b""
+
+
+def _root_op(text):
+  """The root op of a .uop text (its last node line's op), or None."""
+  for line in reversed(text.splitlines()):
+    line = line.split("#", 1)[0].strip()
+    if line.startswith("%"):
+      toks = line.split()
+      return toks[2] if len(toks) > 2 and toks[1] == "=" else None
+  return None
+
+
+def answer_run(simplifier, text, devices, want_program=False):
+  """The frames answering one run request: [hits,] [program | program missing=1,] one
+  outputs or error device=D frame per device, ok; or unsupported / error alone. A request
+  missing an input's values raises ProtocolError (uopfuzz must send them all)."""
+  if _root_op(text) == "SINK": return _answer_kernel_run(simplifier, text, devices)
+  from uopfuzz_adapter import tensor
+  from uopfuzz_adapter.convert import Unsupported
+  try:
+    prog = tensor.Program(text)
+    results = tensor.run(prog, devices, program=want_program)
+  except Unsupported as e:
+    return frame("unsupported", (str(e) or "unsupported").splitlines()[0])
+  except tensor.MissingInput as e:
+    raise ProtocolError(f"run request: {e}") from None
+  except Exception as e:  # noqa: BLE001  (before any device's work: tinygrad's crash)
+    return frame("error", error_body(e, simplifier.package_dir))
+  out = _hits_frame(results[devices[0]].hits or {})
+  if want_program: out += _program_frame(prog, results)
+  for device in devices:
+    r = results[device]
+    if r.error is not None: out += frame("error", error_body(r.error, simplifier.package_dir), device=device)
+    else: out += frame("outputs", tensor.outputs_body(prog, r.outputs), device=device)
+  return out + frame("ok")
+
+
+def _program_frame(prog, results):
+  """The program frame of the first device that scheduled (none when no device did)."""
+  from uopfuzz_adapter import program
+  from uopfuzz_adapter.convert import Unsupported
+  r = next((r for r in results.values() if r.outs is not None), None)
+  if r is None: return b""
+  try:
+    return frame("program", program.from_schedule(prog, r.linear, r.outs, r.input_uops))
+  except Unsupported as e:
+    return frame("program", str(e).splitlines()[0], missing=1)
+  except Exception as e:  # noqa: BLE001  (the adapter's reading of the schedule failed: say so, keep the run)
+    trace = "".join(traceback.format_exception(type(e), e, e.__traceback__))
+    return frame("log", f"reading tinygrad's schedule failed:\n{trace}") + \
+      frame("program", f"[no-uop-form] the schedule could not be read ({type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''})", missing=1)
+
+
+def _answer_kernel_run(simplifier, text, devices):
+  """A kernel (root SINK) through pipeline.run_kernel, the kernel-level whole pipeline."""
+  from uopfuzz_adapter import uop_text, values
+  from uopfuzz_adapter.convert import Unsupported
+  try:
+    from uopfuzz_adapter import pipeline
+  except ImportError:
+    # the hook: uopfuzz_adapter/pipeline.py's run_kernel(text, devices) -> (hits, {device:
+    # ("ok", {slot: [values]}) | ("error", exception)})
+    return frame("unsupported", "[kernel-run] a kernel in a run request: this adapter has no kernel pipeline (uopfuzz_adapter/pipeline.py)")
+  try:
+    hits, results = pipeline.run_kernel(text, devices)
+  except Unsupported as e:
+    return frame("unsupported", (str(e) or "unsupported").splitlines()[0])
+  except getattr(pipeline, "MissingValue", ()) as e:
+    raise ProtocolError(f"run request: {e}") from None
+  except Exception as e:  # noqa: BLE001  (before any device's work: tinygrad's crash)
+    return frame("error", error_body(e, simplifier.package_dir))
+  dtypes = {}
+  for node in uop_text.parse(text).nodes:
+    if node.op == "PARAM": dtypes[int(node.keyed()[0]["slot"])] = node.dtype
+  error_text = getattr(pipeline, "error_text", None)
+  out = _hits_frame(hits)
+  for device in devices:
+    status, got = results[device]
+    if status == "ok":
+      body = "".join(f"{slot} {values.format_list(got[slot], dtypes[slot])}\n" for slot in sorted(got))
+      out += frame("outputs", body, device=device)
+    else:
+      body = error_text(got, simplifier.package_dir) if error_text else error_body(got, simplifier.package_dir)
+      out += frame("error", body, device=device)
+  return out + frame("ok")
 
 
 def claim_stdout():
@@ -131,9 +260,13 @@ def serve(simplifier, out, stdin=None):
       request = read_frame(stdin)
       if request is None: return 0
       kind, options, body = request
+      text = body.decode("utf-8")
+      if kind == "run":
+        devices, want_program = parse_run_request(options, list(getattr(simplifier, "devices", ()) or ()))
+        out.write(answer_run(simplifier, text, devices, want_program))
+        continue
       if kind != "simplify": raise ProtocolError(f"unexpected frame {kind!r}")
       disabled, stop_after, bounds = parse_request(options)
-      text = body.decode("utf-8")
     except (ProtocolError, UnicodeDecodeError) as e:
       print(f"uopfuzz_tinygrad: protocol error: {e}", file=sys.stderr)
       return 2

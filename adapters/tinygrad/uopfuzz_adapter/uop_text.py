@@ -31,6 +31,36 @@ def quantized_storage(dtype):
   return m.group(1) if m else None
 
 
+def split_type(text):
+  """(dtype, shape) of a node's type: `float32[2,3]` is ("float32", (2, 3)), `int32[]` is
+  ("int32", ()) (a tensor program's rank-0 tensor), `index` is ("index", None) (a kernel
+  node has no shape). Raises ValueError for a shape that is not a list of integers."""
+  at = text.find("[")
+  if at < 0: return text, None
+  if not text.endswith("]"): raise ValueError(f"expected a shape like [2,3] after the dtype, got '{text}'")
+  inner = text[at + 1:-1]
+  return text[:at], tuple(int(d) for d in inner.split(",")) if inner else ()
+
+
+def int_list(text):
+  """The integers of `[1,0,2]` (an argument's list), () for `[]`."""
+  if not (text.startswith("[") and text.endswith("]")): raise ValueError(f"expected a list like [1,0], got '{text}'")
+  inner = text[1:-1]
+  return tuple(int(x) for x in inner.split(",")) if inner.strip() else ()
+
+
+def pair_list(text):
+  """The (a, b) pairs of `[1:2,0:3]` (PAD's pad=, SHRINK's shrink=)."""
+  if not (text.startswith("[") and text.endswith("]")): raise ValueError(f"expected a list like [1:2,0:3], got '{text}'")
+  inner = text[1:-1]
+  out = []
+  for item in inner.split(",") if inner.strip() else ():
+    a, colon, b = item.partition(":")
+    if not colon: raise ValueError(f"expected before:after pairs, got '{item}'")
+    out.append((int(a), int(b)))
+  return tuple(out)
+
+
 class UopTextError(ValueError):
   """Text that is not .uop; str(e) starts with `line N:`."""
 
@@ -111,7 +141,12 @@ def _parse_node(ln, line, names, index):
   colon = len(toks) - 1 - toks[::-1].index(":")
   dtype = "".join(toks[colon + 1:])
   if not dtype: raise UopTextError(ln, "expected a dtype after ':'")
-  if dtype.split("[")[0] not in DTYPES and not quantized_storage(dtype): raise UopTextError(ln, f"unknown dtype '{dtype}'")
+  try:
+    scalar, shape = split_type(dtype)
+  except ValueError as e:
+    raise UopTextError(ln, str(e)) from None
+  if scalar not in DTYPES and not quantized_storage(scalar): raise UopTextError(ln, f"unknown dtype '{dtype}'")
+  if shape is not None and any(d < 0 for d in shape): raise UopTextError(ln, f"a negative size in '{dtype}'")
   srcs, args = [], []
   for t in toks[3:colon]:
     if t.startswith("%"):
