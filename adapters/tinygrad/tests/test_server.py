@@ -143,9 +143,14 @@ class ServerTest(unittest.TestCase):
     self.assertEqual(a.hello["protocol"], "1")
     self.assertEqual(a.hello["name"], "tinygrad")
     self.assertEqual(a.hello["stage"], "full")
-    self.assertEqual(set(a.hello["capabilities"].split()), {"hits", "disable", "stop-after", "bounds"})
+    # run: the whole pipeline on the devices that run here (tests/test_run.py)
+    self.assertEqual(set(a.hello["capabilities"].split()), {"hits", "disable", "stop-after", "bounds", "run"})
+    self.assertEqual(a.hello["devices"].split()[0], "PYTHON")
     self.assertEqual(a.hello["tolerances"], "zero-sign")
-    self.assertEqual(set(a.hello["bugs"].split()), {"mod_fold_off_by_one", "div_fold_no_guard", "cast_noop"})
+    # the kernel rule bugs, and any tensor-level ones (bugs.tensor_bug_names())
+    from uopfuzz_adapter import bugs
+    tensor_bugs = set(bugs.tensor_bug_names()) if hasattr(bugs, "tensor_bug_names") else set()
+    self.assertEqual(set(a.hello["bugs"].split()), {"mod_fold_off_by_one", "div_fold_no_guard", "cast_noop"} | tensor_bugs)
     version = a.hello["version"]
     import tinygrad
     checkout = os.path.dirname(os.path.dirname(os.path.abspath(tinygrad.__file__)))

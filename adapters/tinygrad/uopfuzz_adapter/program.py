@@ -29,7 +29,7 @@ from tinygrad.uop.ops import AxisType, Ops
 
 from uopfuzz_adapter import uop_text
 from uopfuzz_adapter.convert import DTYPE_FROM_TG, Conversion, Unsupported, _Printer
-from uopfuzz_adapter.tensor import buffer_uop, numel
+from uopfuzz_adapter.tensor import base_buffer_uop, buffer_uop, numel
 
 
 class _KernelPrinter(_Printer):
@@ -117,7 +117,12 @@ def from_schedule(prog, linear, outs, input_uops):
     buffers.append(("output", k, node.dtype, node.shape))
     if t is None: continue  # no elements: no buffer, no kernel
     u = buffer_uop(t)
-    if u is None: raise Unsupported("no-uop-form", f"output {k} is no buffer after scheduling")
+    if u is None:
+      base = base_buffer_uop(t)
+      if base in by_key:
+        role, index = buffers[by_key[base]][:2]
+        raise Unsupported("no-uop-form", f"output {k} is a view of the buffer of {role} {index} (tinygrad writes no kernel for it)")
+      raise Unsupported("no-uop-form", f"output {k} is a {t.uop.op.name} view after scheduling, not a buffer of its own")
     if u in by_key:
       role, index = buffers[by_key[u]][:2]
       raise Unsupported("no-uop-form", f"output {k} is the buffer of {role} {index} (tinygrad writes no kernel for it)")

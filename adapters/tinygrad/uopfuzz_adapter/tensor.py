@@ -272,14 +272,21 @@ def buffer_uop(t):
   return u if u.op is Ops.BUFFER else None
 
 
+def base_buffer_uop(t):
+  """The BUFFER under a realized Tensor's view (through any op's first source), or None."""
+  from tinygrad.uop.ops import Ops
+  u = t.uop
+  while u.op is not Ops.BUFFER and u.src: u = u.src[0]
+  return u if u.op is Ops.BUFFER else None
+
+
 def read(t, node):
-  """The values of a realized output Tensor, row-major."""
+  """The values of a realized output Tensor, row-major: its Buffer, as tinygrad maps a
+  realized UOp to one (UOp.buffer: a BUFFER, or a contiguous view of one, a BITCAST of an
+  input)."""
   n = numel(node.shape)
   if t is None: return []
-  u = buffer_uop(t)
-  if u is None: raise RuntimeError(f"output is {t.uop.op} after realize, not a buffer")
-  buf = u.buffer
-  data = buf.as_memoryview()
+  data = t.uop.buffer.ensure_allocated().as_memoryview()  # a view is allocated on first use (Tensor._buffer)
   vals = values.unpack(data, node.dtype)
   if len(vals) < n: raise RuntimeError(f"output buffer holds {len(vals)} elements, the tensor {n}")
   return vals[:n]
