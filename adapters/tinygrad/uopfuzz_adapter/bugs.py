@@ -90,3 +90,27 @@ def replacements(enabled, matchers, names):
     for rule in rules: out[rule] = bug.replacement
     ENABLED.add(name)
   return out
+
+
+# ---- tensor-level bugs: tinygrad's scheduler patched in this process (tensor_bugs.py) ----
+
+def tensor_bug_names():
+  """The planted tensor-level bugs this tinygrad can take (tensor_bugs.BUGS: the scheduler's
+  realize decision, a movement op's index math, split reduce), in order."""
+  from uopfuzz_adapter import tensor_bugs
+  return tensor_bugs.names()
+
+
+def tensor_bug_descriptions():
+  """{name: what it does} of the tensor-level bugs this tinygrad can take."""
+  from uopfuzz_adapter import tensor_bugs
+  available = set(tensor_bugs.names())
+  return {bug.name: bug.what for bug in tensor_bugs.BUGS if bug.name in available}
+
+
+def apply_tensor_bugs(names):
+  """Switches the named tensor-level bugs on, patching tinygrad in this process (once, at
+  startup, before anything is scheduled). Raises ValueError naming an unknown or
+  unavailable bug."""
+  from uopfuzz_adapter import tensor_bugs
+  tensor_bugs.apply(names)
