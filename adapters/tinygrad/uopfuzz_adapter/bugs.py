@@ -114,3 +114,9 @@ def apply_tensor_bugs(names):
   unavailable bug."""
   from uopfuzz_adapter import tensor_bugs
   tensor_bugs.apply(names)
+
+
+def tensor_bug_what(name):
+  """What the tensor-level bug `name` does (one line, for --list-bugs)."""
+  from uopfuzz_adapter import tensor_bugs
+  return next(bug.what for bug in tensor_bugs.BUGS if bug.name == name)

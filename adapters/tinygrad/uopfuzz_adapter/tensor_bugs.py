@@ -23,8 +23,9 @@ copied: a wrapper changes what goes into the original or what comes out of it.
 The programs that show each, right on PYTHON and CPU without the bug and wrong with it, are
 tests/tensor_bugs/<name>.uop (tests/test_tensor_bugs.py runs them).
 
-How they are applied (once, at startup, before tinygrad schedules anything; applying later
-works too): a module global that tinygrad looks up when it runs (run_rangeify's all_same,
+How they are applied (once, at startup, before tinygrad schedules anything; applied later,
+a bug reaches only graphs tinygrad has not scheduled yet: its schedule cache keeps the
+rest): a module global that tinygrad looks up when it runs (run_rangeify's all_same,
 run_rangeify's and pm_mops' apply_movement_op) is replaced in each tinygrad module that
 holds it; a rule function of a PatternMatcher (split_reduceop) is replaced in every
 PatternMatcher that has it (found through the garbage collector: tinygrad adds matchers
