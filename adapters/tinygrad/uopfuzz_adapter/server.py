@@ -140,6 +140,7 @@ def parse_run_request(options, offered):
   """(devices, program wanted) from a run frame's options; devices= must name the hello's."""
   unknown = set(options) - {"devices", "program"}
   if unknown: raise ProtocolError(f"unknown run option(s) {', '.join(sorted(unknown))}")
+  if not offered: raise ProtocolError("a run request, and no device runs here (the hello offers no run)")
   devices = list(offered)
   if "devices" in options:
     devices = options["devices"].split(",")

@@ -124,6 +124,9 @@ class Program:
     missing = []
     for slot, i in sorted(self.params.items()):
       node = self.nodes[i]
+      if slot not in given and numel(node.shape) == 0:
+        self.inputs[slot] = []  # nothing to give
+        continue
       if slot not in given:
         missing.append(f"input PARAM slot {slot} ({node.dtype}[{','.join(map(str, node.shape))}]) has no @input line")
         continue
