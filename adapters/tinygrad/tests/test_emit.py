@@ -356,12 +356,14 @@ class Refusals(unittest.TestCase):
     finally:
       s.close()
 
-  def test_a_tensor_program_is_refused_in_one_line(self):
+  def test_a_tensor_program_gets_the_tensor_level_script(self):
+    # a tensor program (root REALIZE) is not refused: it gets emit_tensor's script (test_emit_tensor)
     s = Script(read(os.path.join(EXAMPLES, "tensor", "arange_sum.uop")))
     try:
-      self.assertEqual(s.emitted.returncode, 1)
-      self.assertRegex(s.emitted.stderr, r"^unsupported: \[tensor-program\] root REALIZE: [^\n]*\n$")
-      self.assertFalse(os.path.exists(s.path))
+      self.assertEqual(s.emitted.returncode, 0, s.emitted.stderr)
+      self.assertIn("def program(device):", s.text())
+      r = s.run(os.path.basename(s.path), "PYTHON")
+      self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
     finally:
       s.close()
 

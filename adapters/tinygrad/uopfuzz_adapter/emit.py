@@ -370,7 +370,16 @@ def emit(text, stage="symbolic", version=None, filename=None, plain=False):
   """The reproducer script (text) for the .uop case `text`. The header's @tinygrad-stage
   (else @simplifier-stage), when present, overrides `stage`; `version` is the tinygrad it is emitted on, `filename`
   where it will be written (for the run line). Raises Unsupported (the adapter would refuse
-  the kernel) or EmitError (a value missing from the header)."""
+  the kernel) or EmitError (a value missing from the header). A tensor program (root
+  REALIZE) gets the tensor-level script instead (emit_tensor.py: its @input and @output
+  lines, Tensor code run on tinygrad's devices; `stage` and `plain` do not apply)."""
+  try:
+    root = uop_text.parse(text).root.op
+  except uop_text.UopTextError:
+    root = None  # to_tinygrad says why
+  if root == "REALIZE":
+    from uopfuzz_adapter import emit_tensor
+    return emit_tensor.emit(text, version, filename)
   sink, conv = to_tinygrad(text)
   kernel = uop_text.parse(text)
   recorded = kernel.header_value("simplifier-stage")  # what uopfuzz writes ("-": none)
