@@ -13,7 +13,6 @@ import json
 import math
 import os
 import random
-import shutil
 import struct
 import subprocess
 import sys
