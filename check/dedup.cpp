@@ -181,6 +181,10 @@ Signature signature_of(ir::Context& ctx, const ir::Kernel& kernel, const CheckOp
   Signature sig;
   sig.kind = found.kind;
   sig.backend = std::string(backend);
+  if (!found.culprit.empty()) {  // the check named it (a whole-pipeline run's stage)
+    sig.culprit = found.culprit;
+    return sig;
+  }
   if (found.simplifier_failure && found.kind != FindingKind::None) {
     sig.culprit = failure_culprit(*found.simplifier_failure);
     return sig;

@@ -13,6 +13,7 @@
 #include "backends/registry.h"
 #include "check/bounds_check.h"
 #include "check/idempotence.h"
+#include "check/pipeline_check.h"
 #include "ir/printer.h"
 #include "ir/verify.h"
 #include "oracle/interpreter.h"
@@ -216,6 +217,8 @@ void set_check_started_hook(void (*hook)()) {
 
 CheckResult check_kernel(Context& ctx, const Kernel& kernel, const CheckOptions& options) {
   if (g_check_started) g_check_started();
+  // A simplifier at a whole-pipeline stage runs the kernel on its devices itself.
+  if (runs_pipeline(options, kernel.root)) return check_kernel_pipeline(ctx, kernel, options);
   CheckResult res;
   simplifier::SimplifyOptions so = options.simplify;
   so.bounds = options.check_bounds;

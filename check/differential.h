@@ -142,6 +142,9 @@ struct CheckResult {
   /// With check_bounds: the first seed's innermost value outside its claimed bounds (the
   /// op an UnsoundBounds finding is signed by, and a wrong rewrite's diagnosis).
   std::string unsound_bounds_op;
+  /// Set when the check names the culprit itself (a whole-pipeline run,
+  /// check/pipeline_check.h); signature_of takes it as it is.
+  std::string culprit;
 };
 
 /// The first element where `got` differs from the reference `want` under a tolerance of

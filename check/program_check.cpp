@@ -8,6 +8,7 @@
 #include "backends/float_sums.h"
 #include "backends/program_runner.h"
 #include "backends/registry.h"
+#include "check/pipeline_check.h"
 #include "check/quant_metamorphic.h"
 #include "ir/printer.h"
 #include "ir/run_io.h"
@@ -65,9 +66,8 @@ Reference reference(const Kernel& program, const CheckOptions& co) {
   return ref;
 }
 
-// The reassociated-sum bounds of output `output` (a REALIZE index), when the kernel that
-// writes it stores a reassociable sum there: the program is run on the oracle kernel by
-// kernel, so that the bounds are computed on the inputs that kernel really reads.
+}  // namespace
+
 std::optional<std::vector<double>> output_sum_bounds(Context& ctx, const Program& p,
                                                      const Inputs& in, int output,
                                                      uint64_t max_steps) {
@@ -110,6 +110,8 @@ std::optional<std::vector<double>> output_sum_bounds(Context& ctx, const Program
   }
   return bounds;
 }
+
+namespace {
 
 // What running one program on one backend and comparing with the reference gave.
 struct Verdict {
@@ -339,6 +341,8 @@ ProgramCheckResult check_program(Context& ctx, const Kernel& program,
     res.unsupported = "not a tensor program (its root is not REALIZE)";
     return res;
   }
+  // A simplifier that runs whole programs schedules, lowers and runs them itself.
+  if (runs_pipeline(co, program.root)) return check_program_pipeline(ctx, program, options);
   if (auto errors = verify(program.root); !errors.empty()) {
     res.unsupported = fmt::format("the program does not verify: [{}] {}",
                                   verify_rule_name(errors[0].rule), errors[0].message);
@@ -612,6 +616,10 @@ Signature sign_program_finding(Context& ctx, const Kernel& program,
   sig.kind = found.kind;
   sig.backend = found.backend;
   sig.culprit = "unknown";
+  if (!found.culprit.empty()) {
+    sig.culprit = found.culprit;
+    return sig;
+  }
   if (found.simplifier_failure && found.kind != FindingKind::None) {
     sig.culprit = failure_culprit(*found.simplifier_failure);
     return sig;

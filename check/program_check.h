@@ -80,6 +80,9 @@ struct ProgramCheckResult {
   /// A metamorphic finding (check/quant_metamorphic.h): kind Mismatch, details starting
   /// "metamorphic: ", and the one-reduce program that shows it, its inputs given.
   std::optional<ir::Kernel> metamorphic_witness;
+  /// Set when the check names the culprit itself (a whole-pipeline run: the stage that broke,
+  /// check/pipeline_check.h); sign_program_finding takes it as it is.
+  std::string culprit;
 };
 
 ProgramCheckResult check_program(ir::Context& ctx, const ir::Kernel& program,
@@ -108,6 +111,14 @@ ProgramCheckResult compare_lowered(ir::Context& ctx, const ir::Kernel& program,
 std::string tensor_rule_culprit(ir::Context& ctx, const ir::Kernel& program,
                                 const ProgramCheckOptions& options, const std::string& backend,
                                 Signature& sig);
+
+/// The reassociated-sum bounds of output `output` (a REALIZE index) of `lowered` run on
+/// `inputs`, when the kernel that writes it stores a reassociable sum there (the program is
+/// run on the oracle kernel by kernel, so the bounds are those of the inputs that kernel
+/// really reads); nullopt when it stores none, or the program does not run.
+std::optional<std::vector<double>> output_sum_bounds(ir::Context& ctx, const ir::Program& lowered,
+                                                     const ir::Inputs& inputs, int output,
+                                                     uint64_t max_steps);
 
 /// Signs `found`, a finding of check_program on `program` (see the file comment).
 Signature sign_program_finding(ir::Context& ctx, const ir::Kernel& program,

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 
 #include "cli/command.h"
@@ -16,9 +17,13 @@ namespace {
 using json = nlohmann::ordered_json;
 
 /// The adapter's planted bugs: the first word of each line of its `--list-bugs` (`name:
-/// what it breaks`; the names are those of its hello's `bugs:` line); an error when it
-/// cannot be run.
-Result<std::vector<std::string>> tinygrad_bugs(const sut::ExternalOptions& external) {
+/// what it breaks`, or `name: [tensor] what it breaks` for a bug that tensor programs show;
+/// the names are those of its hello's `bugs:` line); an error when it cannot be run.
+struct ListedBugs {
+  std::vector<std::string> names;
+  std::set<std::string> tensor;  ///< those shown by tensor programs run through its pipeline
+};
+Result<ListedBugs> tinygrad_bugs(const sut::ExternalOptions& external) {
   sut::ExternalOptions plain = external;
   plain.adapter_bugs.clear();
   auto command = sut::tinygrad_command(plain);
@@ -31,11 +36,14 @@ Result<std::vector<std::string>> tinygrad_bugs(const sut::ExternalOptions& exter
   const int status = ::pclose(pipe);
   if (status != 0)
     return Error{fmt::format("the tinygrad adapter's --list-bugs failed (status {})", status)};
-  std::vector<std::string> bugs;
+  ListedBugs bugs;
   std::istringstream lines(out);
-  for (std::string line; std::getline(lines, line);)
-    if (const std::string name = line.substr(0, line.find_first_of(": \t")); !name.empty())
-      bugs.push_back(name);
+  for (std::string line; std::getline(lines, line);) {
+    const std::string name = line.substr(0, line.find_first_of(": \t"));
+    if (name.empty()) continue;
+    bugs.names.push_back(name);
+    if (line.find(": [tensor]") == name.size()) bugs.tensor.insert(name);
+  }
   return bugs;
 }
 
@@ -81,17 +89,18 @@ int run_adapter_selftest(const fuzz::SelftestOptions& o, const std::string& spec
   }
   const std::string version = (*sut)->version();
   std::vector<std::string> bugs = external.adapter_bugs;
-  if (bugs.empty()) {
-    if (spec != "tinygrad") {
-      fmt::print(stderr, "error: name the planted bugs of {} with --adapter-bug\n", spec);
-      return kExitBadInput;
-    }
+  std::set<std::string> tensor_bugs;
+  if (spec == "tinygrad") {
     auto listed = tinygrad_bugs(external);
     if (!listed.ok()) {
       fmt::print(stderr, "selftest: skipped: {}\n", listed.error().message);
       return kExitSkipped;
     }
-    bugs = *listed;
+    if (bugs.empty()) bugs = listed->names;
+    tensor_bugs = listed->tensor;
+  } else if (bugs.empty()) {
+    fmt::print(stderr, "error: name the planted bugs of {} with --adapter-bug\n", spec);
+    return kExitBadInput;
   }
   if (bugs.empty()) {
     fmt::print(stderr, "error: {} lists no planted bugs\n", spec);
@@ -102,7 +111,7 @@ int run_adapter_selftest(const fuzz::SelftestOptions& o, const std::string& spec
   fmt::print("{:<28} {:<7} {:>9} {:>8} {:>6}  {}\n", "bug", "found", "time (s)", "graphs", "nodes",
              "signature");
   const fuzz::AdapterSelftestResult r =
-      fuzz::run_adapter_selftest(o, spec, external, bugs, print_row);
+      fuzz::run_adapter_selftest(o, spec, external, bugs, tensor_bugs, print_row);
   fmt::print("selftest: {} found, {} missed\n", r.rows.size() - size_t(r.missed), r.missed);
   if (!json_path.empty()) {
     json rows = json::array();

@@ -94,10 +94,10 @@ std::string backend_label(const RunFlags& f, const LoadedKernel& k) {
 /// Prints the run as `--json` asks, or as text. `failed_kernel`: a lowered Program's kernel
 /// that hit UB (its nodes are not the file's), else -1.
 void print_run(const RunFlags& f, const LoadedKernel& k, uint64_t seed, const check::CaseRun& c,
-               int failed_kernel = -1) {
+               int failed_kernel = -1, const std::string& label = "") {
   const ir::KernelHeader& h = k.parsed.kernel.header;
   const oracle::RunOutput& out = c.run;
-  const std::string backend = backend_label(f, k);
+  const std::string backend = label.empty() ? backend_label(f, k) : label;
   auto name_of = [&](ir::UOp u) {
     if (k.names.count(u)) return fmt::format("%{}", k.names.at(u));
     return fmt::format("kernel {} node {}", failed_kernel, ir::describe(u));
@@ -176,6 +176,53 @@ check::OutputTolerance program_tolerance(backends::Backend& backend, const ir::P
   return t;
 }
 
+/// A graph run end to end by a simplifier that runs whole graphs (tinygrad: its scheduler,
+/// codegen and devices): each device's outputs, checked against the header's expectations
+/// like the oracle's. Exit 1 when a device raises or misses them.
+int run_on_devices(const RunFlags& f, const LoadedKernel& k, uint64_t seed,
+                   const std::map<std::string, int64_t>& vars, sut::Simplifier& sim) {
+  const ir::Kernel& graph = k.parsed.kernel;
+  const ir::Inputs inputs = ir::make_inputs(graph, seed, vars);
+  sut::RunRequest request;
+  request.program = ir::is_tensor_program(graph.root);
+  sut::RunAnswer answer = sim.run(*k.ctx, graph.root, inputs, request);
+  if (answer.failure) {
+    fmt::print(stderr, "{}: error: {} cannot run it: {}: {}\n", f.file, sim.name(),
+               sut::failure_kind_name(answer.failure->kind), answer.failure->reason);
+    if (!answer.failure->log.empty() && answer.failure->kind != sut::FailureKind::Unsupported)
+      fmt::print(stderr, "{}\n", answer.failure->log);
+    return answer.failure->kind == sut::FailureKind::Unsupported ? kExitBadInput : kExitFinding;
+  }
+  bool pass = true;
+  for (const sut::DeviceRun& d : answer.devices) {
+    const std::string label = fmt::format("{} {} on {}", sim.name(), sim.version(), d.device);
+    if (d.failure) {
+      fmt::print("{} ({}, seed {}): raised: {}\n",
+                 graph.header.name.empty() ? f.file : graph.header.name, label, seed,
+                 d.failure->reason);
+      if (!d.failure->where.empty()) fmt::print("  where: {}\n", d.failure->where);
+      pass = false;
+      continue;
+    }
+    check::CaseRun c;
+    c.inputs = inputs;
+    c.run.outputs = d.outputs;
+    c.verdict = check::check_expectations(graph.header, c.run, check::OutputTolerance{});
+    print_run(f, k, seed, c, -1, label);
+    pass = pass && c.verdict.pass;
+  }
+  if (!f.json) {
+    if (answer.program)
+      fmt::print("  {} scheduled {} kernel{} ({} buffers)\n", sim.name(),
+                 answer.program->kernels.size(), answer.program->kernels.size() == 1 ? "" : "s",
+                 answer.program->buffers.size());
+    else if (!answer.program_missing.empty())
+      fmt::print("  {}'s kernels have no .uop form: {}\n", sim.name(), answer.program_missing);
+    if (f.dump_ir && answer.program) fmt::print("{}", ir::print_program(*answer.program));
+  }
+  return pass ? kExitOk : kExitFinding;
+}
+
 /// A tensor program: the tensor oracle's outputs, or, with --backend, the outputs of its
 /// lowered and simplified Program on that backend (where the tensor oracle finds no UB).
 int run_tensor_program(const RunFlags& f, const LoadedKernel& k, uint64_t seed,
@@ -204,6 +251,12 @@ int run_tensor_program(const RunFlags& f, const LoadedKernel& k, uint64_t seed,
     }
   }
   check::CaseRun c;
+  if (f.backend.empty() && f.simplifier.external()) {
+    auto under_test = simplifier_under_test(f.simplifier);
+    if (!under_test) return kExitBadInput;
+    if (*under_test && (*under_test)->capabilities().run)
+      return run_on_devices(f, k, seed, vars, **under_test);
+  }
   c.inputs = ir::make_inputs(program, seed, vars);
   auto reference = oracle::eval_tensor_program(program.root, c.inputs);
   if (!reference) {
@@ -287,6 +340,13 @@ int run_run(const RunFlags& f) {
   if (!vars) return kExitBadInput;
   if (ir::is_tensor_program(kernel.root))
     return run_tensor_program(f, *k, f.seed.value_or(kernel.header.seed.value_or(0)), *vars);
+  if (f.backend.empty() && f.simplifier.external()) {  // a kernel at a `pipeline` stage
+    auto under_test = simplifier_under_test(f.simplifier);
+    if (!under_test) return kExitBadInput;
+    if (*under_test && (*under_test)->capabilities().run && (*under_test)->stage() == "pipeline")
+      return run_on_devices(f, *k, f.seed.value_or(kernel.header.seed.value_or(0)), *vars,
+                            **under_test);
+  }
   check::CaseRunOptions o;
   o.backend = f.backend.empty() ? "oracle" : f.backend;
   o.seed = f.seed.value_or(kernel.header.seed.value_or(0));
@@ -318,7 +378,9 @@ Action add_run(CLI::App& cmd, Invocation& invocation) {
   cmd.add_option("--backend", f->backend,
                  "backend to run on (available: " + backend_list() +
                      "; default: oracle). A tensor program runs on the tensor oracle unless a "
-                     "backend is given: then it is lowered, simplified and run on it");
+                     "backend is given: then it is lowered, simplified and run on it. Without "
+                     "--backend, a --simplifier that runs whole graphs (tinygrad) runs a tensor "
+                     "program (a kernel at --tinygrad-stage pipeline) on each of its devices");
   cmd.add_flag("--dump-ir", f->dump_ir,
                "print the backend's listing (cpu: LLVM IR as lowered and as optimized; vulkan: "
                "GLSL and SPIR-V); a tensor program with --backend: the Program it ran");

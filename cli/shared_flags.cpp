@@ -54,9 +54,11 @@ void add_simplifier_flags(CLI::App& cmd, SimplifierFlags& f) {
                  "the tinygrad checkout --simplifier tinygrad imports (the folder holding the "
                  "tinygrad package; default: $TINYGRAD_PATH, else an importable tinygrad)");
   cmd.add_option("--tinygrad-stage", f.tinygrad_stage,
-                 "which of tinygrad's rewrites: symbolic (graph_rewrite with symbolic) or full "
-                 "(full_rewrite_to_sink)")
-      ->check(CLI::IsMember({"symbolic", "full"}))
+                 "which of tinygrad's rewrites: symbolic (graph_rewrite with symbolic), full "
+                 "(full_rewrite_to_sink up to its postopt symbolic step), or pipeline (a kernel "
+                 "runs through tinygrad's whole codegen to its devices). Tensor programs always "
+                 "run through tinygrad's whole pipeline, from its scheduler to its devices")
+      ->check(CLI::IsMember({"symbolic", "full", "pipeline"}))
       ->capture_default_str();
   cmd.add_option("--adapter-bug", f.adapter_bugs,
                  "switch on a planted bug of the tinygrad adapter (repeatable)");

@@ -8,6 +8,7 @@
 #include "gen/generator.h"
 #include "gen/tensor_gen.h"
 #include "ir/parser.h"
+#include "ir/tensor.h"
 
 namespace uopfuzz::fuzz {
 namespace {
@@ -223,6 +224,12 @@ bool faithful_external_passes(const std::string& reduced_text, const std::string
         check::CheckOptions opts;
         opts.simplifier = *sut;
         opts.vars.insert(k->kernel.header.vars.begin(), k->kernel.header.vars.end());
+        if (ir::is_tensor_program(k->kernel.root)) {
+          check::ProgramCheckOptions po;
+          po.check = opts;
+          return std::string(
+              check::finding_kind_name(check::check_program(ctx, k->kernel, po).kind));
+        }
         return std::string(
             check::finding_kind_name(check::check_kernel(ctx, k->kernel, opts).kind));
       },
@@ -234,7 +241,7 @@ bool faithful_external_passes(const std::string& reduced_text, const std::string
 
 AdapterSelftestResult run_adapter_selftest(
     const SelftestOptions& o, const std::string& spec, const sut::ExternalOptions& external,
-    const std::vector<std::string>& bugs,
+    const std::vector<std::string>& bugs, const std::set<std::string>& tensor_bugs,
     const std::function<void(const AdapterSelftestRow&)>& on_row) {
   gen::GenPolicy policy;
   GraphSource source = [&](ir::Context& ctx, uint64_t gs) {
@@ -260,6 +267,14 @@ AdapterSelftestResult run_adapter_selftest(
     co.seconds = o.seconds_per_bug;
     co.seed = o.seed;
     co.check.simplifier = *sut;
+    // A bug in the adapter's scheduler, views or split reduce shows in tensor programs run
+    // through its whole pipeline.
+    if (tensor_bugs.count(bug)) {
+      co.level = Level::Tensor;
+      co.tensor_source = [&policy](ir::Context& ctx, uint64_t gs) {
+        return gen::generate_tensor_program(ctx, policy, gs).program;
+      };
+    }
     // As `uopfuzz fuzz` runs by default: a quarter mutants (a cast inserted, a dtype
     // changed), which is what reaches a bug in a cast fold.
     co.mutation.share = 0.25;

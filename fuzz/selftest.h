@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -96,11 +97,12 @@ struct AdapterSelftestResult {
 };
 
 /// Runs one campaign per bug in `bugs` with simplifier `spec` (made with `external` plus that
-/// bug). A finding counts only if the same simplifier without the bug passes its minimized
-/// case (checked in a child).
+/// bug); a bug in `tensor_bugs` is looked for in tensor programs (the simplifier runs them
+/// through its whole pipeline), the others in kernels. A finding counts only if the same simplifier
+/// without the bug passes its minimized case (checked in a child).
 AdapterSelftestResult run_adapter_selftest(
     const SelftestOptions& options, const std::string& spec, const sut::ExternalOptions& external,
-    const std::vector<std::string>& bugs,
+    const std::vector<std::string>& bugs, const std::set<std::string>& tensor_bugs = {},
     const std::function<void(const AdapterSelftestRow&)>& on_row = {});
 
 }  // namespace uopfuzz::fuzz

@@ -1,3 +1,5 @@
+#include <fmt/format.h>
+
 #include <cstdint>
 
 #include "ir/analysis.h"
@@ -50,6 +52,13 @@ Outcome simplify_with(Simplifier* sut, ir::Context& ctx, ir::UOp root,
   // The built-in path stays a direct call: no virtual dispatch or copies in the hot loop.
   Outcome out{simplifier::simplify(ctx, root, options), std::nullopt, 0, 0, {}};
   if (options.bounds) out.bounds = builtin_bounds(root);
+  return out;
+}
+
+RunAnswer Simplifier::run(ir::Context&, ir::UOp, const ir::Inputs&, const RunRequest&) {
+  RunAnswer out;
+  out.failure = Failure{FailureKind::Unsupported,
+                        fmt::format("[no-run] {} runs no graph end to end", name()), "", ""};
   return out;
 }
 

@@ -10,6 +10,7 @@
 #include "ir/graph.h"
 #include "ir/parser.h"
 #include "ir/printer.h"
+#include "ir/tensor.h"
 #include "sut/child_process.h"
 #include "sut/frames.h"
 
@@ -85,7 +86,10 @@ std::optional<Hello> parse_hello(std::string_view body, std::string& error) {
         if (word == "disable") h.capabilities.disable = true;
         if (word == "stop-after") h.capabilities.stop_after = true;
         if (word == "bounds") h.capabilities.bounds = true;
+        if (word == "run") h.capabilities.run = true;
       }
+    if (key == "devices")
+      for (std::string_view word : words_of(value)) h.capabilities.devices.emplace_back(word);
     if (key == "tolerances" && value.find("zero-sign") != std::string_view::npos)
       h.capabilities.zero_sign_free = true;
     if (key == "declines")
@@ -162,6 +166,57 @@ bool add_bounds(std::string_view body, const std::vector<ir::UOp>& topo,
       return false;
     }
     out.push_back(ClaimedBounds{topo[static_cast<size_t>(k)], lo, hi});
+  }
+  return true;
+}
+
+/// The value of a frame's option `key`, "" when it has none.
+std::string option_of(const Frame& frame, std::string_view key) {
+  for (const auto& [k, v] : frame.options)
+    if (k == key) return v;
+  return "";
+}
+
+/// A run request's body: the graph with an `@input` line for every input buffer and an
+/// `@var` line for every variable.
+std::string run_request_text(ir::UOp root, const ir::Inputs& inputs) {
+  ir::Kernel k;
+  k.root = root;
+  for (const auto& [slot, buffer] : inputs.buffers) {
+    ir::GivenInput given{slot, buffer.dtype(), {}};
+    for (size_t i = 0; i < buffer.size(); ++i) given.values.push_back(buffer.get(i));
+    k.header.inputs.push_back(std::move(given));
+  }
+  for (const auto& [name, v] : inputs.vars) k.header.vars.emplace_back(name, v);
+  return ir::print_kernel(k);
+}
+
+/// The dtype of the kernel's output PARAM of slot `slot` (void when there is none).
+ir::DType output_dtype(ir::UOp root, int slot) {
+  for (ir::UOp u : ir::toposort(root))
+    if (u.op() == ir::Op::Param && u.arg<ir::ParamArg>().slot == slot) return u.dtype();
+  return ir::DType{};
+}
+
+/// An outputs body's `<k> [v, ...]` lines, read as the `@output` lines of the request's
+/// graph would be (so each is checked against its output's dtype and size).
+bool read_outputs(ir::Context& ctx, ir::UOp root, std::string_view body,
+                  std::map<int, ir::Buffer>& outputs, std::string& error) {
+  std::string text;
+  for (std::string_view line : lines_of(body))
+    if (!trim(line).empty()) text += fmt::format("@output {}\n", trim(line));
+  text += ir::print_graph(root);
+  auto parsed = ir::parse_kernel(ctx, text);
+  if (!parsed.ok()) {
+    error = fmt::format("outputs that do not fit the graph: {}", parsed.error().message);
+    return false;
+  }
+  for (const ir::ExpectedOutput& o : parsed->kernel.header.outputs) {
+    const ir::UOp src = ir::is_tensor_program(root) ? parsed->kernel.root.src(o.slot) : ir::UOp{};
+    const ir::DType dt = src ? src.dtype() : output_dtype(parsed->kernel.root, o.slot);
+    ir::Buffer b(dt, o.values.size());
+    for (size_t i = 0; i < o.values.size(); ++i) b.set(i, o.values[i]);
+    outputs[o.slot] = std::move(b);
   }
   return true;
 }
@@ -265,10 +320,89 @@ class External final : public Simplifier {
     }
   }
 
+  RunAnswer run(ir::Context& ctx, ir::UOp root, const ir::Inputs& inputs,
+                const RunRequest& request) override {
+    std::lock_guard lock(mutex_);
+    RunAnswer out;
+    if (auto failure = ensure_child()) return fail(out, std::move(*failure));
+    if (!hello_.capabilities.run)
+      return fail(out, Failure{FailureKind::Unsupported,
+                               fmt::format("[no-run] {} runs no graph end to end", name_), "", ""});
+    const auto start = Clock::now();
+    const auto deadline = start + seconds(options_.timeout_s);
+    FrameOptions opts;
+    if (!request.devices.empty())
+      opts.emplace_back("devices", fmt::format("{}", fmt::join(request.devices, ",")));
+    if (request.program) opts.emplace_back("program", "1");
+    const std::string text = run_request_text(root, inputs);
+    const ChildProcess::Io wrote = child_->write_all(frame_text("run", text, opts), deadline);
+    out.protocol_seconds += elapsed(start);
+    if (wrote == ChildProcess::Io::Timeout) return fail(out, hang());
+    if (wrote == ChildProcess::Io::Eof) return fail(out, died(""));
+    std::string logs;
+    while (true) {
+      Frame frame;
+      std::string error;
+      const auto waiting = Clock::now();
+      const Read read = read_next(frame, error, deadline);
+      const auto arrived = Clock::now();
+      out.child_seconds += elapsed(waiting, arrived);
+      switch (read) {
+        case Read::Eof: return fail(out, died(logs));
+        case Read::Timeout: return fail(out, hang());
+        case Read::Malformed: return fail(out, protocol_error(error));
+        case Read::Frame: break;
+      }
+      const std::string device = option_of(frame, "device");
+      if (frame.type == "hits") {
+        if (!add_hits(frame.body, out.hits, error)) return fail(out, protocol_error(error));
+      } else if (frame.type == "log") {
+        logs += frame.body;
+      } else if (frame.type == "program") {
+        if (option_of(frame, "missing") == "1") {
+          std::vector<std::string_view> lines = lines_of(frame.body);
+          out.program_missing = lines.empty() ? "no reason given" : std::string(trim(lines[0]));
+        } else {
+          auto parsed = ir::parse_program(ctx, frame.body);
+          if (!parsed.ok())
+            return fail(out, protocol_error("the scheduled kernels do not parse as a Program: " +
+                                            parsed.error().message));
+          out.program = std::move(parsed.value());
+        }
+      } else if (frame.type == "outputs" && !device.empty()) {
+        DeviceRun d{device, {}, std::nullopt};
+        if (!read_outputs(ctx, root, frame.body, d.outputs, error))
+          return fail(out, protocol_error(fmt::format("device {}: {}", device, error)));
+        out.devices.push_back(std::move(d));
+      } else if (frame.type == "error" && !device.empty()) {
+        out.devices.push_back(DeviceRun{device, {}, raised(frame.body, logs)});
+      } else if (frame.type == "ok") {
+        out.protocol_seconds += elapsed(arrived);
+        child_->clear_stderr_tail();
+        return out;
+      } else if (frame.type == "unsupported") {
+        std::vector<std::string_view> lines = lines_of(frame.body);
+        std::string reason(lines.empty() ? std::string_view{} : trim(lines[0]));
+        child_->clear_stderr_tail();
+        return fail(out, Failure{FailureKind::Unsupported,
+                                 reason.empty() ? "no reason given" : reason, "", logs});
+      } else if (frame.type == "error") {
+        return fail(out, raised(frame.body, logs));
+      } else {
+        return fail(out, protocol_error(fmt::format("an unexpected '{}' frame", frame.type)));
+      }
+      out.protocol_seconds += elapsed(arrived);
+    }
+  }
+
  private:
   enum class Read { Frame, Eof, Timeout, Malformed };
 
   static Outcome& fail(Outcome& out, Failure failure) {
+    out.failure = std::move(failure);
+    return out;
+  }
+  static RunAnswer& fail(RunAnswer& out, Failure failure) {
     out.failure = std::move(failure);
     return out;
   }

@@ -20,7 +20,9 @@
 #include <string_view>
 #include <vector>
 
+#include "ir/program.h"
 #include "ir/result.h"
+#include "ir/run_io.h"
 #include "ir/uop.h"
 #include "simplifier/simplifier.h"
 
@@ -84,6 +86,39 @@ struct Capabilities {
   /// "quantized", "range-end-0", ...): a campaign generates none of those it knows
   /// (gen/declines.h) and ignores the rest.
   std::set<std::string> declines;
+  /// It runs a whole graph end to end on devices of its own (its hello's `run` capability,
+  /// docs/external-simplifier.md, "Runs"): Simplifier::run.
+  bool run = false;
+  /// Its devices that run here, in its order of preference (the hello's `devices:`).
+  std::vector<std::string> devices;
+};
+
+/// What one of its devices computed in a run.
+struct DeviceRun {
+  std::string device;  ///< the simplifier's name for it ("PYTHON", "CPU")
+  /// By REALIZE index for a tensor program, by output PARAM slot for a kernel; set unless
+  /// `failure` is.
+  std::map<int, ir::Buffer> outputs;
+  std::optional<Failure> failure;  ///< a Crash: it raised scheduling, compiling or running there
+};
+
+/// A run of a whole graph through the simplifier's own pipeline (Simplifier::run).
+struct RunRequest {
+  std::vector<std::string> devices;  ///< some of Capabilities::devices; empty: all of them
+  bool program = false;              ///< a tensor program: hand back the kernels it scheduled
+};
+
+struct RunAnswer {
+  std::vector<DeviceRun> devices;  ///< one per device that ran, in the order they answered
+  /// With RunRequest::program: the kernels it scheduled, as a Program (verified by the
+  /// caller), or why `.uop` cannot express them.
+  std::optional<ir::Program> program;
+  std::string program_missing;
+  std::map<std::string, uint64_t> hits;  ///< the rules that fired anywhere in its pipeline
+  /// No run at all: it declined the graph (Unsupported), raised before any device's work,
+  /// hung, or broke the protocol.
+  std::optional<Failure> failure;
+  double child_seconds = 0, protocol_seconds = 0;
 };
 
 /// The class of an `unsupported` reason: the id in brackets it starts with (`[quantized]
@@ -107,6 +142,11 @@ class Simplifier {
   /// The rewrite of the kernel rooted at `root` (a SINK), made in `ctx`.
   virtual Outcome simplify(ir::Context& ctx, ir::UOp root,
                            const simplifier::SimplifyOptions& options) = 0;
+  /// The graph rooted at `root` (a tensor program, or a kernel at a `pipeline` stage) run
+  /// end to end on `inputs` by the simplifier's own pipeline and devices. Only for one with
+  /// Capabilities::run; any other answers Unsupported.
+  virtual RunAnswer run(ir::Context& ctx, ir::UOp root, const ir::Inputs& inputs,
+                        const RunRequest& request);
 };
 
 /// The built-in simplifier (simplifier::simplify, in process, every capability).

@@ -106,8 +106,9 @@ std::string shell_quote(std::string_view s) {
 }
 
 Result<std::string> tinygrad_command(const ExternalOptions& options, const std::string& extra) {
-  if (options.tinygrad_stage != "symbolic" && options.tinygrad_stage != "full")
-    return Error{fmt::format("unknown tinygrad stage '{}' (expected symbolic or full)",
+  if (options.tinygrad_stage != "symbolic" && options.tinygrad_stage != "full" &&
+      options.tinygrad_stage != "pipeline")
+    return Error{fmt::format("unknown tinygrad stage '{}' (expected symbolic, full or pipeline)",
                              options.tinygrad_stage)};
   auto tinygrad = find_tinygrad(options);
   if (!tinygrad.ok()) return tinygrad.error();

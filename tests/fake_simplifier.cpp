@@ -17,6 +17,11 @@
 // With --bounds (and `bounds` among --capabilities), a request with the option bounds=1
 // gets a bounds frame first: the given `K LO HI` lines, as claims about the request's nodes.
 // --declines puts a `declines:` line with the given words in its hello.
+//
+// Runs (`run` among --capabilities): --devices "A B" names its devices in the hello; a `run`
+// request is answered per device by --run-outputs "A=<line>|<line>;B=<line>" (each device's
+// outputs body, lines `<k> [v, ...]` split at '|'), a device listed in --run-error raising
+// instead, the Program text in the file --run-program (if given), and an `ok`.
 #include <unistd.h>
 
 #include <cerrno>
@@ -24,6 +29,9 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <map>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -32,6 +40,7 @@
 namespace {
 
 struct Request {
+  std::string type;                  // "simplify" or "run"
   std::vector<std::string> options;  // "key=value"
   std::string body;
 };
@@ -78,7 +87,8 @@ bool next_request(Request& r) {
     words.push_back(header.substr(i, sp - i));
     i = sp + 1;
   }
-  if (words.size() < 2 || words[0] != "simplify") std::exit(4);
+  if (words.size() < 2 || (words[0] != "simplify" && words[0] != "run")) std::exit(4);
+  r.type = words[0];
   const size_t length = std::stoul(words[1]);
   while (g_in.size() < eol + 1 + length)
     if (!fill()) return false;
@@ -86,6 +96,46 @@ bool next_request(Request& r) {
   r.body = g_in.substr(eol + 1, length);
   g_in.erase(0, eol + 1 + length);
   return true;
+}
+
+/// `text` split at `sep`.
+std::vector<std::string> split(const std::string& text, char sep) {
+  std::vector<std::string> parts;
+  std::stringstream in(text);
+  for (std::string part; std::getline(in, part, sep);) parts.push_back(part);
+  return parts;
+}
+
+/// A run's answer, as the --run-* flags say.
+void answer_run(const std::string& devices, const std::string& outputs, const std::string& failing,
+                const std::string& program_file) {
+  std::map<std::string, std::string> body_of;
+  for (const std::string& entry : split(outputs, ';')) {
+    const size_t eq = entry.find('=');
+    if (eq == std::string::npos) continue;
+    std::string body;
+    for (const std::string& line : split(entry.substr(eq + 1), '|')) body += line + "\n";
+    body_of[entry.substr(0, eq)] = body;
+  }
+  frame("hits", "1 fake_schedule_rule\n");
+  if (!program_file.empty()) {
+    std::ifstream in(program_file);
+    std::stringstream text;
+    text << in.rdbuf();
+    frame("program", text.str());
+  }
+  for (const std::string& d : split(devices, ' ')) {
+    if (d.empty()) continue;
+    const std::string option = " device=" + d;
+    if (failing.find(d) != std::string::npos) {
+      const std::string body = "RuntimeError: fake device failure\nwhere: fake_device.py:7\n";
+      write_all("error " + std::to_string(body.size()) + option + "\n" + body);
+    } else {
+      const std::string& body = body_of[d];
+      write_all("outputs " + std::to_string(body.size()) + option + "\n" + body);
+    }
+  }
+  frame("ok", "");
 }
 
 bool holds_const(const std::string& body, const std::string& marker) {
@@ -97,7 +147,7 @@ bool holds_const(const std::string& body, const std::string& marker) {
 
 int main(int argc, char** argv) {
   std::string mode = "echo", marker, hello = "normal", capabilities = "hits", tolerances, bounds,
-              declines;
+              declines, devices, run_outputs, run_error, run_program;
   double hello_delay = 0;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i], value = argv[i + 1];
@@ -109,6 +159,10 @@ int main(int argc, char** argv) {
     if (flag == "--tolerances") tolerances = value;
     if (flag == "--bounds") bounds = value;
     if (flag == "--declines") declines = value;
+    if (flag == "--devices") devices = value;
+    if (flag == "--run-outputs") run_outputs = value;
+    if (flag == "--run-error") run_error = value;
+    if (flag == "--run-program") run_program = value;
   }
   if (hello == "slow") std::this_thread::sleep_for(std::chrono::duration<double>(hello_delay));
   if (hello == "none") {
@@ -122,11 +176,16 @@ int main(int argc, char** argv) {
     frame("hello", "protocol: 1\nname: fake\nversion: fake pid " + std::to_string(::getpid()) +
                        "\ncapabilities: " + capabilities + "\n" +
                        (tolerances.empty() ? "" : "tolerances: " + tolerances + "\n") +
-                       (declines.empty() ? "" : "declines: " + declines + "\n"));
+                       (declines.empty() ? "" : "declines: " + declines + "\n") +
+                       (devices.empty() ? "" : "devices: " + devices + "\n"));
   int served = 0;
   Request r;
   while (next_request(r)) {
     ++served;
+    if (r.type == "run") {
+      answer_run(devices, run_outputs, run_error, run_program);
+      continue;
+    }
     const std::string act = marker.empty() || holds_const(r.body, marker) ? mode : "echo";
     bool wants_bounds = false;
     for (const std::string& o : r.options) wants_bounds = wants_bounds || o == "bounds=1";

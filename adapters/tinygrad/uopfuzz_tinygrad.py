@@ -137,7 +137,9 @@ def main(argv):
     for bug in bugs.BUGS:
       if bug.name in simplifier.available_bugs: print(f"{bug.name}: {bug.what}")
     describe = getattr(bugs, "tensor_bug_what", None)
-    for name in tensor_bugs: print(f"{name}: {describe(name) if describe else 'a tensor-level bug (the whole pipeline)'}")
+    # `[tensor]`: a bug tensor programs show, run through tinygrad's whole pipeline (uopfuzz's
+    # selftest looks for it in tensor programs).
+    for name in tensor_bugs: print(f"{name}: [tensor] {describe(name) if describe else 'a bug of the whole pipeline'}")
     return 0
   simplifier.devices = tensor.probe_devices()
   if args.run: return run_file(args, simplifier)
