@@ -2,8 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <climits>
+
 #include "backends/float_sums.h"
 #include "check/dedup.h"
+#include "ir/graph.h"
 #include "ir/run_io.h"
 #include "ir/tensor.h"
 #include "ir/verify.h"
@@ -102,11 +106,38 @@ std::string stage_of(bool kernels_known, bool some_device_agrees) {
   return kernels_known ? "codegen" : "pipeline";
 }
 
+// The rules that fired, the most applied first: a run's pipeline fires a hundred, and a
+// finding's one line names the few that did most (the case's header keeps them all).
 std::string hits_text(const std::map<std::string, uint64_t>& hits) {
-  std::string out;
-  for (const auto& [rule, n] : hits)
-    out += fmt::format("{}{}x{}", out.empty() ? "" : ", ", n, rule);
+  constexpr size_t kShown = 6;
+  std::vector<std::pair<uint64_t, std::string>> by_count;
+  for (const auto& [rule, n] : hits) by_count.emplace_back(n, rule);
+  std::stable_sort(by_count.begin(), by_count.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::string out = fmt::format("{} rules", hits.size());
+  for (size_t i = 0; i < std::min(kShown, by_count.size()); ++i)
+    out += fmt::format("{}{}x {}", i ? ", " : ", most applied ", by_count[i].first,
+                       by_count[i].second);
+  if (by_count.size() > kShown) out += ", ...";
   return out;
+}
+
+// The devices whose declared limit `work` is within (all of them when none is declared).
+std::vector<std::string> devices_for(const sut::Capabilities& caps, int64_t work) {
+  std::vector<std::string> devices;
+  for (const std::string& d : caps.devices) {
+    auto limit = caps.device_limits.find(d);
+    if (limit == caps.device_limits.end() || work <= limit->second) devices.push_back(d);
+  }
+  return devices;
+}
+
+// A tensor program's work as device limits count it: the elements of all its nodes.
+int64_t program_elements(UOp root) {
+  int64_t total = 0;
+  for (UOp u : toposort(root))
+    if (u.op() != Op::Realize) total = std::min<int64_t>(INT64_MAX / 2, total + numel(u.shape()));
+  return total;
 }
 
 }  // namespace
@@ -137,6 +168,14 @@ ProgramCheckResult check_program_pipeline(Context& ctx, const Kernel& program,
   // own where it hands one back, else the built-in one (a bound is the sum's, not its order's).
   std::optional<Program> sums_from;
   if (auto lowered = schedule::lower(ctx, program.root, options.lower)) sums_from = *lowered;
+  sut::RunRequest request;
+  request.devices = devices_for(sim.capabilities(), program_elements(program.root));
+  if (request.devices.empty()) {
+    res.unsupported =
+        fmt::format("[device-limits] {} elements: more than any of {}'s devices takes",
+                    program_elements(program.root), who);
+    return res;
+  }
   std::optional<DeviceVerdict> bad;  // the first device finding over the seeds
   bool some_device_agrees = false;
   for (int k = 0; k < co.seeds; ++k) {
@@ -151,7 +190,6 @@ ProgramCheckResult check_program_pipeline(Context& ctx, const Kernel& program,
       ++res.seeds_skipped;
       continue;
     }
-    sut::RunRequest request;
     request.program = res.seeds_run == 0;
     sut::RunAnswer answer = sim.run(ctx, program.root, inputs, request);
     res.child_seconds += answer.child_seconds;
@@ -256,7 +294,17 @@ CheckResult check_kernel_pipeline(Context& ctx, const Kernel& kernel, const Chec
       ++res.seeds_skipped;
       continue;
     }
-    sut::RunAnswer answer = sim.run(ctx, kernel.root, inputs, {});
+    sut::RunRequest request;
+    request.devices = devices_for(sim.capabilities(), static_cast<int64_t>(want->iterations));
+    if (request.devices.empty()) {
+      res.simplifier_failure = sut::Failure{
+          sut::FailureKind::Unsupported,
+          fmt::format("[device-limits] {} loop iterations: more than any of {}'s devices takes",
+                      want->iterations, who),
+          "", ""};
+      return res;
+    }
+    sut::RunAnswer answer = sim.run(ctx, kernel.root, inputs, request);
     res.child_seconds += answer.child_seconds;
     res.protocol_seconds += answer.protocol_seconds;
     for (const auto& [rule, n] : answer.hits) res.simplified.hits[rule] += n;

@@ -141,8 +141,10 @@ void print_run(const RunFlags& f, const LoadedKernel& k, uint64_t seed, const ch
     fmt::print("{}\n", j.dump(2));
     return;
   }
-  fmt::print("{} ({}, seed {}): {} after {} steps\n", h.name.empty() ? f.file : h.name, backend,
-             seed, status_name(out.status), out.steps);
+  // A device of an external simplifier counts no steps of ours.
+  fmt::print("{} ({}, seed {}): {}{}\n", h.name.empty() ? f.file : h.name, backend, seed,
+             status_name(out.status),
+             label.empty() ? fmt::format(" after {} steps", out.steps) : "");
   if (out.ub) {
     std::string where;
     for (auto [r, v] : out.ub->iteration) where += fmt::format(" {}={}", name_of(r), v);

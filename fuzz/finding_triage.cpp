@@ -2,9 +2,11 @@
 
 #include <filesystem>
 
+#include "check/pipeline_check.h"
 #include "fuzz/corpus_header.h"
 #include "ir/parser.h"
 #include "ir/tensor.h"
+#include "oracle/tensor_eval.h"
 #include "schedule/lower.h"
 #include "sut/reproducer.h"
 
@@ -22,6 +24,28 @@ std::string pick_root_causes_path(const std::string& given, const std::string& f
 Result<ir::Kernel> kernel_to_reproduce(ir::Context& ctx, const ir::Kernel& found,
                                        const check::CheckOptions& check) {
   if (!ir::is_tensor_program(found.root)) return found;
+  if (check::runs_pipeline(check, found.root)) {
+    // Found by the simplifier's whole pipeline: the tensor program itself reproduces it, at
+    // the failing seed's inputs, expecting the tensor oracle's outputs there.
+    ir::Kernel program = sut::with_explicit_inputs(found);
+    ir::Inputs inputs;
+    for (const ir::GivenInput& given : program.header.inputs) {
+      ir::Buffer b(given.dtype, given.values.size());
+      for (size_t i = 0; i < given.values.size(); ++i) b.set(i, given.values[i]);
+      inputs.buffers[given.slot] = std::move(b);
+    }
+    auto run = oracle::eval_tensor_program(program.root, inputs);
+    if (!run) return Error{"the tensor oracle cannot run it: " + run.error().message};
+    if (run->status != ir::RunStatus::Ok)
+      return Error{"the tensor program is undefined at the failing seed's inputs"};
+    program.header.outputs.clear();
+    for (const auto& [o, buffer] : run->outputs) {
+      ir::ExpectedOutput expected{o, {}};
+      for (size_t i = 0; i < buffer.size(); ++i) expected.values.push_back(buffer.get(i));
+      program.header.outputs.push_back(std::move(expected));
+    }
+    return program;
+  }
   auto corpus = read_corpus_header(found.header);
   if (!corpus) return corpus.error();
   auto program = schedule::lower(ctx, found.root, with_recorded_lowering({}, *corpus));

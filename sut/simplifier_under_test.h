@@ -91,6 +91,10 @@ struct Capabilities {
   bool run = false;
   /// Its devices that run here, in its order of preference (the hello's `devices:`).
   std::vector<std::string> devices;
+  /// The work a device takes at most (the hello's `device-limits: PYTHON=20000`): a tensor
+  /// program's elements over all its nodes, a kernel's loop iterations on the oracle. A
+  /// device an emulator makes slow is not asked to run more; one not named has no limit.
+  std::map<std::string, int64_t> device_limits;
 };
 
 /// What one of its devices computed in a run.

@@ -145,6 +145,25 @@ TEST(PipelineCheck, OutputsThatDoNotFitTheProgramAreAProtocolError) {
   EXPECT_EQ(r.kind, FindingKind::Protocol) << r.details;
 }
 
+TEST(PipelineCheck, ADeviceIsNotAskedForMoreWorkThanItsDeclaredLimit) {
+  ir::Context ctx;
+  const ir::Kernel program = parse(ctx, kRowSums);  // 12 + 12 + 3 + 3 = 30 elements
+  // B would be wrong, but the program is beyond its limit: only A runs it.
+  ProgramCheckResult r = check_with(
+      ctx, program, "--run-outputs \"A=0 [6, 22, 38];B=0 [0, 0, 0]\" --device-limits B=29");
+  EXPECT_EQ(r.kind, FindingKind::None) << r.details;
+  EXPECT_EQ(r.seeds_run, 1);
+  // Within it, B runs and is caught.
+  r = check_with(ctx, program,
+                 "--run-outputs \"A=0 [6, 22, 38];B=0 [0, 0, 0]\" --device-limits B=30");
+  EXPECT_EQ(r.kind, FindingKind::Mismatch) << r.details;
+  // Beyond every device's limit, the program is not checked: declined, not a finding.
+  r = check_with(ctx, program, "--run-outputs \"A=0 [6, 22, 38]\" --device-limits \"A=1 B=1\"");
+  EXPECT_EQ(r.kind, FindingKind::None);
+  ASSERT_TRUE(r.unsupported);
+  EXPECT_NE(r.unsupported->find("[device-limits]"), std::string::npos) << *r.unsupported;
+}
+
 TEST(PipelineCheck, ASimplifierWithoutRunsKeepsTheBuiltInLowering) {
   ir::Context ctx;
   const ir::Kernel program = parse(ctx, kRowSums);

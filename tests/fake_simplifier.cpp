@@ -21,7 +21,9 @@
 // Runs (`run` among --capabilities): --devices "A B" names its devices in the hello; a `run`
 // request is answered per device by --run-outputs "A=<line>|<line>;B=<line>" (each device's
 // outputs body, lines `<k> [v, ...]` split at '|'), a device listed in --run-error raising
-// instead, the Program text in the file --run-program (if given), and an `ok`.
+// instead, the Program text in the file --run-program (if given), and an `ok`; only the
+// devices the request's `devices=` names (all without it). --device-limits "B=5" goes into
+// the hello as it is.
 #include <unistd.h>
 
 #include <cerrno>
@@ -107,8 +109,14 @@ std::vector<std::string> split(const std::string& text, char sep) {
 }
 
 /// A run's answer, as the --run-* flags say.
-void answer_run(const std::string& devices, const std::string& outputs, const std::string& failing,
-                const std::string& program_file) {
+void answer_run(std::string devices, const std::string& outputs, const std::string& failing,
+                const std::string& program_file, const std::vector<std::string>& options) {
+  for (const std::string& o : options)
+    if (o.rfind("devices=", 0) == 0) {
+      devices = o.substr(8);
+      for (char& c : devices)
+        if (c == ',') c = ' ';
+    }
   std::map<std::string, std::string> body_of;
   for (const std::string& entry : split(outputs, ';')) {
     const size_t eq = entry.find('=');
@@ -147,7 +155,7 @@ bool holds_const(const std::string& body, const std::string& marker) {
 
 int main(int argc, char** argv) {
   std::string mode = "echo", marker, hello = "normal", capabilities = "hits", tolerances, bounds,
-              declines, devices, run_outputs, run_error, run_program;
+              declines, devices, run_outputs, run_error, run_program, device_limits;
   double hello_delay = 0;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i], value = argv[i + 1];
@@ -163,6 +171,7 @@ int main(int argc, char** argv) {
     if (flag == "--run-outputs") run_outputs = value;
     if (flag == "--run-error") run_error = value;
     if (flag == "--run-program") run_program = value;
+    if (flag == "--device-limits") device_limits = value;
   }
   if (hello == "slow") std::this_thread::sleep_for(std::chrono::duration<double>(hello_delay));
   if (hello == "none") {
@@ -177,13 +186,14 @@ int main(int argc, char** argv) {
                        "\ncapabilities: " + capabilities + "\n" +
                        (tolerances.empty() ? "" : "tolerances: " + tolerances + "\n") +
                        (declines.empty() ? "" : "declines: " + declines + "\n") +
-                       (devices.empty() ? "" : "devices: " + devices + "\n"));
+                       (devices.empty() ? "" : "devices: " + devices + "\n") +
+                       (device_limits.empty() ? "" : "device-limits: " + device_limits + "\n"));
   int served = 0;
   Request r;
   while (next_request(r)) {
     ++served;
     if (r.type == "run") {
-      answer_run(devices, run_outputs, run_error, run_program);
+      answer_run(devices, run_outputs, run_error, run_program, r.options);
       continue;
     }
     const std::string act = marker.empty() || holds_const(r.body, marker) ? mode : "echo";

@@ -14,6 +14,12 @@ import traceback
 
 PROTOCOL = 1
 
+# The work a device is asked to take at most (docs/external-simplifier.md, "Runs"): PYTHON
+# emulates every element of every op in Python, about a millisecond per element of a reduce,
+# so a sum of 65,536 elements takes over a minute there. A tensor program's elements over all
+# its nodes, a kernel's loop iterations.
+DEVICE_LIMITS = {"PYTHON": 16384}
+
 
 class ProtocolError(Exception):
   """A request uopfuzz should never send: the conversation cannot go on."""
@@ -131,6 +137,8 @@ def hello_body(simplifier):
            f"capabilities: {' '.join(caps)}", "tolerances: zero-sign", f"bugs: {' '.join(simplifier.available_bugs)}",
            f"stage: {simplifier.stage_name}", f"declines: {' '.join(declined_shapes(simplifier.stage_name))}"]
   if devices: lines.insert(4, f"devices: {' '.join(devices)}")
+  limits = [f"{d}={DEVICE_LIMITS[d]}" for d in devices if d in DEVICE_LIMITS]
+  if limits: lines.insert(5, f"device-limits: {' '.join(limits)}")
   return "".join(line + "\n" for line in lines)
 
 
