@@ -418,12 +418,14 @@ int run_fuzz(const FuzzFlags& f, const std::string& command_line) {
   fuzz::GraphSource source = [&](ir::Context& ctx, uint64_t gs) {
     return gen::generate(ctx, policy, gs).kernel;
   };
-  if (!f.compare.empty())
-    return run_fuzz_compare(f.compare, external_options(f.simplify.simplifier), co.check, f.seed,
-                            f.seconds, f.max_graphs, source, f.json_path);
   co.tensor_source = [&](ir::Context& ctx, uint64_t gs) {
     return gen::generate_tensor_program(ctx, policy, gs).program;
   };
+  if (!f.compare.empty())
+    return run_fuzz_compare(
+        f.compare, external_options(f.simplify.simplifier), co.check, f.seed, f.seconds,
+        f.max_graphs, source, f.json_path,
+        co.level == fuzz::Level::Tensor ? co.tensor_source : fuzz::GraphSource{});
   fuzz::Shrinker shrink = f.no_reduce ? fuzz::Shrinker() : fuzz::reducer_shrinker(10);
   fuzz::CampaignResult r = fuzz::run_campaign(co, source, shrink);
   if (tty) fmt::print("\n");

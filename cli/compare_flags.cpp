@@ -123,6 +123,36 @@ void print_side(const fuzz::CompareSide& s, uint64_t graphs, uint64_t seed) {
         s.name, seed);
 }
 
+/// Tensor programs: how many kernels and intermediate buffers each lowering made.
+void print_lowering(const fuzz::LoweringTally& t, const std::array<fuzz::CompareSide, 2>& sides) {
+  fmt::print(
+      "lowering: {} programs compared ({} not: declined, a finding, or kernels not known), {} "
+      "differ (choices of the lowering, never findings)\n",
+      t.compared, t.not_compared, t.differences);
+  for (const auto& [name, f] :
+       {std::pair{"kernels", &t.kernels}, std::pair{"intermediate buffers", &t.intermediates}}) {
+    fmt::print("  {}: {} made {} in all, {} made {}; fewer: {} in {} programs, {} in {}\n", name,
+               sides[0].name, f->a_total, sides[1].name, f->b_total, sides[0].name, f->a_fewer,
+               sides[1].name, f->b_fewer);
+    if (!f->a_examples.empty())
+      fmt::print("    {} fewer first in: {}\n", sides[0].name, fmt::join(f->a_examples, "; "));
+    if (!f->b_examples.empty())
+      fmt::print("    {} fewer first in: {}\n", sides[1].name, fmt::join(f->b_examples, "; "));
+  }
+}
+
+json lowering_json(const fuzz::LoweringTally& t) {
+  auto figure = [](const fuzz::LoweringTally::Figure& f) {
+    return json{{"a_fewer", f.a_fewer}, {"b_fewer", f.b_fewer},       {"a_total", f.a_total},
+                {"b_total", f.b_total}, {"a_examples", f.a_examples}, {"b_examples", f.b_examples}};
+  };
+  return json{{"compared", t.compared},
+              {"differences", t.differences},
+              {"not_compared", t.not_compared},
+              {"kernels", figure(t.kernels)},
+              {"intermediate_buffers", figure(t.intermediates)}};
+}
+
 }  // namespace
 
 sut::ExternalOptions external_options(const SimplifierFlags& f) {
@@ -146,7 +176,7 @@ void add_compare_flag(CLI::App& cmd, std::vector<std::string>& specs) {
 int run_fuzz_compare(const std::vector<std::string>& specs, const sut::ExternalOptions& external,
                      const check::CheckOptions& check, uint64_t seed, double seconds,
                      uint64_t max_graphs, const fuzz::GraphSource& source,
-                     const std::string& json_path) {
+                     const std::string& json_path, const fuzz::GraphSource& tensor_source) {
   auto pair = make_pair(specs, external);
   if (!pair) return kExitBadInput;
   fuzz::CompareOptions o;
@@ -155,6 +185,7 @@ int run_fuzz_compare(const std::vector<std::string>& specs, const sut::ExternalO
   o.seed = seed;
   o.seconds = seconds;
   o.max_graphs = max_graphs;
+  o.tensor_source = tensor_source;
   const bool tty = ::isatty(STDOUT_FILENO);
   double last_line = -10;
   o.on_progress = [&](const fuzz::CompareProgress& p) {
@@ -176,16 +207,21 @@ int run_fuzz_compare(const std::vector<std::string>& specs, const sut::ExternalO
              p.seconds, p.graphs / std::max(p.seconds, 1e-9), seed, version_of(p.sides[0]),
              version_of(p.sides[1]));
   for (const auto& side : p.sides) print_side(side, p.graphs, seed);
-  print_strength(p.strength);
+  if (tensor_source)
+    print_lowering(p.lowering, p.sides);
+  else
+    print_strength(p.strength);
   if (!json_path.empty()) {
     std::ofstream out(json_path);
-    out << json{{"seed", seed},
-                {"seconds", p.seconds},
-                {"graphs", p.graphs},
-                {"sides", {side_json(p.sides[0], p.graphs), side_json(p.sides[1], p.graphs)}},
-                {"strength", strength_json(p.strength)}}
-               .dump(2)
-        << "\n";
+    json j{{"seed", seed},
+           {"seconds", p.seconds},
+           {"graphs", p.graphs},
+           {"sides", {side_json(p.sides[0], p.graphs), side_json(p.sides[1], p.graphs)}}};
+    if (tensor_source)
+      j["lowering"] = lowering_json(p.lowering);
+    else
+      j["strength"] = strength_json(p.strength);
+    out << j.dump(2) << "\n";
     if (!out) {
       fmt::print(stderr, "error: cannot write {}\n", json_path);
       return kExitBadInput;

@@ -18,8 +18,10 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "check/differential.h"
+#include "check/program_check.h"
 #include "check/strength.h"
 #include "fuzz/campaign.h"
 #include "sut/simplifier_under_test.h"
@@ -38,6 +40,37 @@ struct KernelComparison {
 KernelComparison compare_kernel(ir::Context& ctx, const ir::Kernel& kernel,
                                 const check::CheckOptions& options,
                                 const std::array<std::shared_ptr<sut::Simplifier>, 2>& simplifiers);
+
+/// What one lowering of a tensor program made: its kernels and intermediate buffers.
+struct LoweringShape {
+  uint64_t kernels = 0, intermediates = 0;
+};
+
+/// One tensor program checked with two simplifiers (the built-in one lowers it itself, one
+/// that runs whole programs schedules it; check::check_program either way) and, where both
+/// are clean and both lowerings are known, their shapes side by side.
+struct ProgramComparison {
+  std::array<check::ProgramCheckResult, 2> results;
+  std::array<double, 2> seconds{};
+  std::optional<std::array<LoweringShape, 2>> shapes;
+};
+ProgramComparison compare_program(
+    ir::Context& ctx, const ir::Kernel& program, const check::CheckOptions& options,
+    const std::array<std::shared_ptr<sut::Simplifier>, 2>& simplifiers);
+
+/// How two lowerings compare over many programs, per figure (kernels, intermediate
+/// buffers): where each side made fewer, the totals, and the first programs of each. A
+/// difference is a choice of the lowering (a buffer kept or inlined, a reduce split in two
+/// kernels or in one), never a finding.
+struct LoweringTally {
+  struct Figure {
+    uint64_t a_fewer = 0, b_fewer = 0, a_total = 0, b_total = 0;
+    std::vector<std::string> a_examples, b_examples;  ///< at most 3 each
+  };
+  uint64_t compared = 0, differences = 0, not_compared = 0;
+  Figure kernels, intermediates;
+  void add(const std::array<LoweringShape, 2>& shapes, const std::string& label);
+};
 
 /// What one side of a comparison campaign did.
 struct CompareSide {
@@ -59,6 +92,8 @@ struct CompareOptions {
   double seconds = 60;
   uint64_t max_graphs = 0;  ///< 0: until the time is up
   uint64_t seed = 1;        ///< graph i is source(ctx, graph_seed(seed, i)), as in a campaign
+  /// Set: every graph is a tensor program from this source (compare_program), not a kernel.
+  GraphSource tensor_source;
   std::function<void(const struct CompareProgress&)> on_progress;  ///< about every second
 };
 
@@ -67,6 +102,7 @@ struct CompareProgress {
   uint64_t graphs = 0;
   std::array<CompareSide, 2> sides;
   check::StrengthTally strength;  ///< examples labelled "graph <i> seed <hex>"
+  LoweringTally lowering;         ///< tensor programs: kernels and buffers each lowering made
 };
 
 CompareProgress run_comparison(const CompareOptions& options, const GraphSource& source);
