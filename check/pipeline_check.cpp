@@ -170,6 +170,7 @@ ProgramCheckResult check_program_pipeline(Context& ctx, const Kernel& program,
   if (auto lowered = schedule::lower(ctx, program.root, options.lower)) sums_from = *lowered;
   sut::RunRequest request;
   request.devices = devices_for(sim.capabilities(), program_elements(program.root));
+  request.split_reduce_threshold = options.lower.split_reduce_threshold;
   if (request.devices.empty()) {
     res.unsupported =
         fmt::format("[device-limits] {} elements: more than any of {}'s devices takes",

@@ -104,6 +104,7 @@ std::optional<Hello> parse_hello(std::string_view body, std::string& error) {
         if (word == "stop-after") h.capabilities.stop_after = true;
         if (word == "bounds") h.capabilities.bounds = true;
         if (word == "run") h.capabilities.run = true;
+        if (word == "split-reduce-threshold") h.capabilities.split_reduce_threshold = true;
       }
     if (key == "device-limits")
       for (std::string_view word : words_of(value)) {
@@ -342,6 +343,8 @@ class External final : public Simplifier {
     if (!request.devices.empty())
       opts.emplace_back("devices", fmt::format("{}", fmt::join(request.devices, ",")));
     if (request.program) opts.emplace_back("program", "1");
+    if (hello_.capabilities.split_reduce_threshold && request.split_reduce_threshold)
+      opts.emplace_back("split-reduce-threshold", std::to_string(*request.split_reduce_threshold));
     const std::string text = run_request_text(root, inputs);
     const ChildProcess::Io wrote = child_->write_all(frame_text("run", text, opts), deadline);
     out.protocol_seconds += elapsed(start);

@@ -89,6 +89,7 @@ struct Capabilities {
   /// It runs a whole graph end to end on devices of its own (its hello's `run` capability,
   /// docs/external-simplifier.md, "Runs"): Simplifier::run.
   bool run = false;
+  bool split_reduce_threshold = false;  ///< RunRequest::split_reduce_threshold
   /// Its devices that run here, in its order of preference (the hello's `devices:`).
   std::vector<std::string> devices;
   /// The work a device takes at most (the hello's `device-limits: PYTHON=20000`): a tensor
@@ -110,6 +111,10 @@ struct DeviceRun {
 struct RunRequest {
   std::vector<std::string> devices;  ///< some of Capabilities::devices; empty: all of them
   bool program = false;              ///< a tensor program: hand back the kernels it scheduled
+  /// Its own knob for splitting a reduce in two kernels, where it has one (the hello's
+  /// `split-reduce-threshold` capability): the program's drawn LowerOptions value, so
+  /// that small generated programs reach its split reduce as they reach ours.
+  std::optional<int64_t> split_reduce_threshold;
 };
 
 struct RunAnswer {

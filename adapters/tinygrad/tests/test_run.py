@@ -105,7 +105,7 @@ class Run(unittest.TestCase):
   def test_hello(self):
     _, hello, _ = converse(self.simplifier)
     lines = dict(line.split(": ", 1) for line in hello.splitlines())
-    self.assertEqual(lines["capabilities"].split(), ["hits", "disable", "stop-after", "bounds", "run"])
+    self.assertEqual(lines["capabilities"].split(), ["hits", "disable", "stop-after", "bounds", "run", "split-reduce-threshold"])
     self.assertEqual(lines["devices"].split(), self.devices)
     self.assertEqual(self.devices[0], "PYTHON")
 
@@ -222,7 +222,7 @@ class Run(unittest.TestCase):
     _, hello, answers = converse(simplifier, request("simplify", KERNEL), request("run", SPECIALS, devices="PYTHON"))
     lines = dict(line.split(": ", 1) for line in hello.splitlines())
     self.assertEqual(lines["stage"], "pipeline")
-    self.assertEqual(lines["capabilities"].split(), ["hits", "run"])
+    self.assertEqual(lines["capabilities"].split(), ["hits", "run", "split-reduce-threshold"])
     self.assertEqual(answers[0][-1][:1] + (answers[0][-1][2],),
                      ("unsupported", "[pipeline-stage] a simplify request: stage pipeline answers run requests only"))
     self.assertEqual(answers[1][-1][0], "ok")

@@ -144,7 +144,7 @@ class ServerTest(unittest.TestCase):
     self.assertEqual(a.hello["name"], "tinygrad")
     self.assertEqual(a.hello["stage"], "full")
     # run: the whole pipeline on the devices that run here (tests/test_run.py)
-    self.assertEqual(set(a.hello["capabilities"].split()), {"hits", "disable", "stop-after", "bounds", "run"})
+    self.assertEqual(set(a.hello["capabilities"].split()), {"hits", "disable", "stop-after", "bounds", "run", "split-reduce-threshold"})
     self.assertEqual(a.hello["devices"].split()[0], "PYTHON")
     self.assertEqual(a.hello["tolerances"], "zero-sign")
     # the kernel rule bugs, and any tensor-level ones (bugs.tensor_bug_names())

@@ -132,7 +132,7 @@ def hello_body(simplifier):
   from uopfuzz_adapter.declines import declined_shapes
   devices = list(getattr(simplifier, "devices", ()) or ())
   pipeline = simplifier.stage_name == "pipeline"
-  caps = (["hits"] if pipeline else ["hits", "disable", "stop-after", "bounds"]) + (["run"] if devices else [])
+  caps = (["hits"] if pipeline else ["hits", "disable", "stop-after", "bounds"]) + (["run", "split-reduce-threshold"] if devices else [])
   lines = [f"protocol: {PROTOCOL}", "name: tinygrad", f"version: {simplifier.version}",
            f"capabilities: {' '.join(caps)}", "tolerances: zero-sign", f"bugs: {' '.join(simplifier.available_bugs)}",
            f"stage: {simplifier.stage_name}", f"declines: {' '.join(declined_shapes(simplifier.stage_name))}"]
@@ -146,8 +146,11 @@ def hello_body(simplifier):
 
 def parse_run_request(options, offered):
   """(devices, program wanted) from a run frame's options; devices= must name the hello's."""
-  unknown = set(options) - {"devices", "program"}
+  unknown = set(options) - {"devices", "program", "split-reduce-threshold"}
   if unknown: raise ProtocolError(f"unknown run option(s) {', '.join(sorted(unknown))}")
+  threshold = options.get("split-reduce-threshold")
+  if threshold is not None and not threshold.isdigit():
+    raise ProtocolError(f"split-reduce-threshold={threshold} is not a count")
   if not offered: raise ProtocolError("a run request, and no device runs here (the hello offers no run)")
   devices = list(offered)
   if "devices" in options:
@@ -158,6 +161,17 @@ def parse_run_request(options, offered):
   program = options.get("program", "0")
   if program not in ("0", "1"): raise ProtocolError(f"program={program} is neither 0 nor 1")
   return devices, program == "1"
+
+
+def split_reduce_threshold(value):
+  """tinygrad splits a reduce in two kernels when its input has REDUCEOP_SPLIT_THRESHOLD
+  (default 32768) times its output's elements: uopfuzz draws the threshold per program
+  (its own lowering's knob), so that small programs reach tinygrad's split reduce too.
+  None restores tinygrad's default. getenv is cached: the cache is cleared."""
+  from tinygrad.helpers import getenv
+  if value is None: os.environ.pop("REDUCEOP_SPLIT_THRESHOLD", None)
+  else: os.environ["REDUCEOP_SPLIT_THRESHOLD"] = str(value)
+  getenv.cache_clear()
 
 
 def _hits_frame(hits):
@@ -272,6 +286,7 @@ def serve(simplifier, out, stdin=None):
       text = body.decode("utf-8")
       if kind == "run":
         devices, want_program = parse_run_request(options, list(getattr(simplifier, "devices", ()) or ()))
+        split_reduce_threshold(options.get("split-reduce-threshold"))
         out.write(answer_run(simplifier, text, devices, want_program))
         continue
       if kind != "simplify": raise ProtocolError(f"unexpected frame {kind!r}")
