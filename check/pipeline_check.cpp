@@ -106,6 +106,19 @@ std::string stage_of(bool kernels_known, bool some_device_agrees) {
   return kernels_known ? "codegen" : "pipeline";
 }
 
+// A device's finding as the check's: on that device's executor, the culprit where it raised,
+// else the stage a disagreement points at.
+template <class Result>
+void take_device_finding(const DeviceVerdict& bad, const std::string& who, const std::string& stage,
+                         Result& res) {
+  res.kind = bad.kind;
+  res.backend = device_executor(who, bad.device);
+  res.mismatch = bad.mismatch;
+  res.details = bad.details;
+  res.simplifier_failure = bad.failure;
+  res.culprit = bad.failure ? failure_culprit(*bad.failure) : who + "-" + stage;
+}
+
 // The rules that fired, the most applied first: a run's pipeline fires a hundred, and a
 // finding's one line names the few that did most (the case's header keeps them all).
 std::string hits_text(const std::map<std::string, uint64_t>& hits) {
@@ -251,19 +264,10 @@ ProgramCheckResult check_program_pipeline(Context& ctx, const Kernel& program,
     }
   }
   if (!bad) return res;
-  res.kind = bad->kind;
-  res.backend = device_executor(who, bad->device);
-  res.mismatch = bad->mismatch;
-  res.details = bad->details;
-  if (bad->failure) {
-    res.simplifier_failure = bad->failure;
-    res.culprit = failure_culprit(*bad->failure);
-    return res;
-  }
-  res.culprit = who + "-" + stage_of(kernels_known, some_device_agrees);
-  if (kernels_known)
+  take_device_finding(*bad, who, stage_of(kernels_known, some_device_agrees), res);
+  if (kernels_known && !bad->failure)
     res.details += fmt::format("; its {} scheduled kernels agree on uopfuzz's oracle", res.kernels);
-  if (!res.simplified.hits.empty())
+  if (!bad->failure && !res.simplified.hits.empty())
     res.details += fmt::format("; rules that fired: {}", hits_text(res.simplified.hits));
   return res;
 }
@@ -326,17 +330,8 @@ CheckResult check_kernel_pipeline(Context& ctx, const Kernel& kernel, const Chec
   }
   res.simplified.root = kernel.root;
   if (!bad) return res;
-  res.kind = bad->kind;
-  res.backend = device_executor(who, bad->device);
-  res.mismatch = bad->mismatch;
-  res.details = bad->details;
-  if (bad->failure) {
-    res.simplifier_failure = bad->failure;
-    res.culprit = failure_culprit(*bad->failure);
-    return res;
-  }
-  res.culprit = who + "-" + stage_of(false, some_device_agrees);
-  if (!res.simplified.hits.empty())
+  take_device_finding(*bad, who, stage_of(false, some_device_agrees), res);
+  if (!bad->failure && !res.simplified.hits.empty())
     res.details += fmt::format("; rules that fired: {}", hits_text(res.simplified.hits));
   return res;
 }

@@ -268,88 +268,121 @@ class External final : public Simplifier {
       out.failure = std::move(failure);
       return out;
     }
-    const auto start = Clock::now();
-    const auto deadline = start + seconds(options_.timeout_s);
     const std::string request =
         frame_text("simplify", ir::print_graph(root), request_options(options));
-    const ChildProcess::Io wrote = child_->write_all(request, deadline);
-    out.protocol_seconds += elapsed(start);
-    if (wrote == ChildProcess::Io::Timeout) return fail(out, hang());
-    if (wrote == ChildProcess::Io::Eof) return fail(out, died(""));
-    std::string logs;
-    while (true) {
-      Frame frame;
-      std::string error;
-      const auto waiting = Clock::now();
-      const Read read = read_next(frame, error, deadline);
-      const auto arrived = Clock::now();
-      out.child_seconds += elapsed(waiting, arrived);
-      switch (read) {
-        case Read::Eof: return fail(out, died(logs));
-        case Read::Timeout: return fail(out, hang());
-        case Read::Malformed: return fail(out, protocol_error(error));
-        case Read::Frame: break;
-      }
-      if (frame.type == "hits") {
-        const bool ok = add_hits(frame.body, out.result.hits, error);
-        out.protocol_seconds += elapsed(arrived);
-        if (!ok) return fail(out, protocol_error(error));
-      } else if (frame.type == "bounds") {
-        const bool ok = add_bounds(frame.body, ir::toposort(root), out.bounds, error);
-        out.protocol_seconds += elapsed(arrived);
-        if (!ok) return fail(out, protocol_error(error));
-      } else if (frame.type == "log") {
-        logs += frame.body;
-      } else if (frame.type == "ok") {
-        auto parsed = ir::parse_kernel(ctx, frame.body);
-        out.protocol_seconds += elapsed(arrived);
-        if (!parsed.ok())
-          return fail(out, protocol_error(fmt::format(
-                               "the rewrite does not parse: {}:{}: {}", parsed.error().loc.line,
-                               parsed.error().loc.col, parsed.error().message)));
-        if (parsed->kernel.root.op() != ir::Op::Sink)
-          return fail(out, protocol_error(fmt::format(
-                               "the rewrite is not a kernel: its root is a {}, not a SINK",
-                               ir::op_name(parsed->kernel.root.op()))));
-        out.result.root = parsed->kernel.root;
-        for (const auto& [rule, n] : out.result.hits) out.result.steps += n;
-        child_->clear_stderr_tail();
-        return out;
-      } else if (frame.type == "unsupported") {
-        std::vector<std::string_view> lines = lines_of(frame.body);
-        std::string reason(lines.empty() ? std::string_view{} : trim(lines[0]));
-        child_->clear_stderr_tail();
-        return fail(out, Failure{FailureKind::Unsupported,
-                                 reason.empty() ? "no reason given" : reason, "", logs});
-      } else if (frame.type == "error") {
-        return fail(out, raised(frame.body, logs));
-      } else {
-        return fail(out, protocol_error(fmt::format("an unexpected '{}' frame", frame.type)));
-      }
-    }
+    out.failure =
+        converse(request, out.child_seconds, out.protocol_seconds,
+                 [&](const Frame& frame, const std::string& logs, std::optional<Failure>& failed) {
+                   std::string error;
+                   if (frame.type == "hits") {
+                     if (!add_hits(frame.body, out.result.hits, error))
+                       failed = protocol_error(error);
+                     return false;
+                   }
+                   if (frame.type == "bounds") {
+                     if (!add_bounds(frame.body, ir::toposort(root), out.bounds, error))
+                       failed = protocol_error(error);
+                     return false;
+                   }
+                   if (frame.type != "ok") {
+                     failed = final_failure(frame, logs);
+                     return true;
+                   }
+                   auto parsed = ir::parse_kernel(ctx, frame.body);
+                   if (!parsed.ok()) {
+                     failed = protocol_error(fmt::format(
+                         "the rewrite does not parse: {}:{}: {}", parsed.error().loc.line,
+                         parsed.error().loc.col, parsed.error().message));
+                   } else if (parsed->kernel.root.op() != ir::Op::Sink) {
+                     failed = protocol_error(
+                         fmt::format("the rewrite is not a kernel: its root is a {}, not a SINK",
+                                     ir::op_name(parsed->kernel.root.op())));
+                   } else {
+                     out.result.root = parsed->kernel.root;
+                     for (const auto& [rule, n] : out.result.hits) out.result.steps += n;
+                     child_->clear_stderr_tail();
+                   }
+                   return true;
+                 });
+    return out;
   }
 
   RunAnswer run(ir::Context& ctx, ir::UOp root, const ir::Inputs& inputs,
                 const RunRequest& request) override {
     std::lock_guard lock(mutex_);
     RunAnswer out;
-    if (auto failure = ensure_child()) return fail(out, std::move(*failure));
-    if (!hello_.capabilities.run)
-      return fail(out, Failure{FailureKind::Unsupported,
-                               fmt::format("[no-run] {} runs no graph end to end", name_), "", ""});
-    const auto start = Clock::now();
-    const auto deadline = start + seconds(options_.timeout_s);
+    if (auto failure = ensure_child()) {
+      out.failure = std::move(failure);
+      return out;
+    }
+    if (!hello_.capabilities.run) {
+      out.failure = Failure{FailureKind::Unsupported,
+                            fmt::format("[no-run] {} runs no graph end to end", name_), "", ""};
+      return out;
+    }
     FrameOptions opts;
     if (!request.devices.empty())
       opts.emplace_back("devices", fmt::format("{}", fmt::join(request.devices, ",")));
     if (request.program) opts.emplace_back("program", "1");
     if (hello_.capabilities.split_reduce_threshold && request.split_reduce_threshold)
       opts.emplace_back("split-reduce-threshold", std::to_string(*request.split_reduce_threshold));
-    const std::string text = run_request_text(root, inputs);
-    const ChildProcess::Io wrote = child_->write_all(frame_text("run", text, opts), deadline);
-    out.protocol_seconds += elapsed(start);
-    if (wrote == ChildProcess::Io::Timeout) return fail(out, hang());
-    if (wrote == ChildProcess::Io::Eof) return fail(out, died(""));
+    const std::string text = frame_text("run", run_request_text(root, inputs), opts);
+    out.failure = converse(
+        text, out.child_seconds, out.protocol_seconds,
+        [&](const Frame& frame, const std::string& logs, std::optional<Failure>& failed) {
+          std::string error;
+          const std::string device = option_of(frame, "device");
+          if (frame.type == "hits") {
+            if (!add_hits(frame.body, out.hits, error)) failed = protocol_error(error);
+          } else if (frame.type == "program" && option_of(frame, "missing") == "1") {
+            std::vector<std::string_view> lines = lines_of(frame.body);
+            out.program_missing = lines.empty() ? "no reason given" : std::string(trim(lines[0]));
+          } else if (frame.type == "program") {
+            // Kernels in a shape uopfuzz's verifier rejects (a gated index outside an INDEX)
+            // are kernels .uop cannot express, not a broken conversation.
+            auto parsed = ir::parse_program(ctx, frame.body);
+            if (parsed.ok())
+              out.program = std::move(parsed.value());
+            else
+              out.program_missing =
+                  "[no-uop-form] its kernels do not read as a Program: " + parsed.error().message;
+          } else if (frame.type == "outputs" && !device.empty()) {
+            DeviceRun d{device, {}, std::nullopt};
+            if (read_outputs(ctx, root, frame.body, d.outputs, error))
+              out.devices.push_back(std::move(d));
+            else
+              failed = protocol_error(fmt::format("device {}: {}", device, error));
+          } else if (frame.type == "error" && !device.empty()) {
+            out.devices.push_back(DeviceRun{device, {}, raised(frame.body, logs)});
+          } else if (frame.type == "ok") {
+            child_->clear_stderr_tail();
+            return true;
+          } else {
+            failed = final_failure(frame, logs);
+            return true;
+          }
+          return false;
+        });
+    return out;
+  }
+
+ private:
+  enum class Read { Frame, Eof, Timeout, Malformed };
+
+  /// One request and its answer. `take` gets every frame but `log` (kept for a crash's
+  /// log) and returns true once the answer is complete; it ends the exchange with a failure
+  /// of its own by setting `failed`. The child dying, hanging or breaking the protocol fails
+  /// it here. Time waiting for the child counts in `child_seconds`, the rest in
+  /// `protocol_seconds`.
+  template <class Take>
+  std::optional<Failure> converse(const std::string& request, double& child_seconds,
+                                  double& protocol_seconds, Take take) {
+    const auto start = Clock::now();
+    const auto deadline = start + seconds(options_.timeout_s);
+    const ChildProcess::Io wrote = child_->write_all(request, deadline);
+    protocol_seconds += elapsed(start);
+    if (wrote == ChildProcess::Io::Timeout) return hang();
+    if (wrote == ChildProcess::Io::Eof) return died("");
     std::string logs;
     while (true) {
       Frame frame;
@@ -357,68 +390,36 @@ class External final : public Simplifier {
       const auto waiting = Clock::now();
       const Read read = read_next(frame, error, deadline);
       const auto arrived = Clock::now();
-      out.child_seconds += elapsed(waiting, arrived);
+      child_seconds += elapsed(waiting, arrived);
       switch (read) {
-        case Read::Eof: return fail(out, died(logs));
-        case Read::Timeout: return fail(out, hang());
-        case Read::Malformed: return fail(out, protocol_error(error));
+        case Read::Eof: return died(logs);
+        case Read::Timeout: return hang();
+        case Read::Malformed: return protocol_error(error);
         case Read::Frame: break;
       }
-      const std::string device = option_of(frame, "device");
-      if (frame.type == "hits") {
-        if (!add_hits(frame.body, out.hits, error)) return fail(out, protocol_error(error));
-      } else if (frame.type == "log") {
+      if (frame.type == "log") {
         logs += frame.body;
-      } else if (frame.type == "program") {
-        if (option_of(frame, "missing") == "1") {
-          std::vector<std::string_view> lines = lines_of(frame.body);
-          out.program_missing = lines.empty() ? "no reason given" : std::string(trim(lines[0]));
-        } else {
-          // Kernels in a shape uopfuzz's verifier rejects (a gated index outside an INDEX)
-          // are kernels .uop cannot express, not a broken conversation.
-          auto parsed = ir::parse_program(ctx, frame.body);
-          if (parsed.ok())
-            out.program = std::move(parsed.value());
-          else
-            out.program_missing =
-                "[no-uop-form] its kernels do not read as a Program: " + parsed.error().message;
-        }
-      } else if (frame.type == "outputs" && !device.empty()) {
-        DeviceRun d{device, {}, std::nullopt};
-        if (!read_outputs(ctx, root, frame.body, d.outputs, error))
-          return fail(out, protocol_error(fmt::format("device {}: {}", device, error)));
-        out.devices.push_back(std::move(d));
-      } else if (frame.type == "error" && !device.empty()) {
-        out.devices.push_back(DeviceRun{device, {}, raised(frame.body, logs)});
-      } else if (frame.type == "ok") {
-        out.protocol_seconds += elapsed(arrived);
-        child_->clear_stderr_tail();
-        return out;
-      } else if (frame.type == "unsupported") {
-        std::vector<std::string_view> lines = lines_of(frame.body);
-        std::string reason(lines.empty() ? std::string_view{} : trim(lines[0]));
-        child_->clear_stderr_tail();
-        return fail(out, Failure{FailureKind::Unsupported,
-                                 reason.empty() ? "no reason given" : reason, "", logs});
-      } else if (frame.type == "error") {
-        return fail(out, raised(frame.body, logs));
-      } else {
-        return fail(out, protocol_error(fmt::format("an unexpected '{}' frame", frame.type)));
+        continue;
       }
-      out.protocol_seconds += elapsed(arrived);
+      std::optional<Failure> failed;
+      const bool done = take(frame, logs, failed);
+      protocol_seconds += elapsed(arrived);
+      if (failed || done) return failed;
     }
   }
 
- private:
-  enum class Read { Frame, Eof, Timeout, Malformed };
-
-  static Outcome& fail(Outcome& out, Failure failure) {
-    out.failure = std::move(failure);
-    return out;
-  }
-  static RunAnswer& fail(RunAnswer& out, Failure failure) {
-    out.failure = std::move(failure);
-    return out;
+  /// A terminal frame that gives no result: `unsupported` (the child goes on), `error` (a
+  /// crash; the child goes on), or any other frame, out of the protocol.
+  Failure final_failure(const Frame& frame, const std::string& logs) {
+    if (frame.type == "unsupported") {
+      std::vector<std::string_view> lines = lines_of(frame.body);
+      std::string reason(lines.empty() ? std::string_view{} : trim(lines[0]));
+      child_->clear_stderr_tail();
+      return Failure{FailureKind::Unsupported, reason.empty() ? "no reason given" : reason, "",
+                     logs};
+    }
+    if (frame.type == "error") return raised(frame.body, logs);
+    return protocol_error(fmt::format("an unexpected '{}' frame", frame.type));
   }
 
   FrameOptions request_options(const simplifier::SimplifyOptions& options) const {
