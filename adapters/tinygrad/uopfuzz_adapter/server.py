@@ -20,6 +20,9 @@ PROTOCOL = 1
 # its nodes, a kernel's loop iterations.
 DEVICE_LIMITS = {"PYTHON": 16384}
 
+# The lowest REDUCEOP_SPLIT_THRESHOLD a run request sets (split_reduce_threshold()).
+SPLIT_FLOOR = 257
+
 
 class ProtocolError(Exception):
   """A request uopfuzz should never send: the conversation cannot go on."""
@@ -167,10 +170,13 @@ def split_reduce_threshold(value):
   """tinygrad splits a reduce in two kernels when its input has REDUCEOP_SPLIT_THRESHOLD
   (default 32768) times its output's elements: uopfuzz draws the threshold per program
   (its own lowering's knob), so that small programs reach tinygrad's split reduce too.
-  None restores tinygrad's default. getenv is cached: the cache is cleared."""
+  None restores tinygrad's default. getenv is cached: the cache is cleared.
+  At least SPLIT_FLOOR: split_reduceop cuts a reduce into at most 256 parts, and at a
+  threshold of 256 or less the second stage (up to 256 elements into one) is split again,
+  forever (tinygrad hangs: split_small_mul's 48 elements at 48)."""
   from tinygrad.helpers import getenv
   if value is None: os.environ.pop("REDUCEOP_SPLIT_THRESHOLD", None)
-  else: os.environ["REDUCEOP_SPLIT_THRESHOLD"] = str(value)
+  else: os.environ["REDUCEOP_SPLIT_THRESHOLD"] = str(max(int(value), SPLIT_FLOOR))
   getenv.cache_clear()
 
 
