@@ -14,6 +14,8 @@
 #include "ir/printer.h"
 #include "ir/run_io.h"
 #include "ir/signature.h"
+#include "ir/tensor.h"
+#include "oracle/interpreter.h"
 #include "sut/external.h"
 
 namespace uopfuzz::sut {
@@ -84,6 +86,23 @@ ir::Kernel with_explicit_inputs(const ir::Kernel& kernel) {
   return out;
 }
 
+Result<ir::Kernel> with_expected_outputs(const ir::Kernel& kernel) {
+  ir::Kernel out = with_explicit_inputs(kernel);
+  ir::Inputs inputs = ir::make_inputs(out, out.header.seed.value_or(0),
+                                      {out.header.vars.begin(), out.header.vars.end()});
+  auto run = oracle::run(out.root, inputs);
+  if (!run) return Error{"the oracle cannot run the kernel: " + run.error().message};
+  if (run->status != ir::RunStatus::Ok)
+    return Error{"the kernel is undefined at the failing seed's inputs"};
+  out.header.outputs.clear();
+  for (const auto& [slot, buffer] : run->outputs) {
+    ir::ExpectedOutput expected{slot, {}};
+    for (size_t i = 0; i < buffer.size(); ++i) expected.values.push_back(buffer.get(i));
+    out.header.outputs.push_back(std::move(expected));
+  }
+  return out;
+}
+
 Result<std::string> emit_tinygrad_reproducer(const ir::Kernel& kernel,
                                              const ExternalOptions& options,
                                              const std::string& out_path) {
@@ -94,9 +113,17 @@ Result<std::string> emit_tinygrad_reproducer(const ir::Kernel& kernel,
   TempFile case_file(".uop"), log(".log");
   if (case_file.path().empty() || log.path().empty())
     return Error{"cannot create a temporary file for the case"};
+  // A kernel at the pipeline stage runs on tinygrad's devices: its script compares them with
+  // the oracle's outputs at the failing seed's inputs (a tensor program brings its own).
+  ir::Kernel explicit_case = with_explicit_inputs(kernel);
+  if (o.tinygrad_stage == "pipeline" && !ir::is_tensor_program(kernel.root)) {
+    auto expected = with_expected_outputs(kernel);
+    if (!expected) return expected.error();
+    explicit_case = std::move(*expected);
+  }
   {
     std::ofstream out(case_file.path());
-    out << ir::print_kernel(with_explicit_inputs(kernel));
+    out << ir::print_kernel(explicit_case);
     if (!out) return Error{fmt::format("cannot write {}", case_file.path())};
   }
   auto command = tinygrad_command(

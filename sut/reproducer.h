@@ -27,10 +27,16 @@ uint64_t failing_seed(const ir::Kernel& kernel);
 /// every VAR.
 ir::Kernel with_explicit_inputs(const ir::Kernel& kernel);
 
+/// with_explicit_inputs(kernel) with @output lines for every output buffer: the oracle's
+/// outputs at those inputs (what a script of a kernel run on a device compares with). Errors:
+/// the oracle cannot run the kernel, or it is undefined there.
+Result<ir::Kernel> with_expected_outputs(const ir::Kernel& kernel);
+
 /// Writes the tinygrad reproducer of `kernel` (a corpus case: its header names the stage
 /// with @simplifier-stage, else options.tinygrad_stage is used) to `out_path`. Errors: no
 /// tinygrad or adapter (as make_simplifier says), a case the adapter cannot convert, a
-/// file that cannot be written; each with the adapter's message.
+/// file that cannot be written; each with the adapter's message. At the `pipeline` stage a
+/// kernel's case carries with_expected_outputs' @output lines.
 Result<std::string> emit_tinygrad_reproducer(const ir::Kernel& kernel,
                                              const ExternalOptions& options,
                                              const std::string& out_path);

@@ -58,6 +58,8 @@ FULL_STEPS = (
   ("postopt symbolic", "sym + pm_move_where_on_load + pm_flatten_range + pm_reduce_unparented", False, False),
 )
 
+STAGES = ("symbolic", "full", "pipeline")  # pipeline: emit_pipeline.py's script
+
 STAGE_TEXT = {
   "symbolic": "symbolic: graph_rewrite(sink, symbolic), tinygrad's symbolic rules alone",
   "full": ("full: the scheduler's kernel-graph cleanup (symbolic + pm_reduce_simplify), then\n"
@@ -372,7 +374,9 @@ def emit(text, stage="symbolic", version=None, filename=None, plain=False):
   where it will be written (for the run line). Raises Unsupported (the adapter would refuse
   the kernel) or EmitError (a value missing from the header). A tensor program (root
   REALIZE) gets the tensor-level script instead (emit_tensor.py: its @input and @output
-  lines, Tensor code run on tinygrad's devices; `stage` and `plain` do not apply)."""
+  lines, Tensor code run on tinygrad's devices; `stage` and `plain` do not apply), and so
+  does a kernel at stage pipeline (emit_pipeline.py: its @output lines, the kernel through
+  tinygrad's whole codegen on its devices)."""
   try:
     root = uop_text.parse(text).root.op
   except uop_text.UopTextError:
@@ -380,11 +384,14 @@ def emit(text, stage="symbolic", version=None, filename=None, plain=False):
   if root == "REALIZE":
     from uopfuzz_adapter import emit_tensor
     return emit_tensor.emit(text, version, filename)
+  kernel = uop_text.parse(text) if root is not None else None
+  recorded = kernel.header_value("simplifier-stage") if kernel else None  # what uopfuzz writes ("-": none)
+  stage = (kernel and kernel.header_value("tinygrad-stage")) or (recorded if recorded in STAGES else stage)
+  if stage not in STAGES: raise EmitError(f"unknown stage {stage!r} (expected symbolic, full or pipeline)")
+  if stage == "pipeline":
+    from uopfuzz_adapter import emit_pipeline
+    return emit_pipeline.emit(text, version, filename)
   sink, conv = to_tinygrad(text)
-  kernel = uop_text.parse(text)
-  recorded = kernel.header_value("simplifier-stage")  # what uopfuzz writes ("-": none)
-  stage = kernel.header_value("tinygrad-stage") or (recorded if recorded in STAGE_TEXT else stage)
-  if stage not in STAGE_TEXT: raise EmitError(f"unknown stage {stage!r} (expected symbolic or full)")
   reason = semantic_gate(sink, full_rewrite=stage == "full")
   if reason: raise Unsupported.of(reason)
   imports, body = _rewrite_code(stage)
