@@ -1,0 +1,191 @@
+#!/usr/bin/env python3
+"""uopfuzz reproducer finding-c3129587: tinygrad computes a tensor program wrong.
+
+Signature   mismatch/tinygrad-device/tinygrad-PYTHON
+Details     seed 0: output 0[0] is -106 on the tensor oracle but -8 on device PYTHON; rules that fired: 88 rules, most applied 37x uop/weak.py:75, 35x uop/ops.py:1754, 25x uop/weak.py:52, 24x codegen/__init__.py:150, 20x uop/weak.py:59, 18x uop/symbolic.py:111, ...
+Found on    tinygrad tree-ed32e5aa5014 (not checked against a newer tinygrad)
+Found by    uopfuzz fuzz --level tensor --simplifier tinygrad --time 1080 --seed 3003 --jobs 1 --corpus /tmp/camp/tensor2 --emit tinygrad --json /tmp/camp/tensor2.json
+
+The tensor program below is the case's, written as tinygrad Tensor code, one line a node
+(the .uop node in the comment), as uopfuzz's tinygrad adapter ran it: the inputs are
+Buffers on the device holding the case's values (INPUTS), the outputs are realized together
+and read back. EXPECTED is what uopfuzz's tensor oracle computes from the program's
+definition (SEMANTICS.md, "Tensor programs"). Every output is compared on every device:
+floats by bits, except that +0 matches -0 (the adapter declares tinygrad's zero-sign
+tolerance) and NaN matches NaN.
+
+Run:   PYTHONPATH=<tinygrad checkout> python3 c312958745db1283.py [DEVICE ...]   (default: PYTHON CPU)
+       exit 0: every output is the expected one (fixed); 1: the bug is there (an output
+       differs, or tinygrad raises: traceback and tinygrad file:line); 2: cannot check (no
+       device runs here, or tinygrad's Tensor gives another dtype or shape)
+Test:  PYTHONPATH=<tinygrad checkout> python3 -m unittest c312958745db1283
+"""
+import math
+import os
+import shutil
+import struct
+import sys
+import traceback
+import unittest
+
+from tinygrad import Tensor, dtypes
+from tinygrad.device import Buffer, Device
+from tinygrad.helpers import DEV, Context
+from tinygrad.uop.ops import UOp
+
+inf, nan = math.inf, math.nan
+
+DEVICES = ("PYTHON", "CPU")
+# the inputs: PARAM slot -> every element, row-major
+INPUTS = {
+  0: [2, -8, -8, 4, -5, -8, 0, -2, -6, -7, -2, -2, -4, 3, -3, -8, -1, -7, -4, -8, 2, -3, -8, 5, 0,
+      -2, 6, 7, 4, -5, 3, -6, -5, 2, 5, 3, 1, -7, 8, 3, 7, 8, 6, -5, -4, 0, -8, 1, 4, -8, 1, 8, 0,
+      0, 4, 3, 5, -2, 2, -2, -6, 0, 6, -8, -8, -6, -7, -2, -7, -8, 1, -2, 3, 0, -6, -8, -8, 2, 3,
+      -5, 0, 7, -7, -6, 3, 1, 1, 4, 2, 5, 8, 2, 8, -3, -4, -1, 4, -3, 8, 1, -3, 2, 7, -5, 3, 7, 4,
+      -6, 8, 4, 7, 7, 5, -7, 1, -3, -2, 2, 4, 5, -1, -8, -6, 7, -8, 1, -8, -8, -6, -1, 3, 6, 6, 5,
+      0, -8, -1, -8, 7, -1, -7, 3, -6, -7, -7, 6, -1, -7, -1, -1, 4, -2, 4, -6, 8, 5, -2, 7, -8, 3,
+      -7, -8, 0, -2, 5, 0, -3, 6, 8, -4, -6, 1, 6, 3, -1, 2, 6, 6, -4, 3, 3, 2, 5, 0, -6, 7, 5, -2,
+      -5, -1, 5, -6, 1, -3, 4, -2, 3, 0, 5, 8, 0, 4, 4, 5, 1, 0, -8, 7, -5, -2, -1, 7, 2, -6, -3, 3,
+      5, -5, -5, 5, 3, 4, -8, -7, -6, -2, -2, 4, -8, -2, 5, 7, -4, -1, 2, -3, 1, -7, 7, -5, 5, 7, 7,
+      6, -4, -7, -6, 1, -2, 6, 1, -6, -4, -2, -2, 1, -6, 5, 3, -2, 4, 0, 1, 8, 0, -8, 6, 2, -8, -2,
+      -4, 1, -2, -8, -7, 2, 2, -7, 4, 5, 4, 2, -3, -1, -4, -7, 1, -6],
+}
+# the expected outputs (uopfuzz's tensor oracle): REALIZE source K -> every element, row-major
+EXPECTED = {0: [-106]}
+# each output's dtype and shape
+OUTPUTS = {0: (dtypes.int32, (1,))}
+
+
+def input_tensor(slot, dtype, shape, device):
+  """The input PARAM `slot`: a Buffer on the device holding INPUTS[slot], as a Tensor."""
+  vals = INPUTS[slot]
+  if not vals: return Tensor.empty(*shape, dtype=dtype, device=device)
+  buf = Buffer(device, len(vals), dtype, initial_value=struct.pack(f"<{len(vals)}{dtype.fmt}", *vals))
+  return Tensor(UOp.from_buffer(buf), device=device).reshape(shape)
+
+
+def program(device):
+  """The tensor program, one Tensor op a line; returns the outputs (REALIZE's sources)."""
+  t0 = input_tensor(0, dtypes.int8, (2, 48, 3), device)  # %0 = PARAM slot=0 in : int8[2,48,3]
+  t1 = t0.cast(dtypes.int32)  # %1 = CAST %0 : int32[2,48,3]
+  t2 = t1.sum((0, 1), keepdim=True, dtype=t1.dtype)  # %2 = REDUCE_AXIS %1 op=ADD axes=[0,1] : int32[1,1,3]
+  t3 = t2.reshape((3,))  # %3 = RESHAPE %2 : int32[3]
+  t4 = t3.shrink(((0, 2),))  # %4 = SHRINK %3 shrink=[0:2] : int32[2]
+  # %5 = CONST 2147483647 : int32[1]
+  t5 = Tensor.full((1,), 2147483647, dtype=dtypes.int32, device=device, buffer=False)
+  t6 = t5.expand((2,))  # %6 = EXPAND %5 : int32[2]
+  t7 = t6.pad(((1, 0),))  # %7 = PAD %6 pad=[1:0] : int32[3]
+  t8 = t7.shrink(((0, 2),))  # %8 = SHRINK %7 shrink=[0:2] : int32[2]
+  t9 = t6 + t8  # %9 = ADD %6 %8 : int32[2]
+  t10 = t9.max((0,), keepdim=True)  # %10 = REDUCE_AXIS %9 op=MAX axes=[0] : int32[1]
+  t11 = t10.expand((2,))  # %11 = EXPAND %10 : int32[2]
+  t12 = t9 + t11  # %12 = ADD %9 %11 : int32[2]
+  t13 = t4 * t12  # %13 = MUL %4 %12 : int32[2]
+  t14 = t13.shrink(((0, 1),))  # %14 = SHRINK %13 shrink=[0:1] : int32[1]
+  return [t14]
+
+
+def run(device):
+  """{K: values} of every output, the program realized on `device`."""
+  with Context(PARALLEL=0) if DEV.device == device else Context(DEV=device, PARALLEL=0):
+    outs = program(device)
+    for k, t in enumerate(outs):
+      dtype, shape = OUTPUTS[k]
+      if t.dtype != dtype or tuple(t.shape) != shape:
+        raise CannotCheck(f"output {k} is {t.dtype}{list(t.shape)} in tinygrad, {dtype}{list(shape)} in the program")
+    # read as tinygrad reads a Tensor's values: through contiguous() (a view of an input gets
+    # a kernel), on the device (a constant without one is cloned onto it)
+    outs = [None if 0 in OUTPUTS[k][1] else t.clone(device=device) if t.uop.device is None else t.contiguous()
+            for k, t in enumerate(outs)]
+    pending = [t for t in outs if t is not None and not t.uop.is_virtual and not t.uop.has_buffer_identity()]
+    if pending: Tensor.realize(*pending)
+    got = {}
+    for k, t in enumerate(outs):
+      n = math.prod(OUTPUTS[k][1])
+      if t is None:
+        got[k] = []
+        continue
+      data = bytes(t.uop.buffer.ensure_allocated().as_memoryview())
+      got[k] = list(struct.unpack(f"<{n}{t.dtype.fmt}", data[:n * t.dtype.itemsize]))
+    return got
+
+
+class CannotCheck(Exception):
+  """tinygrad's Tensor gives an output of another dtype or shape than the program's."""
+
+
+def available(devices):
+  """The devices that run here: their runtime imports, and CPU has its C compiler ($CC)."""
+  out = []
+  for d in devices:
+    try:
+      Device.get_class(d)
+    except Exception:  # noqa: BLE001
+      continue
+    if d == "CPU" and shutil.which(os.environ.get("CC", "clang")) is None:
+      if shutil.which("clang-14") is None: continue
+      os.environ["CC"] = "clang-14"
+    out.append(d)
+  return out
+
+
+def canonical(vals):
+  """Values as compared: +0 and -0 alike, every NaN alike, other floats by value (= bits)."""
+  return ["nan" if isinstance(v, float) and math.isnan(v) else v + 0.0 if isinstance(v, float) else v for v in vals]
+
+
+def show(vals):
+  return "[" + ", ".join("nan" if isinstance(v, float) and math.isnan(v) else repr(v) for v in vals) + "]"
+
+
+def tinygrad_where(exc):
+  """file:line, relative to the tinygrad package, of the innermost traceback frame in it."""
+  import tinygrad
+  package, where = os.path.dirname(os.path.abspath(tinygrad.__file__)), None
+  for entry in traceback.extract_tb(exc.__traceback__):
+    if os.path.abspath(entry.filename).startswith(package + os.sep):
+      where = f"{os.path.relpath(os.path.abspath(entry.filename), package)}:{entry.lineno}"
+  return where
+
+
+def check(devices=DEVICES):
+  """Runs the program on each device, compares; returns the exit status (see the top)."""
+  devices = available(devices)
+  if not devices:
+    print(f"CANNOT CHECK: none of the devices {' '.join(DEVICES)} runs here")
+    return 2
+  status = 0
+  for device in devices:
+    try:
+      got = run(device)
+    except CannotCheck as e:
+      print(f"CANNOT CHECK on {device}: {e}")
+      status = max(status, 2) if status != 1 else 1
+      continue
+    except Exception as e:  # noqa: BLE001  (a crash is the bug)
+      traceback.print_exc()
+      print(f"FAIL on {device}: tinygrad raised at {tinygrad_where(e)}: {type(e).__name__}: {e}")
+      status = 1
+      continue
+    for k, want in EXPECTED.items():
+      same = canonical(got[k]) == canonical(want)
+      print(f"out[{k}] on {device}: expected {show(want)} got {show(got[k])}{'' if same else '  <- differs'}")
+      if not same: status = 1
+  print("ok: every output is the expected one" if status == 0 else
+        "FAIL: tinygrad computes the program wrong" if status == 1 else "CANNOT CHECK")
+  return status
+
+
+class TestUopfuzzFindingC3129587(unittest.TestCase):
+  def test_finding_c3129587(self):
+    devices = available(DEVICES)
+    if not devices: self.skipTest(f"none of the devices {' '.join(DEVICES)} runs here")
+    for device in devices:
+      with self.subTest(device=device):
+        got = run(device)
+        for k, want in EXPECTED.items():
+          self.assertEqual(canonical(got[k]), canonical(want), f"out[{k}] on {device}")
+
+
+if __name__ == "__main__":
+  sys.exit(check(tuple(sys.argv[1:]) or DEVICES))
