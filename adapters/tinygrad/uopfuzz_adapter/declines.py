@@ -21,6 +21,10 @@ CLASSES = {
   "no-tensor-form": "a tensor program node tinygrad's Tensor cannot express as .uop means it (a kernel op, the index dtype, a method that changes the dtype)",
   "kernel-run": "a kernel in a run request, and no kernel pipeline (uopfuzz_adapter/pipeline.py) to run it",
   "pipeline-stage": "a simplify request at stage pipeline, which answers run requests only",
+  "nan-max": "a run: a float MAX/MIN reduce over a NaN on this run's inputs (tinygrad's MAX is a select that keeps or drops a NaN by operand order)",
+  "signed-overflow": "a run: an int8/int16 ADD/SUB/MUL/NEG that overflows on this run into an op that reads it unwrapped, or a signed MIN / -1 (tinygrad's C computes 8/16-bit ops in int and traps on MIN / -1)",
+  "float-sum-order": "a run: a float sum of 3 terms or more reaches an output through other ops, and the order of its additions (tinygrad's opts choose it) can change that output on this run",
+  "transcendental-ulps": "a run: EXP2/LOG2/SIN of float16/bfloat16 (tinygrad's polynomial approximations in the narrow type, a few ULPs off)",
 }
 
 

@@ -198,6 +198,7 @@ def answer_run(simplifier, text, devices, want_program=False):
   """The frames answering one run request: [hits,] [program | program missing=1,] one
   outputs or error device=D frame per device, ok; or unsupported / error alone. A request
   missing an input's values raises ProtocolError (uopfuzz must send them all)."""
+  if (declined := __import__("uopfuzz_adapter.semantics").semantics.run_gate(text)) is not None: return frame("unsupported", declined)
   if _root_op(text) == "SINK": return _answer_kernel_run(simplifier, text, devices)
   from uopfuzz_adapter import tensor
   from uopfuzz_adapter.convert import Unsupported
