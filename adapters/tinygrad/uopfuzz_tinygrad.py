@@ -142,6 +142,9 @@ def main(argv):
     for name in tensor_bugs: print(f"{name}: [tensor] {describe(name) if describe else 'a bug of the whole pipeline'}")
     return 0
   simplifier.devices = tensor.probe_devices()
+  # tensor runs happen in an executor process (started on first use) with the same planted
+  # tensor bugs: a kernel that traps there (SIGFPE) is a device's error, not this process's end
+  simplifier.tensor_executor = tensor.make_executor([b for b in wanted if b in tensor_bugs])
   if args.run: return run_file(args, simplifier)
   if args.one:
     with open(args.one, encoding="utf-8") as f: text = f.read()

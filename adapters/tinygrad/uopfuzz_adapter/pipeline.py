@@ -195,7 +195,12 @@ class DeviceError(Exception):
 
 class DeviceCrash(DeviceError):
   """The executor process died running a program (a signal: SIGFPE from an integer
-  division by zero, SIGSEGV from an access out of bounds) or ran past the time limit."""
+  division by zero, SIGSEGV from an access out of bounds) or ran past the time limit.
+  signal: the signal's name (`SIGFPE`), or None."""
+
+  def __init__(self, message, signal=None):
+    super().__init__(message)
+    self.signal = signal
 
 
 def _where(tb):
@@ -220,10 +225,17 @@ class Executor:
   """A separate process that runs compiled programs, so that a program that traps (an
   integer division by zero compiled by clang raises SIGFPE) or hangs ends that process, not
   this one: run() then raises DeviceCrash, and the next run starts a new process. Jobs and
-  answers are pickles, length-prefixed, over the process's stdin and stdout."""
+  answers are pickles, length-prefixed, over the process's stdin and stdout.
 
-  def __init__(self, timeout=30.0):
+  `mode` picks what the process does with a job: "--executor" (execute(): compiled programs
+  on buffers) or "--tensor-executor" (tensor.executor_job(): a whole tensor program, built,
+  scheduled, compiled and run there, with the planted tensor bugs `bugs` applied first).
+  `timeout`: seconds a job may take (None: no limit). `restart_every`: after that many jobs
+  the process is replaced at the next run (what tinygrad keeps per program in it is let go)."""
+
+  def __init__(self, timeout=30.0, mode="--executor", bugs=(), restart_every=None):
     self.timeout, self.proc = timeout, None
+    self.mode, self.bugs, self.restart_every, self.jobs = mode, list(bugs), restart_every, 0
 
   def _start(self):
     import subprocess
@@ -231,14 +243,17 @@ class Executor:
     import tinygrad
     paths = [os.path.dirname(os.path.dirname(os.path.abspath(tinygrad.__file__))), os.path.dirname(os.path.dirname(os.path.abspath(__file__)))]
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(paths + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]))
-    self.proc = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--executor"], stdin=subprocess.PIPE,
-                                 stdout=subprocess.PIPE, env=env)
+    argv = [sys.executable, os.path.abspath(__file__), self.mode] + [a for b in self.bugs for a in ("--bug", b)]
+    self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
+    self.jobs = 0
 
   def run(self, device, work):
     """{slot: bytes} after running job() `work` on `device` in the executor process.
     Raises DeviceError (the run raised) or DeviceCrash (the process died or timed out)."""
     import pickle
+    if self.proc is not None and self.restart_every is not None and self.jobs >= self.restart_every: self.close()
     if self.proc is None or self.proc.poll() is not None: self._start()
+    self.jobs += 1
     data = pickle.dumps((device, work))
     try:
       self.proc.stdin.write(struct.pack("<Q", len(data)) + data)
@@ -278,7 +293,7 @@ class Executor:
         name = signal.Signals(-status).name
       except ValueError:
         name = f"signal {-status}"
-      return DeviceCrash(f"the {device} program killed the executor process: {name}")
+      return DeviceCrash(f"the {device} program killed the executor process: {name}", name)
     return DeviceCrash(f"the executor process ended (status {status}) while running the {device} program")
 
   def close(self):
@@ -288,12 +303,26 @@ class Executor:
       self.proc = None
 
 
-def _executor_main():
-  """The executor process: (device, job) pickles in on stdin, ("ok", {slot: bytes}) or
-  ("error", message, where, traceback) pickles out; stdout is kept for them alone."""
+def _die_with_parent():
+  """Linux: this process gets SIGKILL when the adapter that started it ends (killed by
+  uopfuzz on a time-out, say), so that a program hung here does not outlive it."""
+  try:
+    import ctypes
+    import signal
+    ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
+  except (OSError, AttributeError):
+    pass
+
+
+def _executor_main(handler=None):
+  """The executor process: (device, job) pickles in on stdin, ("ok", handler(device, job))
+  (default: execute's {slot: bytes}) or ("error", message, where, traceback) pickles out;
+  stdout is kept for them alone."""
   import pickle
   import sys
   import traceback
+  handler = handler or execute
+  _die_with_parent()
   out = os.fdopen(os.dup(1), "wb")
   os.dup2(2, 1)
   sys.stdout = sys.stderr
@@ -303,7 +332,7 @@ def _executor_main():
     if len(head) < 8: return 0
     device, work = pickle.loads(stdin.read(struct.unpack("<Q", head)[0]))
     try:
-      answer = ("ok", execute(device, work))
+      answer = ("ok", handler(device, work))
     except Exception as e:  # noqa: BLE001  (the device's answer, sent back)
       first = f"{type(e).__name__}: {e}".splitlines()[0] if str(e) else type(e).__name__
       answer = ("error", first, _where(e.__traceback__), "".join(traceback.format_exception(type(e), e, e.__traceback__)))
@@ -447,8 +476,18 @@ def error_text(exc, package_dir=None):
   return first + "\n" + (f"where: {where}\n" if where else "") + trace
 
 
+def _tensor_executor_main(argv):
+  """pipeline.py --tensor-executor [--bug NAME]...: the tensor runs' executor process, with
+  the planted tensor bugs applied as in the adapter that started it."""
+  from uopfuzz_adapter import bugs, tensor
+  names = [argv[i + 1] for i, a in enumerate(argv[:-1]) if a == "--bug"]
+  if names: bugs.apply_tensor_bugs(names)
+  return _executor_main(tensor.executor_job)
+
+
 if __name__ == "__main__":
   import sys
   if sys.argv[1:] == ["--executor"]: sys.exit(_executor_main())
-  print("usage: pipeline.py --executor  (started by pipeline.Executor)", file=sys.stderr)
+  if sys.argv[1:2] == ["--tensor-executor"]: sys.exit(_tensor_executor_main(sys.argv[2:]))
+  print("usage: pipeline.py --executor | --tensor-executor [--bug NAME]...  (started by pipeline.Executor)", file=sys.stderr)
   sys.exit(2)

@@ -204,7 +204,9 @@ def answer_run(simplifier, text, devices, want_program=False):
   from uopfuzz_adapter.convert import Unsupported
   try:
     prog = tensor.Program(text)
-    results = tensor.run(prog, devices, program=want_program)
+    # with an executor (main makes one), each device runs in that process: a kernel that traps
+    # there is that device's error frame, not the end of this process
+    results = tensor.run(prog, devices, program=want_program, executor=getattr(simplifier, "tensor_executor", None))
   except Unsupported as e:
     return frame("unsupported", (str(e) or "unsupported").splitlines()[0])
   except tensor.MissingInput as e:
@@ -212,10 +214,14 @@ def answer_run(simplifier, text, devices, want_program=False):
   except Exception as e:  # noqa: BLE001  (before any device's work: tinygrad's crash)
     return frame("error", error_body(e, simplifier.package_dir))
   out = _hits_frame(results[devices[0]].hits or {})
-  if want_program: out += _program_frame(prog, results)
+  if want_program:
+    made = [r.program_frame for r in results.values() if r.program_frame]
+    out += made[0] if made else _program_frame(prog, results)
+  from uopfuzz_adapter.pipeline import DeviceError, error_text
   for device in devices:
     r = results[device]
-    if r.error is not None: out += frame("error", error_body(r.error, simplifier.package_dir), device=device)
+    if isinstance(r.error, DeviceError): out += frame("error", error_text(r.error), device=device)
+    elif r.error is not None: out += frame("error", error_body(r.error, simplifier.package_dir), device=device)
     else: out += frame("outputs", tensor.outputs_body(prog, r.outputs), device=device)
   return out + frame("ok")
 

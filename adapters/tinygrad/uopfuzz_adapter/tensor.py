@@ -105,6 +105,7 @@ class Program:
   """A parsed tensor program: nodes, the REALIZE's sources (outputs), the inputs' values."""
 
   def __init__(self, text, require_inputs=True):
+    self.text = text
     try:
       kernel = uop_text.parse(text)
     except uop_text.UopTextError:
@@ -302,10 +303,12 @@ class DeviceRun:
   def __init__(self):
     self.outputs, self.error, self.tally = None, None, None
     self.linear, self.outs, self.input_uops = None, None, None
+    self.remote_hits, self.program_frame = None, None  # a run in an executor process
 
   @property
   def hits(self):
     """{rule name: applications} in this device's schedule, codegen and run, if counted."""
+    if self.remote_hits is not None: return self.remote_hits
     return self.tally.hits if self.tally is not None else None
 
 
@@ -334,13 +337,78 @@ def run_on(prog, device, count_hits=False, keep=False):
   return result
 
 
-def run(prog, devices, program=False):
+def run(prog, devices, program=False, executor=None):
   """{device: DeviceRun} for each device in order; hits counted on the first; the schedule
-  of the first that scheduled kept when `program`."""
+  of the first that scheduled kept when `program`. With `executor` (a pipeline.Executor in
+  "--tensor-executor" mode: default_executor()) each device's whole run happens in that
+  process (executor_job), so that a compiled kernel that traps ends it, not this one: that
+  device's error is then a pipeline.DeviceCrash whose `where` is the signal (`SIGFPE`), and
+  the next device starts a new process. Its DeviceRun has no linear/outs: `program_frame`
+  holds the program frame the executor wrote (server._program_frame's), or None."""
+  if executor is not None: return _run_in(executor, prog, devices, program)
   out = {}
   for i, device in enumerate(devices):
     out[device] = run_on(prog, device, count_hits=i == 0, keep=program and not any(r.linear is not None for r in out.values()))
   return out
+
+
+def _run_in(executor, prog, devices, program):
+  import os
+  from uopfuzz_adapter.pipeline import DeviceCrash, DeviceError
+  out, framed = {}, False
+  for i, device in enumerate(devices):
+    work = {"text": prog.text, "count_hits": i == 0, "keep": program and not framed,
+            "threshold": os.environ.get("REDUCEOP_SPLIT_THRESHOLD")}
+    r = out[device] = DeviceRun()
+    try:
+      got = executor.run(device, work)
+    except DeviceCrash as e:
+      if e.signal: e.where = e.signal
+      r.error = e
+      continue
+    except DeviceError as e:  # the executor's own code raised (not tinygrad on the device)
+      r.error = e
+      continue
+    if "unsupported" in got: raise Unsupported.of(got["unsupported"])
+    r.outputs, r.remote_hits, r.program_frame = got["outputs"], got["hits"], got["program"]
+    if got["error"] is not None: r.error = DeviceError(*got["error"])
+    framed = framed or bool(got["program"])
+  return out
+
+
+def executor_job(device, work):
+  """In the executor process: one device's run of the program work["text"] (run_on), as
+  picklable data: {"outputs", "error": (message, where, traceback) or None, "hits" (when
+  work["count_hits"]), "program": the program frame's bytes (when work["keep"] and it
+  scheduled) or None}; {"unsupported": reason} when the program has no Tensor form.
+  work["threshold"]: the REDUCEOP_SPLIT_THRESHOLD of the request (None: tinygrad's)."""
+  import traceback
+  from uopfuzz_adapter import pipeline, server
+  server.split_reduce_threshold(work["threshold"])
+  prog = Program(work["text"])
+  try:
+    r = run_on(prog, device, count_hits=work["count_hits"], keep=work["keep"])
+  except Unsupported as e:
+    return {"unsupported": str(e)}
+  error = None
+  if r.error is not None:
+    e = r.error
+    first = f"{type(e).__name__}: {e}".splitlines()[0] if str(e) else type(e).__name__
+    error = (first, pipeline._where(e.__traceback__), "".join(traceback.format_exception(type(e), e, e.__traceback__)))
+  frame = server._program_frame(prog, {device: r}) if work["keep"] and r.outs is not None else None
+  return {"outputs": r.outputs, "error": error, "hits": dict(r.hits) if r.hits is not None else None, "program": frame}
+
+
+# Tensor runs per executor process before it is replaced: tinygrad keeps about 0.3 MB per
+# program (its caches), let go when the process goes; a new one costs about a second.
+RESTART_EVERY = 1000
+
+
+def make_executor(bugs=()):
+  """The executor of tensor runs (a process started on first use), with the planted tensor
+  bugs `bugs` applied in it."""
+  from uopfuzz_adapter.pipeline import Executor
+  return Executor(timeout=None, mode="--tensor-executor", bugs=bugs, restart_every=RESTART_EVERY)
 
 
 def outputs_body(prog, outputs):
