@@ -170,6 +170,24 @@ class TestFloatSumOrder(unittest.TestCase):
     self.assertIsNone(gate(program(SUM_ALONE, s0=terms)))
 
 
+  def test_a_float16_sum_past_any_bound_is_declined(self):
+    # 3070 float16 ones: 2048 in order, 3070 pairwise (tinygrad folds the sum of a constant to
+    # c*n): n*u >= 1, so no reassociation bound holds even for the sum stored as it is
+    text = """\
+%0 = CONST 1 : float16[1,1,3070]
+%1 = REDUCE_AXIS %0 op=ADD axes=[2] : float16[1,1,1]
+%2 = REALIZE %1 : void
+"""
+    self.assertEqual(cls(text), "float-sum-order")
+
+  def test_a_float16_sum_within_the_bound_is_left_to_uopfuzz(self):
+    self.assertIsNone(gate(program("""\
+%0 = PARAM slot=0 in : float16[5]
+%1 = REDUCE_AXIS %0 op=ADD axes=[0] : float16[1]
+%2 = REALIZE %1 : void
+""", s0=[1.5, -3.25, 7.125, 0.3, 2.0])))
+
+
 class TestEvaluator(unittest.TestCase):
   def test_values_follow_semantics(self):
     # int8 wraps, FLOORMOD takes the divisor's sign, a PAD adds zeros, a FLIP reverses
