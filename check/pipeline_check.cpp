@@ -310,6 +310,7 @@ CheckResult check_kernel_pipeline(Context& ctx, const Kernel& kernel, const Chec
     }
     sut::RunRequest request;
     request.devices = devices_for(sim.capabilities(), static_cast<int64_t>(want->iterations));
+    request.forms = options.simplify.forms;
     if (request.devices.empty()) {
       res.simplifier_failure = sut::Failure{
           sut::FailureKind::Unsupported,

@@ -183,6 +183,7 @@ int run_check(const CheckFlags& f) {
   co.seeds = f.seeds;
   co.base_seed = f.seed.value_or(kernel.header.seed.value_or(0));
   co.vars.insert(kernel.header.vars.begin(), kernel.header.vars.end());
+  co.simplify.forms = fuzz::recorded_forms(kernel.header);
   co.backends = f.backends;
   co.latency = *latency;
   co.check_bounds = f.check_bounds;

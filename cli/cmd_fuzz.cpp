@@ -22,6 +22,7 @@
 #include "fuzz/finding_triage.h"
 #include "fuzz/tensor_graph.h"
 #include "gen/declines.h"
+#include "gen/forms.h"
 #include "gen/generator.h"
 #include "gen/tensor_gen.h"
 #include "report/results.h"
@@ -156,7 +157,9 @@ double share_of(uint64_t n, uint64_t graphs) {
 /// declined (by class and by reason), the shapes the campaign did not generate because it
 /// always declines them, and where the time went (its process, the protocol, the rest).
 nlohmann::ordered_json simplifier_json(const fuzz::CampaignProgress& t,
-                                       const std::vector<gen::AvoidedShape>& avoided) {
+                                       const std::vector<gen::AvoidedShape>& avoided,
+                                       const std::vector<std::string>& forms,
+                                       const gen::GenPolicy& policy) {
   const double worker = t.small_seconds + t.large_seconds + t.tensor_seconds;
   nlohmann::ordered_json by_class = nlohmann::ordered_json::object();
   for (const auto& [cls, c] : declines_by_class(t))
@@ -172,6 +175,10 @@ nlohmann::ordered_json simplifier_json(const fuzz::CampaignProgress& t,
           {"declined",
            {{"total", declined}, {"share", share_of(declined, t.graphs)}, {"by_class", by_class}}},
           {"not_generated", not_generated},
+          {"forms",
+           {{"offered", forms},
+            {"p_external_forms", forms.empty() ? 0.0 : policy.p_external_forms},
+            {"p_each_form", policy.p_each_form}}},
           {"unsupported_by_reason", t.unsupported},
           {"child_seconds", t.child_seconds},
           {"protocol_seconds", t.protocol_seconds},
@@ -415,8 +422,19 @@ int run_fuzz(const FuzzFlags& f, const std::string& command_line) {
     }
   }
   co.mutation.policy = policy;  // mutants keep to it too (the range-end mutator)
+  // The spellings of gated accesses the simplifier builds in its own IR (its hello's
+  // `forms:`): a share of kernels with one asks for some of them.
+  std::vector<std::string> forms;
+  if (*under_test && f.compare.empty()) forms = (*under_test)->capabilities().forms;
+  if (!forms.empty())
+    fmt::print(
+        "fuzz: asking {} to spell gated accesses its own ways ({}) in {:.0f}% of the "
+        "kernels that have one\n",
+        f.simplify.simplifier.spec, fmt::join(forms, ", "), 100 * policy.p_external_forms);
   fuzz::GraphSource source = [&](ir::Context& ctx, uint64_t gs) {
-    return gen::generate(ctx, policy, gs).kernel;
+    ir::Kernel k = gen::generate(ctx, policy, gs).kernel;
+    gen::draw_forms(k, forms, policy, gs);
+    return k;
   };
   co.tensor_source = [&](ir::Context& ctx, uint64_t gs) {
     return gen::generate_tensor_program(ctx, policy, gs).program;
@@ -466,7 +484,7 @@ int run_fuzz(const FuzzFlags& f, const std::string& command_line) {
         t.tensor_programs, fuzz::graphs_per_second(t.tensor_programs, t.tensor_seconds),
         t.tensor_nodes.median(), t.tensor_unsupported);
   if (t.simplifier != "builtin") {
-    const auto sj = simplifier_json(t, avoided);
+    const auto sj = simplifier_json(t, avoided, forms, policy);
     std::string hits, reasons;
     for (const auto& [rule, n] : t.rule_hits) hits += fmt::format(" {}x{}", rule, n);
     // By class (the reasons themselves vary with dtypes and ops: --json has each).
@@ -571,7 +589,7 @@ int run_fuzz(const FuzzFlags& f, const std::string& command_line) {
     doc["level"] = f.level;
     doc["shard"] = {{"index", shard.index}, {"count", shard.count}};
     doc["levels"] = level_json(t);
-    doc["simplifier"] = simplifier_json(t, avoided);
+    doc["simplifier"] = simplifier_json(t, avoided, forms, policy);
     doc["executors"] = executors_json(t);
     doc["cpu_opt"] = f.cpu_opt;
     out << doc.dump(2) << "\n";

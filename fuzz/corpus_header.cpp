@@ -44,6 +44,17 @@ bool parse_number(std::string_view s, T& out) {
   return ec == std::errc() && p == s.data() + s.size();
 }
 
+/// The blank-separated words of `s`.
+std::vector<std::string> words(std::string_view s) {
+  std::vector<std::string> out;
+  for (size_t at = 0; at < s.size();) {
+    const size_t end = std::min(s.find(' ', at), s.size());
+    if (end > at) out.emplace_back(s.substr(at, end - at));
+    at = end + 1;
+  }
+  return out;
+}
+
 std::string backend_names() {
   return fmt::format("{}", fmt::join(backends::backend_names(), ", "));
 }
@@ -64,6 +75,7 @@ std::vector<std::pair<std::string, std::string>> corpus_header_lines(const Corpu
     lines.emplace_back("simplifier-version", one_line(h.simplifier_version));
   if (!h.simplifier_stage.empty())
     lines.emplace_back("simplifier-stage", one_line(h.simplifier_stage));
+  if (!h.forms.empty()) lines.emplace_back("forms", fmt::format("{}", fmt::join(h.forms, " ")));
   if (!h.verdict.empty()) lines.emplace_back("verdict", h.verdict);
   if (!h.root_cause.empty()) lines.emplace_back("root-cause", one_line(h.root_cause));
   if (h.pcontig) lines.emplace_back("pcontig", fmt::format("{}", *h.pcontig));
@@ -125,6 +137,8 @@ Result<CorpusHeader> read_corpus_header(const ir::KernelHeader& header, std::str
       h.simplifier_version = value == "-" ? "" : value;
     } else if (key == "simplifier-stage") {
       h.simplifier_stage = value == "-" ? "" : value;
+    } else if (key == "forms") {
+      h.forms = words(value);
     } else if (key == "verdict") {
       if (value != "real" && value != "difference")
         return fail(fmt::format("must be real or difference, not '{}'", value));
@@ -175,6 +189,13 @@ void record_simplifier(CorpusHeader& header, const check::CheckOptions& options)
   header.simplifier = options.simplifier->name();
   header.simplifier_version = options.simplifier->version();
   header.simplifier_stage = options.simplifier->stage();
+  header.forms = options.simplify.forms;
+}
+
+std::vector<std::string> recorded_forms(const ir::KernelHeader& header) {
+  for (const auto& [key, value] : header.extra)
+    if (key == "forms") return words(value);
+  return {};
 }
 
 void record_lowering(CorpusHeader& header, const schedule::LowerOptions& options) {
@@ -195,6 +216,7 @@ check::CheckOptions replay_check_options(const CorpusHeader& corpus,
   check::CheckOptions co;
   co.base_seed = header.seed.value_or(0);
   co.vars.insert(header.vars.begin(), header.vars.end());
+  co.simplify.forms = corpus.forms;
   if (!corpus.check_backends.empty()) co.backends = corpus.check_backends;
   if (corpus.cpu_opt) co.opt_level = *corpus.cpu_opt;
   // A wrong fact is shown by the bounds check; other cases replay as they always have.

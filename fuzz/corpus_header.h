@@ -52,6 +52,9 @@ struct CorpusHeader {
   /// @simplifier-stage: which of its stages ran, for a simplifier that has several (the
   /// tinygrad adapter's symbolic or full; "" : its default).
   std::string simplifier_stage;
+  /// @forms: the spellings of the kernel the external simplifier was asked to build in its
+  /// own IR (SimplifyOptions::forms), space-separated; the replay asks for them again.
+  std::vector<std::string> forms;
   /// @verdict real|difference and @root-cause ID: a triaged finding of an external
   /// simplifier; the ID is an entry of root-causes.md beside it (fuzz/root_causes.h).
   std::string verdict;
@@ -71,6 +74,9 @@ struct CorpusHeader {
 /// Records the simplifier under test of `options` in `header` (nothing for the built-in
 /// one); asks an external simplifier for its version.
 void record_simplifier(CorpusHeader& header, const check::CheckOptions& options);
+
+/// The words of a kernel header's `@forms` line (SimplifyOptions::forms; none: empty).
+std::vector<std::string> recorded_forms(const ir::KernelHeader& header);
 
 /// The header lines (ir::KernelHeader::extra) that say `header`, in a fixed order; absent
 /// fields have no line. Free text (found-by, details) is made one printable line: '#'

@@ -101,6 +101,7 @@ check::CheckOptions options_for(const CampaignOptions& o, const ir::Kernel& k, u
   check::CheckOptions co = o.check;
   co.opt_level = opt_level_for(o, graph_seed(o.seed, i));
   for (const auto& [name, v] : k.header.vars) co.vars.emplace(name, v);
+  co.simplify.forms = recorded_forms(k.header);
   if (co.latency && i % std::max<uint64_t>(o.latency_every, 1) != 0) co.latency.reset();
   return co;
 }

@@ -463,6 +463,9 @@ struct GenPolicy {
   double p_gate_store = 0.25;       ///< a store index is WHERE(r < g, idx, INVALID) with g below r's end (shrink_range)
   double p_gate_load = 0.15;        ///< a load index is gated the same way
   double p_two_guards = 0.25;       ///< a gate has two RANGE < CONST clauses
+  double p_external_forms = 0.5;    ///< a kernel with a gated access asks an external simplifier to spell it
+                                    ///< its own ways (its hello's `forms:`; gen/forms.h) ...
+  double p_each_form = 0.5;         ///< ... each offered form independently (at least one)
   double p_guard_at_bound = 0.3;    ///< a guard sits at shrink_range's gate instead: the end's minimum or one
                                     ///< off it, or between a VAR end's minimum and maximum
   double p_second_use = 0.6;        ///< after a gated store, another output stores over the same ranges...

@@ -39,6 +39,10 @@ struct SimplifyOptions {
   /// (sut::Outcome::bounds), for the bounds-soundness check. The built-in simplifier
   /// itself ignores it; sut/ answers for it from ir/analysis.
   bool bounds = false;
+  /// Spellings an external simplifier is asked to build of the graph in its own IR, forms
+  /// `.uop` cannot write (its hello's `forms:`; docs/external-simplifier.md, "Forms"). They
+  /// travel as the request body's `@forms` line; the built-in simplifier ignores them.
+  std::vector<std::string> forms;
 };
 
 struct StageReport {

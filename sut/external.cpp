@@ -116,6 +116,8 @@ std::optional<Hello> parse_hello(std::string_view body, std::string& error) {
       }
     if (key == "devices")
       for (std::string_view word : words_of(value)) h.capabilities.devices.emplace_back(word);
+    if (key == "forms")
+      for (std::string_view word : words_of(value)) h.capabilities.forms.emplace_back(word);
     if (key == "tolerances" && value.find("zero-sign") != std::string_view::npos)
       h.capabilities.zero_sign_free = true;
     if (key == "declines")
@@ -186,11 +188,12 @@ std::string option_of(const Frame& frame, std::string_view key) {
   return "";
 }
 
-/// A run request's body: the graph with an `@input` line for every input buffer and an
-/// `@var` line for every variable.
-std::string run_request_text(ir::UOp root, const ir::Inputs& inputs) {
+/// A run request's body: the graph with an `@input` line for every input buffer, an
+/// `@var` line for every variable and the `@forms` line of `forms` (the empty line: none).
+std::string run_request_text(ir::UOp root, const ir::Inputs& inputs, const std::string& forms) {
   ir::Kernel k;
   k.root = root;
+  if (!forms.empty()) k.header.extra.emplace_back("forms", forms);
   for (const auto& [slot, buffer] : inputs.buffers) {
     ir::GivenInput given{slot, buffer.dtype(), {}};
     for (size_t i = 0; i < buffer.size(); ++i) given.values.push_back(buffer.get(i));
@@ -268,8 +271,8 @@ class External final : public Simplifier {
       out.failure = std::move(failure);
       return out;
     }
-    const std::string request =
-        frame_text("simplify", ir::print_graph(root), request_options(options));
+    const std::string request = frame_text(
+        "simplify", forms_line(options.forms) + ir::print_graph(root), request_options(options));
     out.failure =
         converse(request, out.child_seconds, out.protocol_seconds,
                  [&](const Frame& frame, const std::string& logs, std::optional<Failure>& failed) {
@@ -326,7 +329,8 @@ class External final : public Simplifier {
     if (request.program) opts.emplace_back("program", "1");
     if (hello_.capabilities.split_reduce_threshold && request.split_reduce_threshold)
       opts.emplace_back("split-reduce-threshold", std::to_string(*request.split_reduce_threshold));
-    const std::string text = frame_text("run", run_request_text(root, inputs), opts);
+    const std::string text =
+        frame_text("run", run_request_text(root, inputs, offered_forms(request.forms)), opts);
     out.failure = converse(
         text, out.child_seconds, out.protocol_seconds,
         [&](const Frame& frame, const std::string& logs, std::optional<Failure>& failed) {
@@ -420,6 +424,22 @@ class External final : public Simplifier {
     }
     if (frame.type == "error") return raised(frame.body, logs);
     return protocol_error(fmt::format("an unexpected '{}' frame", frame.type));
+  }
+
+  /// The forms of `wanted` the hello offers, space-separated ("" when none).
+  std::string offered_forms(const std::vector<std::string>& wanted) const {
+    std::vector<std::string> sent;
+    for (const std::string& f : wanted)
+      if (std::find(hello_.capabilities.forms.begin(), hello_.capabilities.forms.end(), f) !=
+          hello_.capabilities.forms.end())
+        sent.push_back(f);
+    return fmt::format("{}", fmt::join(sent, " "));
+  }
+
+  /// A simplify request body's `@forms` header line ("" when no offered form is wanted).
+  std::string forms_line(const std::vector<std::string>& wanted) const {
+    const std::string forms = offered_forms(wanted);
+    return forms.empty() ? "" : "@forms " + forms + "\n";
   }
 
   FrameOptions request_options(const simplifier::SimplifyOptions& options) const {

@@ -96,6 +96,9 @@ struct Capabilities {
   /// program's elements over all its nodes, a kernel's loop iterations on the oracle. A
   /// device an emulator makes slow is not asked to run more; one not named has no limit.
   std::map<std::string, int64_t> device_limits;
+  /// The spellings of a graph it can build in its own IR where `.uop` has one (the hello's
+  /// `forms:`, SimplifyOptions::forms): a campaign asks for some of them per graph.
+  std::vector<std::string> forms;
 };
 
 /// What one of its devices computed in a run.
@@ -115,6 +118,7 @@ struct RunRequest {
   /// `split-reduce-threshold` capability): the program's drawn LowerOptions value, so
   /// that small generated programs reach its split reduce as they reach ours.
   std::optional<int64_t> split_reduce_threshold;
+  std::vector<std::string> forms;  ///< of a kernel: as SimplifyOptions::forms
 };
 
 struct RunAnswer {

@@ -16,7 +16,8 @@
 // Its hello's version is "fake pid <pid>", so a test can tell two children apart.
 // With --bounds (and `bounds` among --capabilities), a request with the option bounds=1
 // gets a bounds frame first: the given `K LO HI` lines, as claims about the request's nodes.
-// --declines puts a `declines:` line with the given words in its hello.
+// --declines puts a `declines:` line with the given words in its hello, --forms a `forms:`
+// line; an echo adds a hit `form:<word>` for each word of the request body's `@forms` line.
 //
 // Runs (`run` among --capabilities): --devices "A B" names its devices in the hello; a `run`
 // request is answered per device by --run-outputs "A=<line>|<line>;B=<line>" (each device's
@@ -155,7 +156,7 @@ bool holds_const(const std::string& body, const std::string& marker) {
 
 int main(int argc, char** argv) {
   std::string mode = "echo", marker, hello = "normal", capabilities = "hits", tolerances, bounds,
-              declines, devices, run_outputs, run_error, run_program, device_limits;
+              declines, forms, devices, run_outputs, run_error, run_program, device_limits;
   double hello_delay = 0;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i], value = argv[i + 1];
@@ -167,6 +168,7 @@ int main(int argc, char** argv) {
     if (flag == "--tolerances") tolerances = value;
     if (flag == "--bounds") bounds = value;
     if (flag == "--declines") declines = value;
+    if (flag == "--forms") forms = value;
     if (flag == "--devices") devices = value;
     if (flag == "--run-outputs") run_outputs = value;
     if (flag == "--run-error") run_error = value;
@@ -186,6 +188,7 @@ int main(int argc, char** argv) {
                        "\ncapabilities: " + capabilities + "\n" +
                        (tolerances.empty() ? "" : "tolerances: " + tolerances + "\n") +
                        (declines.empty() ? "" : "declines: " + declines + "\n") +
+                       (forms.empty() ? "" : "forms: " + forms + "\n") +
                        (devices.empty() ? "" : "devices: " + devices + "\n") +
                        (device_limits.empty() ? "" : "device-limits: " + device_limits + "\n"));
   int served = 0;
@@ -241,6 +244,10 @@ int main(int argc, char** argv) {
     } else {
       std::string hits = "1 fake_rule_a\n" + std::to_string(served) + " requests_served\n";
       for (const std::string& o : r.options) hits += "1 option:" + o + "\n";
+      if (r.body.starts_with("@forms ")) {
+        std::istringstream words(r.body.substr(7, r.body.find('\n') - 7));
+        for (std::string w; words >> w;) hits += "1 form:" + w + "\n";
+      }
       frame("hits", "2 fake_rule_a\n1 fake_rule_b\n");
       frame("log", "echoing the kernel back\n");
       frame("hits", hits);

@@ -129,6 +129,20 @@ TEST(FuzzCorpusHeader, ReplayCheckFollowsTheHeader) {
   EXPECT_FALSE(o.simplify.bugs.any());
 }
 
+// The spellings an external simplifier was asked for come back, and the replay asks again.
+TEST(FuzzCorpusHeader, FormsRoundTripAndReplayAsksForThem) {
+  CorpusHeader h;
+  h.signature = "mismatch/uop-symbolic.py-80/tinygrad";
+  h.simplifier = "tinygrad";
+  h.forms = {"gate-sink", "gate-flip"};
+  EXPECT_EQ(round_trip(h), h);
+  ir::KernelHeader k;
+  k.extra = corpus_header_lines(h);
+  EXPECT_EQ(recorded_forms(k), h.forms);
+  EXPECT_EQ(replay_check_options(h, k).simplify.forms, h.forms);
+  EXPECT_TRUE(recorded_forms(ir::KernelHeader{}).empty());
+}
+
 /// The error of reading `header_lines` above kGraph: its message and line.
 Error read_error(const std::string& header_lines) {
   const std::string text = "@name bad\n" + header_lines + kGraph;

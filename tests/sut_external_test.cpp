@@ -175,6 +175,27 @@ TEST(SutExternal, RequestOptionsAreSentOnlyWhenTheHelloListsThem) {
   EXPECT_EQ(hits_of(able, "option:stop-after=4"), 1u);
 }
 
+TEST(SutExternal, FormsComeFromTheHelloAndOnlyOfferedOnesAreSent) {
+  EXPECT_TRUE(fake("--capabilities hits")->capabilities().forms.empty());
+  auto sut = fake("--forms 'gate-sink gate-flip'");
+  EXPECT_EQ(sut->capabilities().forms, (std::vector<std::string>{"gate-sink", "gate-flip"}));
+  ir::Context ctx;
+  simplifier::SimplifyOptions options;
+  options.forms = {"gate-flip", "gate-twist", "gate-sink"};
+  Outcome asked = simplify(*sut, ctx, 5, options);
+  ASSERT_FALSE(asked.failure) << asked.failure->reason;
+  EXPECT_EQ(hits_of(asked, "form:gate-flip"), 1u);
+  EXPECT_EQ(hits_of(asked, "form:gate-sink"), 1u);
+  EXPECT_EQ(hits_of(asked, "form:gate-twist"), 0u) << "a form the hello does not offer";
+  // No form wanted, or none offered: no @forms line at all.
+  Outcome none = simplify(*sut, ctx, 5);
+  ASSERT_FALSE(none.failure);
+  Outcome unoffered = simplify(*fake("--capabilities hits"), ctx, 5, options);
+  ASSERT_FALSE(unoffered.failure);
+  for (const Outcome* o : {&none, &unoffered})
+    for (const auto& [rule, n] : o->result.hits) EXPECT_FALSE(rule.starts_with("form:")) << rule;
+}
+
 /// Requests the marker (777) and expects `kind`; then an ordinary request succeeds, served
 /// by a fresh child unless `child_kept` (the fake counts the requests it has read).
 Failure fails_then_recovers(const std::string& args, FailureKind kind, bool child_kept,

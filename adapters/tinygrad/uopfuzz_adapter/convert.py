@@ -18,7 +18,7 @@ import sys
 from tinygrad.dtype import AddrSpace, Invalid, dtypes
 from tinygrad.uop.ops import AxisType, KernelInfo, Ops, UOp
 
-from uopfuzz_adapter import declines, uop_text
+from uopfuzz_adapter import declines, forms, uop_text
 
 
 class Unsupported(Exception):
@@ -91,6 +91,7 @@ class Conversion:
     # position of a node among the kernel's node lines -> (its .uop op, its dtype name, the
     # tinygrad UOp whose value is that node's value, or None for a node without one)
     self.values = []
+    self.plain = None  # the kernel's SINK before its @forms were applied
 
 
 def _int(text, what):
@@ -132,7 +133,14 @@ def to_tinygrad(text):
     # a gated index WHERE(valid, idx, INVALID) is an INDEX's operand, never a value
     gated = node.op == "WHERE" and kernel.nodes[node.srcs[2]].op == "INVALID"
     conv.values.append((node.op, node.dtype, None if node.op in NO_VALUE or gated else built[-1]))
-  return built[-1], conv
+  # The `@forms` line: tinygrad's other spellings of the gated accesses (forms.py). The values
+  # map above keeps the plain graph's nodes (bounds are of the kernel as written).
+  try:
+    spellings = forms.parse(kernel.header_value("forms"))
+  except ValueError as e:
+    raise Unsupported("no-tinygrad-form", f"@forms: {e}") from None
+  conv.plain = built[-1]
+  return forms.apply(built[-1], spellings), conv
 
 
 # .uop ops whose node is no number: buffers (a VAR is a PARAM in tinygrad, not here), the
@@ -377,8 +385,16 @@ class _Printer:
       return self.add(u, "LOAD", [self.emit(u.src[0])] + [self.value(s, dt) for s in u.src[1:]], [], dt)
     if op is Ops.STORE:
       if len(u.src) != 2 or u.src[0].op is not Ops.INDEX: raise Unsupported("no-uop-form", "STORE with a gate or not into an INDEX")
-      idx = self.emit(u.src[0])
-      return self.add(u, "STORE", [idx, self.value(u.src[1], self.dtype(u.src[0]))], [], "void")
+      index, value = u.src
+      if value.op is Ops.WHERE and value.src[2].op is Ops.CONST and value.src[2].arg is Invalid and len(index.src) == 2:
+        if index.src[1].op is Ops.WHERE: raise Unsupported("no-uop-form", "a store gated on both its index and its value in the rewrite")
+        # a gated store spelled on its value (forms.py gate-value; tinygrad's own gated-store
+        # fold, uop/symbolic.py, reads it so): .uop gates the index
+        gated = self.add(("gated store", u), "WHERE", [self.value(value.src[0], "bool"), self.index(index.src[1]), self.value(value.src[2])], [], "index")
+        idx = self.add(("gated index", u), "INDEX", [self.emit(index.src[0]), gated], [], self.dtype(index))
+        return self.add(u, "STORE", [idx, self.value(value.src[1], self.dtype(index))], [], "void")
+      idx = self.emit(index)
+      return self.add(u, "STORE", [idx, self.value(value, self.dtype(index))], [], "void")
     if op is Ops.END:
       body = self.effect(u.src[0])
       ranges = self.ranges(u)
