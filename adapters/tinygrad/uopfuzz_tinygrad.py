@@ -103,8 +103,15 @@ def main(argv):
     return NO_TINYGRAD
   if path: sys.path.insert(0, path)
   sys.path.insert(0, HERE)
-  from uopfuzz_adapter import server
   serving = not (args.version or args.list_bugs or args.one or args.emit or args.run)
+  executor = None
+  if serving or args.run:
+    # the tensor runs' executor process starts first, importing tinygrad beside this process
+    # (it applies the planted tensor bugs among args.bug itself; main checks the names below)
+    from uopfuzz_adapter.pipeline import tensor_executor  # imports no tinygrad
+    executor = tensor_executor(args.bug, pythonpath=[p for p in (path, HERE) if p])
+    executor.start()
+  from uopfuzz_adapter import server
   frames = server.claim_stdout() if serving else None
   import tinygrad
   package_dir = os.path.dirname(os.path.abspath(tinygrad.__file__))
@@ -142,9 +149,16 @@ def main(argv):
     for name in tensor_bugs: print(f"{name}: [tensor] {describe(name) if describe else 'a bug of the whole pipeline'}")
     return 0
   simplifier.devices = tensor.probe_devices()
-  # tensor runs happen in an executor process (started on first use) with the same planted
-  # tensor bugs: a kernel that traps there (SIGFPE) is a device's error, not this process's end
-  simplifier.tensor_executor = tensor.make_executor([b for b in wanted if b in tensor_bugs])
+  # tensor runs happen in the executor (README, "Runs"), ready before the hello: its start
+  # (importing tinygrad, opening the devices) stays out of the first request's time
+  simplifier.tensor_executor = executor
+  if executor is not None and simplifier.devices:
+    try:
+      executor.wait_ready()
+    except Exception as e:  # noqa: BLE001  (the first run request will start it again and say why)
+      print(f"uopfuzz_tinygrad: the tensor executor did not start: {e}", file=sys.stderr)
+  elif executor is not None:
+    executor.close()  # no device runs here: no run requests
   if args.run: return run_file(args, simplifier)
   if args.one:
     with open(args.one, encoding="utf-8") as f: text = f.read()

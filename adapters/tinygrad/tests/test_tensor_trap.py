@@ -3,9 +3,11 @@ device's `error` frame, and the adapter goes on serving: tensor runs happen in a
 process (tensor.make_executor, pipeline.Executor in --tensor-executor mode), which the trap
 ends instead of the adapter."""
 import os
+import shutil
 import unittest
 
 from adapter_process import Adapter, read_frame
+from test_emit import Script
 
 DIV_BY_ZERO = """@input 0 [7, 8, 9]
 @input 1 [1, 0, 2]
@@ -75,10 +77,23 @@ class TrappingKernel(unittest.TestCase):
         self.assertIsNone(r.error)
         self.assertEqual(r.outputs, {0: [8, 8, 11]})
         pids.append(ex.proc.pid)
-      self.assertEqual(pids[0], pids[1])
-      self.assertNotEqual(pids[1], pids[2])
+      # replaced right after the second job (so that the new one gets ready meanwhile)
+      self.assertNotEqual(pids[0], pids[1])
+      self.assertEqual(pids[1], pids[2])
     finally:
       ex.close()
+
+
+  def test_emitted_script_reports_the_trap(self):
+    # the tensor-level reproducer runs each device in a forked child: exit 1, not death by SIGFPE
+    if not (shutil.which(os.environ.get("CC", "clang")) or shutil.which("clang-14")): self.skipTest("no clang: no CPU device")
+    s = Script(DIV_BY_ZERO.replace("%0 =", "@output 0 [7, 0, 4]\n%0 =", 1))
+    self.addCleanup(s.close)
+    self.assertEqual(s.emitted.returncode, 0, s.emitted.stderr)
+    r = s.run(os.path.basename(s.path))
+    self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+    self.assertIn("out[0] on PYTHON: expected [7, 0, 4] got [7, 0, 4]", r.stdout)
+    self.assertIn("FAIL on CPU: the CPU program killed its process: SIGFPE", r.stdout)
 
 
 if __name__ == "__main__":

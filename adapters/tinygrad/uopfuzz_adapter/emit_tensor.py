@@ -13,8 +13,9 @@ declined here too.
 The script prints `out[K] on DEVICE: expected [...] got [...]` for every output and device,
 and exits 0 when every output on every device is the expected one (the bug is gone), 1 when
 one differs or tinygrad raises (the bug is there: the traceback and the innermost tinygrad
-file:line), 2 when nothing can be decided (no device of the case runs here, or tinygrad's
-Tensor gives an output of another dtype or shape than the program's). It is also a
+file:line, or a kernel traps: each device runs in a forked child, so SIGFPE is reported, not
+the end of the script), 2 when nothing can be decided (no device of the case runs here, or
+tinygrad's Tensor gives an output of another dtype or shape than the program's). It is also a
 unittest (class TestUopfuzz<Name>). Floats compare by bits, except +0 == -0 (the adapter
 declares tinygrad's zero-sign tolerance) and NaN == NaN.
 """
@@ -169,7 +170,8 @@ tolerance) and NaN matches NaN.
 
 Run:   PYTHONPATH=<tinygrad checkout> python3 {run} [DEVICE ...]   (default: {" ".join(DEVICES)})
        exit 0: every output is the expected one (fixed); 1: the bug is there (an output
-       differs, or tinygrad raises: traceback and tinygrad file:line); 2: cannot check (no
+       differs, tinygrad raises: traceback and tinygrad file:line, or a kernel traps:
+       each device runs in a forked child); 2: cannot check (no
        device runs here, or tinygrad's Tensor gives another dtype or shape)
 Test:  PYTHONPATH=<tinygrad checkout> python3 -m unittest {module}
 """
@@ -180,7 +182,9 @@ SCRIPT = string.Template('''#!/usr/bin/env python3
 $docstring
 import math
 import os
+import pickle
 import shutil
+import signal
 import struct
 import sys
 import traceback
@@ -244,6 +248,40 @@ class CannotCheck(Exception):
   """tinygrad's Tensor gives an output of another dtype or shape than the program's."""
 
 
+def run_isolated(device):
+  """run(device) in a forked child, so that a kernel that traps (SIGFPE) is reported, not the
+  end of the script: ("ok", outputs), ("cannot", why), ("error", message, tinygrad
+  file:line) when tinygrad raises (its traceback printed), or ("crash", message)."""
+  sys.stdout.flush()  # nothing buffered to be written twice
+  sys.stderr.flush()
+  r, w = os.pipe()
+  pid = os.fork()
+  if pid == 0:  # the child: run, send the answer, leave without cleanup
+    os.close(r)
+    try:
+      answer = ("ok", run(device))
+    except CannotCheck as e:
+      answer = ("cannot", str(e))
+    except Exception as e:  # noqa: BLE001  (the device's answer)
+      traceback.print_exc()
+      answer = ("error", f"{type(e).__name__}: {e}".splitlines()[0], tinygrad_where(e))
+    with os.fdopen(w, "wb") as f: f.write(pickle.dumps(answer))
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
+  os.close(w)
+  with os.fdopen(r, "rb") as f: data = f.read()
+  _, status = os.waitpid(pid, 0)
+  if os.WIFSIGNALED(status):
+    try:
+      name = signal.Signals(os.WTERMSIG(status)).name
+    except ValueError:
+      name = f"signal {os.WTERMSIG(status)}"
+    return ("crash", f"the {device} program killed its process: {name}")
+  if not data: return ("crash", f"the process running the {device} program ended (status {os.WEXITSTATUS(status)})")
+  return pickle.loads(data)
+
+
 def available(devices):
   """The devices that run here: their runtime imports, and CPU has its C compiler ($$CC)."""
   out = []
@@ -286,17 +324,20 @@ def check(devices=DEVICES):
     return 2
   status = 0
   for device in devices:
-    try:
-      got = run(device)
-    except CannotCheck as e:
-      print(f"CANNOT CHECK on {device}: {e}")
+    answer = run_isolated(device)
+    if answer[0] == "cannot":
+      print(f"CANNOT CHECK on {device}: {answer[1]}")
       status = max(status, 2) if status != 1 else 1
       continue
-    except Exception as e:  # noqa: BLE001  (a crash is the bug)
-      traceback.print_exc()
-      print(f"FAIL on {device}: tinygrad raised at {tinygrad_where(e)}: {type(e).__name__}: {e}")
+    if answer[0] == "error":  # a crash is the bug
+      print(f"FAIL on {device}: tinygrad raised at {answer[2]}: {answer[1]}")
       status = 1
       continue
+    if answer[0] == "crash":
+      print(f"FAIL on {device}: {answer[1]}")
+      status = 1
+      continue
+    got = answer[1]
     for k, want in EXPECTED.items():
       same = canonical(got[k]) == canonical(want)
       print(f"out[{k}] on {device}: expected {show(want)} got {show(got[k])}{'' if same else '  <- differs'}")
@@ -312,9 +353,11 @@ class TestUopfuzz$camel(unittest.TestCase):
     if not devices: self.skipTest(f"none of the devices {' '.join(DEVICES)} runs here")
     for device in devices:
       with self.subTest(device=device):
-        got = run(device)
+        answer = run_isolated(device)
+        if answer[0] == "cannot": self.skipTest(answer[1])
+        self.assertEqual(answer[0], "ok", answer[1:])
         for k, want in EXPECTED.items():
-          self.assertEqual(canonical(got[k]), canonical(want), f"out[{k}] on {device}")
+          self.assertEqual(canonical(answer[1][k]), canonical(want), f"out[{k}] on {device}")
 
 
 if __name__ == "__main__":

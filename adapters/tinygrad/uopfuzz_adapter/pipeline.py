@@ -34,9 +34,7 @@ import os
 import shutil
 import struct
 
-from uopfuzz_adapter import uop_text, values
-from uopfuzz_adapter.convert import Unsupported, to_tinygrad
-from uopfuzz_adapter.semantics import semantic_gate
+from uopfuzz_adapter import uop_text, values  # no tinygrad at import: the adapter starts an Executor first
 
 DEVICES = ("PYTHON", "CPU")
 
@@ -183,6 +181,19 @@ def run_programs(programs, buffers, device, executor=None):
   return read_outputs(buffers, after)
 
 
+# Tensor runs per tensor executor process before it is replaced: tinygrad keeps about 0.3 MB
+# per program (its caches), let go when the process goes; a new one costs a few seconds.
+TENSOR_RESTART_EVERY = 1000
+
+
+def tensor_executor(bugs=(), pythonpath=None):
+  """The executor of tensor runs (tensor.executor_job, "--tensor-executor"; a process started
+  on first use or start()), with the planted tensor bugs among `bugs` applied in it. Jobs
+  have no time limit (uopfuzz's own limit ends the adapter, and this process with it)."""
+  return Executor(timeout=None, mode="--tensor-executor", bugs=bugs, restart_every=TENSOR_RESTART_EVERY,
+                  pythonpath=pythonpath)
+
+
 class DeviceError(Exception):
   """An exception the executor process raised running a program: str is its
   `Type: message`; where: the innermost tinygrad file:line of its traceback (or None);
@@ -233,26 +244,39 @@ class Executor:
   `timeout`: seconds a job may take (None: no limit). `restart_every`: after that many jobs
   the process is replaced at the next run (what tinygrad keeps per program in it is let go)."""
 
-  def __init__(self, timeout=30.0, mode="--executor", bugs=(), restart_every=None):
+  def __init__(self, timeout=30.0, mode="--executor", bugs=(), restart_every=None, pythonpath=None):
     self.timeout, self.proc = timeout, None
     self.mode, self.bugs, self.restart_every, self.jobs = mode, list(bugs), restart_every, 0
+    self.pythonpath = pythonpath  # [tinygrad checkout, adapter folder]; None: found by importing tinygrad
 
   def _start(self):
     import subprocess
     import sys
-    import tinygrad
-    paths = [os.path.dirname(os.path.dirname(os.path.abspath(tinygrad.__file__))), os.path.dirname(os.path.dirname(os.path.abspath(__file__)))]
+    paths = self.pythonpath
+    if paths is None:
+      import tinygrad
+      paths = [os.path.dirname(os.path.dirname(os.path.abspath(tinygrad.__file__))), os.path.dirname(os.path.dirname(os.path.abspath(__file__)))]
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(paths + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]))
     argv = [sys.executable, os.path.abspath(__file__), self.mode] + [a for b in self.bugs for a in ("--bug", b)]
     self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
     self.jobs = 0
 
+  def start(self):
+    """Starts the process now, without waiting for it (it gets ready while this one goes on:
+    the tensor executor imports tinygrad and opens the devices before it reads a job)."""
+    if self.proc is None or self.proc.poll() is not None: self._start()
+
+  def wait_ready(self):
+    """Starts the process if it is not running and waits until it reads jobs (the tensor
+    executor has imported tinygrad and opened the devices). Raises DeviceCrash if it dies."""
+    self.run(None, None)
+    self.jobs -= 1
+
   def run(self, device, work):
     """{slot: bytes} after running job() `work` on `device` in the executor process.
     Raises DeviceError (the run raised) or DeviceCrash (the process died or timed out)."""
     import pickle
-    if self.proc is not None and self.restart_every is not None and self.jobs >= self.restart_every: self.close()
-    if self.proc is None or self.proc.poll() is not None: self._start()
+    self.start()
     self.jobs += 1
     data = pickle.dumps((device, work))
     try:
@@ -261,6 +285,9 @@ class Executor:
       answer = pickle.loads(self._read())
     except (OSError, EOFError, TimeoutError, pickle.UnpicklingError) as e:
       raise self._crash(device, e) from None
+    if self.restart_every is not None and self.jobs >= self.restart_every:
+      self.close()  # replaced now, so that the new one gets ready before the next job
+      self.start()
     if answer[0] == "ok": return answer[1]
     raise DeviceError(*answer[1:])
 
@@ -281,6 +308,11 @@ class Executor:
     return got
 
   def _crash(self, device, why):
+    crash = self._crash_of(device, why)
+    if self.mode != "--executor": self.start()  # the next one gets ready meanwhile
+    return crash
+
+  def _crash_of(self, device, why):
     import signal
     proc, self.proc = self.proc, None
     if isinstance(why, TimeoutError):
@@ -332,7 +364,7 @@ def _executor_main(handler=None):
     if len(head) < 8: return 0
     device, work = pickle.loads(stdin.read(struct.unpack("<Q", head)[0]))
     try:
-      answer = ("ok", handler(device, work))
+      answer = ("ok", None if device is None else handler(device, work))  # device None: are you there?
     except Exception as e:  # noqa: BLE001  (the device's answer, sent back)
       first = f"{type(e).__name__}: {e}".splitlines()[0] if str(e) else type(e).__name__
       answer = ("error", first, _where(e.__traceback__), "".join(traceback.format_exception(type(e), e, e.__traceback__)))
@@ -364,7 +396,8 @@ def prepare(text):
   The gate is the full rewrite's (semantics.semantic_gate), except that a RANGE closed by
   ENDs in two effects of the SINK is run: split, each kernel closes it once (a RANGE closed
   twice inside one effect is still refused, as tinygrad's linearizer takes one END a RANGE)."""
-  from uopfuzz_adapter.semantics import range_closed_twice, range_tinygrad_never_makes
+  from uopfuzz_adapter.convert import Unsupported, to_tinygrad
+  from uopfuzz_adapter.semantics import range_closed_twice, range_tinygrad_never_makes, semantic_gate
   try:
     kernel = uop_text.parse(text)
   except uop_text.UopTextError:
@@ -481,7 +514,14 @@ def _tensor_executor_main(argv):
   the planted tensor bugs applied as in the adapter that started it."""
   from uopfuzz_adapter import bugs, tensor
   names = [argv[i + 1] for i, a in enumerate(argv[:-1]) if a == "--bug"]
+  names = [n for n in names if n in bugs.tensor_bug_names()]  # the kernel rule bugs are not tinygrad's patches
   if names: bugs.apply_tensor_bugs(names)
+  from tinygrad.device import Device
+  for device in tensor.probe_devices():  # opened before the first job (CPU: ~0.3 s)
+    try:
+      Device[device]
+    except Exception:  # noqa: BLE001  (the job will say what fails)
+      pass
   return _executor_main(tensor.executor_job)
 
 

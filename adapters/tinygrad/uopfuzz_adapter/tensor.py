@@ -399,16 +399,12 @@ def executor_job(device, work):
   return {"outputs": r.outputs, "error": error, "hits": dict(r.hits) if r.hits is not None else None, "program": frame}
 
 
-# Tensor runs per executor process before it is replaced: tinygrad keeps about 0.3 MB per
-# program (its caches), let go when the process goes; a new one costs about a second.
-RESTART_EVERY = 1000
-
-
-def make_executor(bugs=()):
-  """The executor of tensor runs (a process started on first use), with the planted tensor
-  bugs `bugs` applied in it."""
-  from uopfuzz_adapter.pipeline import Executor
-  return Executor(timeout=None, mode="--tensor-executor", bugs=bugs, restart_every=RESTART_EVERY)
+def make_executor(bugs=(), pythonpath=None):
+  """The executor of tensor runs (pipeline.tensor_executor: a process started on first use,
+  replaced every pipeline.TENSOR_RESTART_EVERY jobs), with the planted tensor bugs among
+  `bugs` applied in it."""
+  from uopfuzz_adapter.pipeline import tensor_executor
+  return tensor_executor(bugs, pythonpath)
 
 
 def outputs_body(prog, outputs):
