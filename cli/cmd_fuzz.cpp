@@ -426,6 +426,7 @@ int run_fuzz(const FuzzFlags& f, const std::string& command_line) {
   // `forms:`): a share of kernels with one asks for some of them.
   std::vector<std::string> forms;
   if (*under_test && f.compare.empty()) forms = (*under_test)->capabilities().forms;
+  gen::prepare_for_forms(policy, forms);
   if (!forms.empty())
     fmt::print(
         "fuzz: asking {} to spell gated accesses its own ways ({}) in {:.0f}% of the "

@@ -17,12 +17,25 @@ result on the `.uop` kernel stays the expected one. A campaign draws them here. 
 
 namespace uopfuzz::gen {
 
+/// Turns on what only a simplifier offering `offered` needs generated: float-var's leaves
+/// (LeafWeights::float_var, as likely as an integer VAR leaf). Without it the policy, and
+/// so every graph, stays as it was.
+void prepare_for_forms(GenPolicy& policy, const std::vector<std::string>& offered);
+
 /// Whether `kernel` has a gated access (an INDEX of a `WHERE(valid, idx, INVALID)`): the
-/// forms spell only those.
+/// gate-* forms spell those.
 bool has_gated_access(const ir::Kernel& kernel);
 
-/// With probability `policy.p_external_forms`, when `kernel` has a gated access and `offered`
-/// is not empty, a `@forms` line naming some of `offered` (each with p_each_form, at least
+/// Whether `kernel` has a CAST of a VAR to a float dtype: the float-var form spells those.
+bool has_float_cast_of_var(const ir::Kernel& kernel);
+
+/// The forms this uopfuzz knows (the adapter's words) that have something to spell in
+/// `kernel`, among `offered`, in its order. A word it does not know is never asked for.
+std::vector<std::string> applicable_forms(const ir::Kernel& kernel,
+                                          const std::vector<std::string>& offered);
+
+/// With probability `policy.p_external_forms`, when some of `offered` apply to `kernel`
+/// (applicable_forms), a `@forms` line naming some of those (each with p_each_form, at least
 /// one, in `offered`'s order) is added to its header. Draws from `seed` alone, so a graph
 /// seed gives the same forms whatever else the campaign does. True when it added one.
 bool draw_forms(ir::Kernel& kernel, const std::vector<std::string>& offered,

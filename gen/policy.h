@@ -61,6 +61,9 @@ struct LeafWeights {
   double load = 3;      ///< a LOAD from an input buffer
   double range = 3;     ///< an open range (or the store nest's flat index), cast to the dtype (bool: r < c)
   double var = 0.5;     ///< a VAR (integer dtypes)
+  /// A float leaf CAST(VAR), maybe times or plus an exact float constant: 0 unless the
+  /// simplifier under test spells it as a float variable (gen/forms.h, prepare_for_forms).
+  double float_var = 0;
 };
 
 struct UnaryWeights {

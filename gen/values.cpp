@@ -196,14 +196,25 @@ UOp Builder::load(DType dt, const Scope& s, int depth) {
 
 UOp Builder::leaf(DType dt, const Scope& s, int depth) {
   const auto& w = p_.leaves;
-  switch (
-      e_.pick({w.constant, w.load, s.ranges.empty() ? 0.0 : w.range, dt.is_int() ? w.var : 0.0})) {
+  switch (e_.pick({w.constant, w.load, s.ranges.empty() ? 0.0 : w.range, dt.is_int() ? w.var : 0.0,
+                   dt.is_float() ? w.float_var : 0.0})) {
     case 0: return constant(dt);
     case 1: return load(dt, s, depth);
     case 2: {
       UOp r = range_leaf(s);
       if (dt.is_bool()) return lt(r, I(e_.between(0, 6)));
       return cast(dt, r);
+    }
+    case 4: {
+      // CAST(v) for v in [lo, hi], scaled or shifted by a constant every float type holds
+      // exactly: a float variable with fractional bounds in the simplifier's IR.
+      constexpr double kExact[] = {0.5, 0.25, -0.5, 1.5};
+      UOp v = cast(dt, var(dtypes::Int32, -e_.between(0, 8), e_.between(0, 8)));
+      switch (e_.below(3)) {
+        case 0: return v;
+        case 1: return alu(Op::Mul, {v, cfloat(dt, kExact[e_.below(4)])});
+        default: return alu(Op::Add, {v, cfloat(dt, kExact[e_.below(4)])});
+      }
     }
     default: {
       if (e_.chance(p_.p_edge_var_bounds)) {

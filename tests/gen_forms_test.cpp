@@ -1,6 +1,7 @@
-// The campaign's draw of an external simplifier's forms (gen/forms.h): only for kernels
-// with a gated access, only words the hello offers, at least one, the same for the same
-// seed, and in about p_external_forms of the kernels that qualify.
+// The campaign's draw of an external simplifier's forms (gen/forms.h): only forms that
+// have something to spell in the kernel (a gated access, a float CAST of a VAR), only words
+// the hello offers and this uopfuzz knows, at least one, the same for the same seed, and in
+// about p_external_forms of the kernels that qualify.
 #include <gtest/gtest.h>
 
 #include <set>
@@ -14,7 +15,8 @@
 namespace uopfuzz::gen {
 namespace {
 
-const std::vector<std::string> kOffered = {"gate-value", "gate-nest", "gate-sink", "gate-flip"};
+const std::vector<std::string> kOffered = {"gate-value", "gate-nest",       "gate-sink",
+                                           "gate-flip",  "form-from-later", "float-var"};
 
 std::vector<std::string> forms_line(const ir::Kernel& k) {
   std::vector<std::string> words;
@@ -39,6 +41,8 @@ TEST(GenForms, AKernelWithoutAGatedAccessGetsNone) {
   ASSERT_TRUE(parsed.ok());
   ir::Kernel k = parsed->kernel;
   EXPECT_FALSE(has_gated_access(k));
+  EXPECT_FALSE(has_float_cast_of_var(k));
+  EXPECT_TRUE(applicable_forms(k, kOffered).empty());
   GenPolicy always;
   always.p_external_forms = 1;
   EXPECT_FALSE(draw_forms(k, kOffered, always, 1));
@@ -47,12 +51,16 @@ TEST(GenForms, AKernelWithoutAGatedAccessGetsNone) {
 
 TEST(GenForms, DrawsOfferedWordsInAboutTheirShareAndRepeatsPerSeed) {
   GenPolicy policy;
-  int gated = 0, drawn = 0;
+  prepare_for_forms(policy, kOffered);
+  int gated = 0, drawn = 0, float_vars = 0;
   std::set<std::string> seen;
   for (uint64_t seed = 1; seed <= 600; ++seed) {
     ir::Context ctx;
     ir::Kernel k = generate(ctx, policy, seed).kernel;
-    const bool has = has_gated_access(k);
+    const auto applicable = applicable_forms(k, kOffered);
+    const bool has = !applicable.empty();
+    EXPECT_EQ(has, has_gated_access(k) || has_float_cast_of_var(k)) << seed;
+    float_vars += has_float_cast_of_var(k);
     ir::Kernel again = k;
     const bool added = draw_forms(k, kOffered, policy, seed);
     EXPECT_EQ(draw_forms(again, kOffered, policy, seed), added) << seed;
@@ -67,14 +75,16 @@ TEST(GenForms, DrawsOfferedWordsInAboutTheirShareAndRepeatsPerSeed) {
     const auto words = forms_line(k);
     ASSERT_FALSE(words.empty()) << seed;
     for (const std::string& w : words) {
-      EXPECT_NE(std::find(kOffered.begin(), kOffered.end(), w), kOffered.end()) << w;
+      EXPECT_NE(std::find(applicable.begin(), applicable.end(), w), applicable.end()) << w;
       seen.insert(w);
     }
   }
   ASSERT_GT(gated, 60) << "the generator makes gated accesses often";
   EXPECT_GT(drawn, gated * 3 / 10);
   EXPECT_LT(drawn, gated * 7 / 10);
-  EXPECT_EQ(seen.size(), kOffered.size()) << "every offered form is drawn";
+  EXPECT_GT(float_vars, 10) << "the generator casts variables to floats often enough";
+  EXPECT_FALSE(seen.contains("form-from-later")) << "a word uopfuzz does not know";
+  EXPECT_EQ(seen.size(), kOffered.size() - 1) << "every known offered form is drawn";
   // Only what is offered.
   ir::Context ctx;
   for (uint64_t seed = 1; seed <= 200; ++seed) {

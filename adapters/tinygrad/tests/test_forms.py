@@ -42,6 +42,36 @@ GATED = """\
 """
 
 
+# A variable cast to float32 and halved: tinygrad's float variable of bounds [-1.5, 3]
+# folds v < 3.25 to true and MAX(v, -2) to v; n = 5 gives [1, 2.5, 2.75].
+FLOATS = """\
+@output 0 [1, 2.5, 2.75]
+@var n=5
+%0 = PARAM slot=0 size=3 out : float32
+%1 = CONST 0 : index
+%2 = INDEX %0 %1 : float32
+%3 = VAR name=n min=-3 max=6 : int32
+%4 = CAST %3 : float32
+%5 = CONST 0.5 : float32
+%6 = MUL %4 %5 : float32
+%7 = CONST 3.25 : float32
+%8 = CMPLT %6 %7 : bool
+%9 = CAST %8 : float32
+%10 = STORE %2 %9 : void
+%11 = CONST 1 : index
+%12 = INDEX %0 %11 : float32
+%13 = CONST -2 : float32
+%14 = MAX %6 %13 : float32
+%15 = STORE %12 %14 : void
+%16 = CONST 2 : index
+%17 = INDEX %0 %16 : float32
+%18 = CONST 0.25 : float32
+%19 = ADD %6 %18 : float32
+%20 = STORE %17 %19 : void
+%21 = SINK %10 %15 %20 : void
+"""
+
+
 def with_forms(words, text=GATED):
   return f"@forms {words}\n" + text
 
@@ -114,6 +144,17 @@ class TestFormsGraph(unittest.TestCase):
       self.assertTrue(g.src[1].is_invalid)
       self.assertIs(g.src[0].op, self.Ops.CMPNE)
 
+  def test_float_var_is_a_variable_with_the_expressions_bounds(self):
+    from tinygrad.dtype import dtypes
+    sink, conv = convert.to_tinygrad(with_forms("float-var", FLOATS))
+    floats = [u for u in sink.toposort() if u.op is self.Ops.PARAM and u.dtype == dtypes.float32 and u.arg.vmin_vmax is not None]
+    self.assertEqual(len(floats), 1)
+    self.assertEqual(floats[0].arg.vmin_vmax, (-1.5, 3.0))
+    self.assertFalse(any(u.op is self.Ops.CAST and u.src[0].op is self.Ops.PARAM for u in sink.toposort()))
+    self.assertEqual(convert.var_values(conv, {"n": 5}), {"n": 5, floats[0].arg.name: 2.5})
+    self.assertEqual(forms.offered("pipeline"), tuple(f for f in forms.FORMS if f != "float-var"),
+                     "tinygrad's runtimes take int variable values only")
+
   def test_an_unknown_form_is_declined(self):
     with self.assertRaises(convert.Unsupported) as e:
       convert.to_tinygrad(with_forms("gate-twist"))
@@ -135,8 +176,9 @@ class TestFormsMeanTheSame(unittest.TestCase):
     fired = set()
     a = Adapter(stage=stage)
     try:
-      self.assertEqual(a.hello.get("forms", "").split(), list(forms.FORMS))
-      for words in forms.FORMS + (" ".join(forms.FORMS),):
+      self.assertEqual(a.hello.get("forms", "").split(), list(forms.offered(stage)))
+      gates = tuple(f for f in forms.FORMS if f.startswith("gate-"))
+      for words in gates + (" ".join(forms.FORMS),):
         frames = a.simplify(with_forms(words, kernel_body(GATED)))
         self.assertEqual(frames[-1][0], "ok", f"{words} at {stage}: {frames[-1]}")
         fired |= set(hits_of(frames))
@@ -146,7 +188,24 @@ class TestFormsMeanTheSame(unittest.TestCase):
       a.close()
     self.assertTrue(fired & moved, f"no rule of pm_data_invalid fired at {stage}: {sorted(fired)[:20]}")
 
+  def check_floats(self, stage):
+    a = Adapter(stage=stage)
+    try:
+      frames = a.simplify(with_forms("float-var", kernel_body(FLOATS)))
+    finally:
+      a.close()
+    self.assertEqual(frames[-1][0], "ok", frames[-1])
+    rewritten = kernel_body(frames[-1][1])
+    self.assertNotIn("CMPLT", rewritten, "v < 3.25 folds by the float variable's bounds")
+    self.assertNotIn("MAX", rewritten, "MAX(v, -2) folds to v")
+    header = "".join(line + "\n" for line in FLOATS.splitlines() if line.startswith("@"))
+    self.assertEqual(run_kernel(header, rewritten)["outputs"][0]["values"], [1, 2.5, 2.75])
+
   def test_symbolic(self): self.check("symbolic")
+
+  def test_float_var_symbolic(self): self.check_floats("symbolic")
+
+  def test_float_var_full(self): self.check_floats("full")
 
   def test_full(self): self.check("full")
 

@@ -92,6 +92,7 @@ class Conversion:
     # tinygrad UOp whose value is that node's value, or None for a node without one)
     self.values = []
     self.plain = None  # the kernel's SINK before its @forms were applied
+    self.derived = {}  # float variable of the float-var form -> the plain expression it stands for
 
 
 def _int(text, what):
@@ -140,7 +141,14 @@ def to_tinygrad(text):
   except ValueError as e:
     raise Unsupported("no-tinygrad-form", f"@forms: {e}") from None
   conv.plain = built[-1]
-  return forms.apply(built[-1], spellings), conv
+  sink, conv.derived = forms.apply(built[-1], spellings)
+  return sink, conv
+
+
+def var_values(conv, values):
+  """The values to bind a converted kernel's variables to, from its VAR values {name: int}:
+  those and its float-var form's variables (forms.bound_values)."""
+  return {**{name: values[name] for name in conv.vars}, **forms.bound_values(conv.derived, values)}
 
 
 # .uop ops whose node is no number: buffers (a VAR is a PARAM in tinygrad, not here), the
@@ -359,6 +367,7 @@ class _Printer:
       return self.add(u, "CONST", [], [_format(u.arg, dt)], dt)
     if op is Ops.PARAM:
       if u.arg.addrspace is AddrSpace.ALU:
+        if u.arg.name in self.conv.derived: return self.value(self.conv.derived[u.arg.name])
         if u.arg.name not in self.conv.vars: raise Unsupported("no-uop-form", "a variable the rewrite introduced")
         args, dt = self.conv.vars[u.arg.name]
         var = self.add(("var", u.arg.name), "VAR", [], args, dt)

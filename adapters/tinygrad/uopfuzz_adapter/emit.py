@@ -21,7 +21,7 @@ import textwrap
 
 from tinygrad.uop.render import pyrender
 
-from uopfuzz_adapter import uop_text
+from uopfuzz_adapter import forms, uop_text
 from uopfuzz_adapter.convert import Unsupported, to_tinygrad
 from uopfuzz_adapter.semantics import semantic_gate
 
@@ -143,6 +143,9 @@ def _case_data(kernel, conv):
   missing = [v for v in conv.vars if v not in given]
   if missing: raise EmitError(f"no @var for VAR {', '.join(missing)}")
   vars_ = [(repr(v), _literal(given[v], conv.vars[v][1])) for v in sorted(conv.vars)]
+  # the float-var form's variables (forms.py), bound to their expressions' values
+  ints = {v: int(given[v]) for v in conv.vars}
+  vars_ += [(repr(name), repr(value)) for name, value in sorted(forms.bound_values(conv.derived, ints).items())]
   inputs, outputs = {}, {}
   for h in kernel.header:
     m = re.fullmatch(r"@input\s+(\d+)\s*\[(.*)\]\s*", h)

@@ -15,13 +15,30 @@ them (`forms:`).
   gate-nest   a gate AND(p, q)                    -> WHERE(p, WHERE(q, x, Inv), Inv)
   gate-sink   WHERE(g, f(x, c), Inv)              -> f(WHERE(g, x, Inv), c), down to a leaf
   gate-flip   WHERE(g, x, Inv)                    -> WHERE(g != true, Inv, x)
+  float-var   CAST(v) to a float, times or plus a float CONST c where one is
+              -> a float variable of that value, its bounds the expression's at
+                 v's bounds (fractional with a fractional c)
 
-They apply in that order, each to every gated access of the kernel. A form that has nothing
+The gate forms apply in that order, each to every gated access of the kernel; float-var to
+every float CAST of a variable. A float variable's bounds are the expression's endpoints
+rounded to its dtype: rounding is monotonic, so every value the expression takes lies
+between them. The run binds it to the expression's value (bound_values), and a rewrite
+that keeps it reads back as the expression (convert.Conversion.derived). A form that has nothing
 to apply to (gate-value on a gated load, gate-nest on a gate that is no AND) leaves it as it
 is. No tinygrad import at module level: the hello's list is needed without it.
 """
+import math
 
-FORMS = ("gate-value", "gate-nest", "gate-sink", "gate-flip")
+FORMS = ("gate-value", "gate-nest", "gate-sink", "gate-flip", "float-var")
+
+# Forms a kernel cannot be run with on tinygrad's devices (the pipeline stage), and why.
+NOT_RUNNABLE = {"float-var": "float-var at the pipeline stage: tinygrad's runtimes take int variable values only (the vals of a program launch)"}
+
+
+def offered(stage):
+  """The forms the hello offers at `stage`: all of them, but those a device cannot run at
+  the pipeline stage."""
+  return tuple(f for f in FORMS if stage != "pipeline" or f not in NOT_RUNNABLE)
 
 
 def parse(header_value):
@@ -34,9 +51,13 @@ def parse(header_value):
 
 
 def apply(sink, forms):
-  """`sink` with each gated access spelled as `forms` say (a tuple from parse())."""
-  if not forms: return sink
+  """(`sink` spelled as `forms` say (a tuple from parse()), {float variable name: the
+  plain expression it stands for})."""
+  if not forms: return sink, {}
   from tinygrad.uop.ops import Ops
+  derived = _float_vars(sink) if "float-var" in forms else {}
+  if derived: sink = sink.substitute({expr: var for var, expr in derived.values()})
+  derived = {var.arg.name: expr for var, expr in derived.values()}
   replaced = {}
   for u in sink.toposort():
     if u.op is Ops.INDEX and len(u.src) == 2 and _is_gate(u.src[1]):
@@ -48,7 +69,53 @@ def apply(sink, forms):
       plain = index.replace(src=(index.src[0], gate.src[1]))
       moved = _spell(gate.replace(src=(gate.src[0], value, gate.src[2]), dtype=value.dtype), forms)
       replaced[u] = u.replace(src=(plain, moved) + u.src[2:])
-  return sink.substitute(replaced) if replaced else sink
+  return (sink.substitute(replaced) if replaced else sink), derived
+
+
+def bound_values(derived, var_values):
+  """The values of the float variables `derived` names, from the kernel's VAR values
+  {name: int}: each expression evaluated as tinygrad's own evaluator does (rounded to its
+  dtype at every step)."""
+  return {name: _evaluate(expr, var_values) for name, expr in derived.items()}
+
+
+def _float_vars(sink):
+  """{expression: (float variable, expression)} for each float CAST of a variable, widened
+  to CAST(v) * c or CAST(v) + c where its only use is such an op with a float CONST."""
+  from tinygrad.dtype import dtypes
+  from tinygrad.uop.ops import Ops, UOp
+  users = {}
+  for u in sink.toposort():
+    for s in u.src: users.setdefault(s, []).append(u)
+  out = {}
+  for u in sink.toposort():
+    if not (u.op is Ops.CAST and dtypes.is_float(u.dtype) and u.src[0].op is Ops.PARAM and u.src[0].arg.vmin_vmax is not None): continue
+    expr = u
+    use = users.get(u, [])
+    if len(use) == 1 and use[0].op in (Ops.MUL, Ops.ADD) and use[0].dtype == u.dtype:
+      other = use[0].src[1] if use[0].src[0] is u else use[0].src[0]
+      if other.op is Ops.CONST and isinstance(other.arg, float) and math.isfinite(other.arg): expr = use[0]
+    lo, hi = u.src[0].arg.vmin_vmax
+    ends = sorted(_evaluate(expr, {u.src[0].arg.name: v}) for v in (lo, hi))
+    if not all(math.isfinite(e) for e in ends): continue
+    name = f"{u.src[0].arg.name}_{len(out)}_f"
+    out[expr] = (UOp.variable(name, ends[0], ends[1], dtype=u.dtype, param=True), expr)
+  return out
+
+
+def _evaluate(expr, var_values):
+  """The float value of CAST(v) [* or + c] with v's value from var_values, rounded to the
+  expression's dtype after each op (tinygrad's exec_alu then truncate)."""
+  from tinygrad.dtype import truncate
+  from tinygrad.uop.ops import Ops
+
+  def value(u):
+    if u.op is Ops.CONST: return float(u.arg)
+    if u.op is Ops.PARAM: return var_values[u.arg.name]
+    if u.op is Ops.CAST: return truncate[u.dtype](float(value(u.src[0])))
+    a, b = (value(s) for s in u.src)
+    return truncate[u.dtype](a * b if u.op is Ops.MUL else a + b)
+  return value(expr)
 
 
 def _is_gate(u):

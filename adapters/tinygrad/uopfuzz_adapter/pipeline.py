@@ -34,7 +34,7 @@ import os
 import shutil
 import struct
 
-from uopfuzz_adapter import uop_text, values  # no tinygrad at import: the adapter starts an Executor first
+from uopfuzz_adapter import forms, uop_text, values  # no tinygrad at import: the adapter starts an Executor first
 
 DEVICES = ("PYTHON", "CPU")
 
@@ -77,7 +77,8 @@ class Buffers:
       self.slots[u.arg.slot] = (dtype, u.dtype, size, vals, out)
     missing = [name for name in conv.vars if name not in var_values]
     if missing: raise MissingValue(f"no @var for VAR {', '.join(sorted(missing))}")
-    self.vars = {name: var_values[name] for name in conv.vars}
+    from uopfuzz_adapter.convert import var_values as with_derived
+    self.vars = with_derived(conv, var_values)  # with the float-var form's variables
 
   def outputs(self):
     return [slot for slot, (_, _, _, _, out) in sorted(self.slots.items()) if out]
@@ -403,6 +404,7 @@ def prepare(text):
   except uop_text.UopTextError:
     raise Unsupported("no-tinygrad-form", "not a .uop kernel (it does not parse)") from None
   sink, conv = to_tinygrad(text)
+  if conv.derived: raise Unsupported("no-tinygrad-form", forms.NOT_RUNNABLE["float-var"])
   reason = semantic_gate(sink, full_rewrite=False) or range_tinygrad_never_makes(sink)
   if reason: raise Unsupported.of(reason)
   buffers = Buffers(sink, conv, kernel)

@@ -133,14 +133,14 @@ def hello_body(simplifier):
   devices (main sets simplifier.devices to the probed ones); at stage pipeline only run
   requests are served, so only `hits run`."""
   from uopfuzz_adapter.declines import declined_shapes
-  from uopfuzz_adapter.forms import FORMS
+  from uopfuzz_adapter.forms import offered
   devices = list(getattr(simplifier, "devices", ()) or ())
   pipeline = simplifier.stage_name == "pipeline"
   caps = (["hits"] if pipeline else ["hits", "disable", "stop-after", "bounds"]) + (["run", "split-reduce-threshold"] if devices else [])
   lines = [f"protocol: {PROTOCOL}", "name: tinygrad", f"version: {simplifier.version}",
            f"capabilities: {' '.join(caps)}", "tolerances: zero-sign", f"bugs: {' '.join(simplifier.available_bugs)}",
            f"stage: {simplifier.stage_name}", f"declines: {' '.join(declined_shapes(simplifier.stage_name))}",
-           f"forms: {' '.join(FORMS)}"]
+           f"forms: {' '.join(offered(simplifier.stage_name))}"]
   if devices: lines.insert(4, f"devices: {' '.join(devices)}")
   limits = [f"{d}={DEVICE_LIMITS[d]}" for d in devices if d in DEVICE_LIMITS]
   if limits: lines.insert(5, f"device-limits: {' '.join(limits)}")
