@@ -22,11 +22,14 @@ NaN == NaN.
 import os
 import string
 
-from uopfuzz_adapter import uop_text, values
+from uopfuzz_adapter import script_parts, uop_text, values
 from uopfuzz_adapter.emit import BUILD_IMPORTS, EmitError, _build_code, _dict_text, _doc, _names
 from uopfuzz_adapter.emit_tensor import _list
 
 DEVICES = ("PYTHON", "CPU")
+RUN_ISOLATED = script_parts.run_isolated(
+  'run(device) in a forked child: ("ok", outputs), ("error", message, tinygrad file:line)\n'
+  '  when tinygrad raises (its traceback printed), or ("crash", message) when the child dies.')
 
 
 def _expected(kernel, buffers):
@@ -96,15 +99,7 @@ Test:  PYTHONPATH=<tinygrad checkout> python3 -m unittest {module}
 
 SCRIPT = string.Template('''#!/usr/bin/env python3
 $docstring
-import math
-import os
-import pickle
-import shutil
-import signal
-import struct
-import sys
-import traceback
-import unittest
+$std_imports
 
 $imports
 from tinygrad.codegen import do_to_program
@@ -155,70 +150,13 @@ def run(device):
   return got
 
 
-def run_isolated(device):
-  """run(device) in a forked child: ("ok", outputs), ("error", message, tinygrad file:line)
-  when tinygrad raises (its traceback printed), or ("crash", message) when the child dies."""
-  sys.stdout.flush()  # nothing buffered to be written twice
-  sys.stderr.flush()
-  r, w = os.pipe()
-  pid = os.fork()
-  if pid == 0:  # the child: run, send the answer, leave without cleanup
-    os.close(r)
-    try:
-      answer = ("ok", run(device))
-    except Exception as e:  # noqa: BLE001  (the device's answer)
-      traceback.print_exc()
-      answer = ("error", f"{type(e).__name__}: {e}".splitlines()[0], tinygrad_where(e))
-    with os.fdopen(w, "wb") as f: f.write(pickle.dumps(answer))
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(0)
-  os.close(w)
-  with os.fdopen(r, "rb") as f: data = f.read()
-  _, status = os.waitpid(pid, 0)
-  if os.WIFSIGNALED(status):
-    sig = os.WTERMSIG(status)
-    try:
-      name = signal.Signals(sig).name
-    except ValueError:
-      name = f"signal {sig}"
-    return ("crash", f"the {device} program killed its process: {name}")
-  if not data: return ("crash", f"the process running the {device} program ended (status {os.WEXITSTATUS(status)})")
-  return pickle.loads(data)
+$run_isolated
 
 
-def tinygrad_where(exc):
-  """file:line, relative to the tinygrad package, of the innermost traceback frame in it."""
-  import tinygrad
-  package, where = os.path.dirname(os.path.abspath(tinygrad.__file__)), None
-  for entry in traceback.extract_tb(exc.__traceback__):
-    if os.path.abspath(entry.filename).startswith(package + os.sep):
-      where = f"{os.path.relpath(os.path.abspath(entry.filename), package)}:{entry.lineno}"
-  return where
+$tinygrad_where
 
 
-def available(devices):
-  """The devices that run here: their runtime imports, and CPU has its C compiler ($$CC)."""
-  out = []
-  for d in devices:
-    try:
-      Device.get_class(d)
-    except Exception:  # noqa: BLE001
-      continue
-    if d == "CPU" and shutil.which(os.environ.get("CC", "clang")) is None:
-      if shutil.which("clang-14") is None: continue
-      os.environ["CC"] = "clang-14"
-    out.append(d)
-  return out
-
-
-def canonical(vals):
-  """Values as compared: +0 and -0 alike, every NaN alike, other floats by value (= bits)."""
-  return ["nan" if isinstance(v, float) and math.isnan(v) else v + 0.0 if isinstance(v, float) else v for v in vals]
-
-
-def show(vals):
-  return "[" + ", ".join("nan" if isinstance(v, float) and math.isnan(v) else repr(v) for v in vals) + "]"
+$devices_and_values
 
 
 def check(devices=DEVICES):
@@ -287,4 +225,5 @@ def emit(text, version=None, filename=None):
     devices="(" + ", ".join(f'"{d}"' for d in DEVICES) + ")", vars=_dict_text("VARS", vars_), buffers=buffer_rows,
     inputs=_dict_text("INPUTS", inputs), expected=_dict_text("EXPECTED", [(k, _list(v)) for k, v in expected.items()]),
     kernels="\n\n".join(_kernel_code(i, k) for i, k in enumerate(kernels)).rstrip("\n"), kernel_list=kernel_list,
-    camel=camel, snake=snake)
+    camel=camel, snake=snake, std_imports=script_parts.IMPORTS, run_isolated=RUN_ISOLATED,
+    tinygrad_where=script_parts.TINYGRAD_WHERE, devices_and_values=script_parts.DEVICES_AND_VALUES)

@@ -22,11 +22,17 @@ declares tinygrad's zero-sign tolerance) and NaN == NaN.
 import math
 import string
 
-from uopfuzz_adapter import uop_text, values
+from uopfuzz_adapter import script_parts, uop_text, values
 from uopfuzz_adapter.convert import Unsupported
 from uopfuzz_adapter.emit import EmitError, _dict_text, _doc, _names
 
 DEVICES = ("PYTHON", "CPU")
+RUN_ISOLATED = script_parts.run_isolated(
+  "run(device) in a forked child, so that a kernel that traps (SIGFPE) is reported, not the\n"
+  '  end of the script: ("ok", outputs), ("cannot", why), ("error", message, tinygrad\n'
+  '  file:line) when tinygrad raises (its traceback printed), or ("crash", message).',
+  "    except CannotCheck as e:\n"
+  '      answer = ("cannot", str(e))\n')
 
 # .uop op -> the Tensor expression of tensor.py's _apply for it ({0}, {1}, {2}: the sources)
 BINARY = {
@@ -180,15 +186,7 @@ Test:  PYTHONPATH=<tinygrad checkout> python3 -m unittest {module}
 
 SCRIPT = string.Template('''#!/usr/bin/env python3
 $docstring
-import math
-import os
-import pickle
-import shutil
-import signal
-import struct
-import sys
-import traceback
-import unittest
+$std_imports
 
 from tinygrad import Tensor, dtypes
 from tinygrad.device import Buffer, Device
@@ -248,72 +246,13 @@ class CannotCheck(Exception):
   """tinygrad's Tensor gives an output of another dtype or shape than the program's."""
 
 
-def run_isolated(device):
-  """run(device) in a forked child, so that a kernel that traps (SIGFPE) is reported, not the
-  end of the script: ("ok", outputs), ("cannot", why), ("error", message, tinygrad
-  file:line) when tinygrad raises (its traceback printed), or ("crash", message)."""
-  sys.stdout.flush()  # nothing buffered to be written twice
-  sys.stderr.flush()
-  r, w = os.pipe()
-  pid = os.fork()
-  if pid == 0:  # the child: run, send the answer, leave without cleanup
-    os.close(r)
-    try:
-      answer = ("ok", run(device))
-    except CannotCheck as e:
-      answer = ("cannot", str(e))
-    except Exception as e:  # noqa: BLE001  (the device's answer)
-      traceback.print_exc()
-      answer = ("error", f"{type(e).__name__}: {e}".splitlines()[0], tinygrad_where(e))
-    with os.fdopen(w, "wb") as f: f.write(pickle.dumps(answer))
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(0)
-  os.close(w)
-  with os.fdopen(r, "rb") as f: data = f.read()
-  _, status = os.waitpid(pid, 0)
-  if os.WIFSIGNALED(status):
-    try:
-      name = signal.Signals(os.WTERMSIG(status)).name
-    except ValueError:
-      name = f"signal {os.WTERMSIG(status)}"
-    return ("crash", f"the {device} program killed its process: {name}")
-  if not data: return ("crash", f"the process running the {device} program ended (status {os.WEXITSTATUS(status)})")
-  return pickle.loads(data)
+$run_isolated
 
 
-def available(devices):
-  """The devices that run here: their runtime imports, and CPU has its C compiler ($$CC)."""
-  out = []
-  for d in devices:
-    try:
-      Device.get_class(d)
-    except Exception:  # noqa: BLE001
-      continue
-    if d == "CPU" and shutil.which(os.environ.get("CC", "clang")) is None:
-      if shutil.which("clang-14") is None: continue
-      os.environ["CC"] = "clang-14"
-    out.append(d)
-  return out
+$devices_and_values
 
 
-def canonical(vals):
-  """Values as compared: +0 and -0 alike, every NaN alike, other floats by value (= bits)."""
-  return ["nan" if isinstance(v, float) and math.isnan(v) else v + 0.0 if isinstance(v, float) else v for v in vals]
-
-
-def show(vals):
-  return "[" + ", ".join("nan" if isinstance(v, float) and math.isnan(v) else repr(v) for v in vals) + "]"
-
-
-def tinygrad_where(exc):
-  """file:line, relative to the tinygrad package, of the innermost traceback frame in it."""
-  import tinygrad
-  package, where = os.path.dirname(os.path.abspath(tinygrad.__file__)), None
-  for entry in traceback.extract_tb(exc.__traceback__):
-    if os.path.abspath(entry.filename).startswith(package + os.sep):
-      where = f"{os.path.relpath(os.path.abspath(entry.filename), package)}:{entry.lineno}"
-  return where
+$tinygrad_where
 
 
 def check(devices=DEVICES):
@@ -384,4 +323,6 @@ def emit(text, version=None, filename=None):
   return SCRIPT.substitute(
     docstring=_docstring(kernel, prog, version, filename).rstrip("\n"), devices=_tuple(f'"{d}"' for d in DEVICES),
     inputs=_dict_text("INPUTS", inputs), expected=_dict_text("EXPECTED", [(k, _list(v)) for k, v in expected.items()]),
-    outputs=outputs, program=_program_code(prog, _lines_of(text, kernel)), camel=camel, snake=snake)
+    outputs=outputs, program=_program_code(prog, _lines_of(text, kernel)), camel=camel, snake=snake,
+    std_imports=script_parts.IMPORTS, run_isolated=RUN_ISOLATED, tinygrad_where=script_parts.TINYGRAD_WHERE,
+    devices_and_values=script_parts.DEVICES_AND_VALUES)
