@@ -284,7 +284,12 @@ bool Analysis::divides(UOp u, int64_t v) {
   if (!u.dtype().is_index() && u.op() != Op::Const && u.op() != Op::Var && u.op() != Op::Load)
     return false;
   switch (u.op()) {
-    case Op::Const: return !u.dtype().is_float() && u.const_value().i % v == 0;
+    case Op::Const:
+      // A uint64 constant from 2^63 up is no int64: test its own value (2^64 - 3 reads
+      // -3 as int64, which 3 divides; 2^64 - 3 itself is 1 mod 3).
+      if (u.dtype().kind() == DTypeKind::Unsigned)
+        return u.const_value().u % static_cast<uint64_t>(v) == 0;
+      return !u.dtype().is_float() && u.const_value().i % v == 0;
     case Op::Add: return divides(u.src(0), v) && divides(u.src(1), v);
     case Op::Mul: return divides(u.src(0), v) || divides(u.src(1), v);
     case Op::Var: {

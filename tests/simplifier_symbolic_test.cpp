@@ -361,6 +361,11 @@ TEST(Analysis, DividesIsAProof) {
   UOp i8 = ctx.make(Op::Mul, dtypes::Int8,
                     {ctx.make(Op::Cast, dtypes::Int8, {r}), ctx.const_int(dtypes::Int8, 3)});
   EXPECT_FALSE(an.divides(i8, 3));
+  // A uint64 constant past 2^63 is judged by its own value, not its int64 reading.
+  UOp big = ctx.const_value(dtypes::UInt64, Value::of_uint(~uint64_t{0} - 2));  // 2^64 - 3
+  EXPECT_FALSE(an.divides(big, 3));  // as int64 it reads -3, which 3 divides
+  EXPECT_TRUE(an.divides(big, 13));  // 2^64 - 3 = 13 * 1418980313362273201
+  EXPECT_TRUE(an.divides(ctx.const_value(dtypes::UInt64, Value::of_uint(~uint64_t{0})), 5));
 }
 
 TEST(Analysis, BoundsOfIndexArithmetic) {
