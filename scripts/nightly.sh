@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # One night of uopfuzz on this machine: a fuzz campaign (with the latency detector), a
-# replay of the corpus, the benchmarks on every available device, and the dashboard
-# regenerated from every results file accumulated so far. Several machines (one per
+# replay of the corpus, the benchmarks on every available device, the dashboard
+# regenerated from every results file accumulated so far, and then the whole mutation
+# score (scripts/mutation-score.sh: every mutant, each fuzzed by the default campaign;
+# about a minute a mutant, so thousands of mutants take a day or more on one machine:
+# split it with --shard, or bound it with --mutation-sample). Several machines (one per
 # GPU) share one results directory (NFS, or rsync/git in both directions): each adds
 # its own files, named by host and date, and any of them can regenerate the dashboard.
 #
@@ -24,9 +27,19 @@
 #                       --shard; env: from UOPFUZZ_SHARD, a Slurm array task or a Kubernetes
 #                       Indexed Job). Every shard must get the same seed: use the date or
 #                       fixed:N schedule, not counter. Gather the shards' findings with
-#                       `uopfuzz corpus merge` (see deploy/README.md).
+#                       `uopfuzz corpus merge` (see deploy/README.md). The mutation score
+#                       runs this shard's part of the mutants (mutation-score.sh --shard).
+#   --mutation-time T   campaign seconds per mutant (default 30, on 2 jobs: the score's
+#                       definition)
+#   --mutation-sample N run N mutants drawn by the night's seed instead of all of them
+#   --mutation-scratch DIR  the mutants' scratch tree and build, kept between nights so that
+#                       only what changed rebuilds (default: ${TMPDIR:-/tmp}/uopfuzz-nightly-mutants)
+#   --no-mutation       skip the mutation score
+# Results: RESULTS/mutation-TAG.txt (every mutant's verdict, the score, the survivors) and
+# RESULTS/mutation-TAG.json.
 # Exit status: 0 when the night found nothing new and the replay passed, 1 otherwise
-# (every step runs either way, so the dashboard is always fresh), 2 on bad usage.
+# (every step runs either way, so the dashboard is always fresh; surviving mutants do not
+# change it, a mutation score that cannot run does), 2 on bad usage.
 set -uo pipefail
 
 seconds=3600
@@ -40,6 +53,10 @@ bench_reps=15
 vulkan=1
 uopfuzz=build/uopfuzz
 shard=
+mutation=1
+mutation_time=30
+mutation_sample=0
+mutation_scratch="${TMPDIR:-/tmp}/uopfuzz-nightly-mutants"
 
 usage() { sed -n '2,/^set -uo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; }
 die() { echo "nightly: $*" >&2; exit 2; }
@@ -57,11 +74,17 @@ while (($#)); do
     --no-vulkan) vulkan=0; shift ;;
     --uopfuzz) uopfuzz=${2:?}; shift 2 ;;
     --shard) shard=${2:?}; shift 2 ;;
+    --mutation-time) mutation_time=${2:?}; shift 2 ;;
+    --mutation-sample) mutation_sample=${2:?}; shift 2 ;;
+    --mutation-scratch) mutation_scratch=${2:?}; shift 2 ;;
+    --no-mutation) mutation=0; shift ;;
     -h|--help) usage; exit 0 ;;
     *) die "unknown option '$1' (see --help)" ;;
   esac
 done
 
+[[ "$mutation_time" =~ ^[1-9][0-9]*$ ]] || die "--mutation-time expects a positive integer, got '$mutation_time'"
+[[ "$mutation_sample" =~ ^[0-9]+$ ]] || die "--mutation-sample expects a non-negative integer, got '$mutation_sample'"
 [[ -x "$uopfuzz" ]] || die "$uopfuzz is not there: build it first (make release)"
 mkdir -p "$results" || die "cannot create $results"
 
@@ -126,5 +149,30 @@ if "$uopfuzz" dashboard "$results" -o "$results/dashboard.html"; then
 else
   log "the dashboard could not be made"
   status=1
+fi
+
+if ((mutation)); then
+  # The whole score (or this shard's part of it); the shard's K/N as fuzz --shard resolved it.
+  # The campaign seed stays the default (1), so that nights compare; a sample changes nightly.
+  mutation_flags=(--time "$mutation_time" --jobs 2 --scratch "$mutation_scratch"
+    --json "$results/mutation-$tag.json")
+  ((mutation_sample > 0)) && mutation_flags+=(--sample "$mutation_sample" --sample-seed "$seed")
+  if [[ -n "$shard" ]]; then
+    part=$(grep -o '"shard": *{[^}]*}' "$results/fuzz-$tag.json" 2>/dev/null |
+      sed -n 's/.*"index": *\([0-9]*\).*"count": *\([0-9]*\).*/\1\/\2/p')
+    [[ -n "$part" ]] || part=$shard
+    if [[ "$part" =~ ^[0-9]+/[0-9]+$ ]]; then
+      mutation_flags+=(--shard "$part")
+    else
+      log "mutation score: cannot tell this shard's K/N from '$shard': running every mutant"
+    fi
+  fi
+  log "mutation score: scripts/mutation-score.sh ${mutation_flags[*]}"
+  if "$(dirname "$0")/mutation-score.sh" "${mutation_flags[@]}" > "$results/mutation-$tag.txt" 2>&1; then
+    log "$(grep '^mutation score:' "$results/mutation-$tag.txt" | tail -n 1)"
+  else
+    log "the mutation score could not run: $(tail -n 1 "$results/mutation-$tag.txt")"
+    status=1
+  fi
 fi
 exit $status
