@@ -45,8 +45,8 @@
 #   --files "F ..."     files to mutate, relative to the tree (default: simplifier/*.cpp
 #                       schedule/*.cpp ir/analysis.cpp ir/quant.cpp backends/cpu/lower.cpp
 #                       backends/vulkan/render.cpp)
-#   --equivalents FILE  the list of equivalent mutants (default: docs/mutants.md of the
-#                       mutated tree; a missing file lists none)
+#   --equivalents FILE  the list of equivalent mutants (default: this checkout's
+#                       docs/mutants.md, also with --rev; a missing default lists none)
 #   --rev REV           mutate and build commit REV (default: this checkout's files as they
 #                       are, committed or not, ignored ones left out)
 #   --json FILE         also write the results as JSON
@@ -165,8 +165,8 @@ if [[ -z $files ]]; then
     backends/vulkan/render.cpp 2>/dev/null | tr '\n' ' ')
 fi
 for f in $files; do [[ -f $f ]] || die "no such file: $f"; done
-[[ -n $equivalents ]] || equivalents="$src/docs/mutants.md"
-[[ -z $equivalents || -f $equivalents || $equivalents == "$src/docs/mutants.md" ]] ||
+[[ -n $equivalents ]] || equivalents="$root/docs/mutants.md"
+[[ -f $equivalents || $equivalents == "$root/docs/mutants.md" ]] ||
   die "--equivalents: no such file: $equivalents"
 
 # One mutant per output line, tab-separated:
