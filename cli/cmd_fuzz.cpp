@@ -215,6 +215,7 @@ report::FuzzSummary summary(const FuzzFlags& f, const fuzz::CampaignResult& r, b
   s.findings = int64_t(t.findings);
   for (const auto& [sig, n] : t.by_signature) s.by_signature.emplace_back(sig, int64_t(n));
   for (const auto& [rule, n] : t.rule_hits) s.rule_hits.emplace_back(rule, int64_t(n));
+  for (const auto& [row, n] : t.near_misses) s.near_misses.emplace_back(row, int64_t(n));
   s.mutate_share = f.mutate_share;
   s.graphs_mutated = int64_t(t.mutated);
   s.rule_hit_target = int64_t(kRuleHitTarget);

@@ -187,6 +187,8 @@ struct CampaignProgress {
   uint64_t mutants_rejected = 0;  ///< mutant turns whose mutation was rejected (generated instead)
   std::map<std::string, uint64_t> by_signature;
   std::map<std::string, uint64_t> rule_hits;
+  /// Generated near misses (gen/near_miss.h) by row name, "rule:condition".
+  std::map<std::string, uint64_t> near_misses;
   ir::GateCounts gate_counts;          ///< each rule's gates: how often they accepted and declined
   Histogram nodes, iterations, steps;  ///< what the medians above are taken from
   /// Graphs by size, with the seconds workers spent generating and checking them (their

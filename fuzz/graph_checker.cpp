@@ -10,6 +10,7 @@
 #include "fuzz/corpus.h"
 #include "fuzz/corpus_header.h"
 #include "gen/mutate.h"
+#include "gen/near_miss.h"
 #include "ir/graph.h"
 #include "ir/hash.h"
 #include "ir/parser.h"
@@ -165,7 +166,11 @@ std::optional<NewFinding> GraphChecker::check(uint64_t i, CampaignProgress& tall
   } else if (recipe_sink_) {
     recipe_sink_(nullptr);
   }
-  if (!k.root) k = source_(ctx, gs);
+  if (!k.root) {
+    k = source_(ctx, gs);
+    for (const auto& [key, row] : k.header.extra)  // a generated near miss names its row
+      if (key == gen::kNearMissKey) ++tally.near_misses[row];
+  }
   check::CheckOptions co = options_for(o_, k, i);
   attach_sampler(co, gs);
   check::CheckResult r = check::check_kernel(ctx, k, co);

@@ -135,6 +135,7 @@ json tally_message(const CampaignProgress& t) {
           {"mutants_rejected", t.mutants_rejected},
           {"by_signature", t.by_signature},
           {"rule_hits", t.rule_hits},
+          {"near_misses", t.near_misses},
           {"gate_counts", gate_counts_json(t.gate_counts)},
           {"nodes", t.nodes.counts},
           {"iterations", t.iterations.counts},
@@ -167,6 +168,7 @@ void add_tally(CampaignProgress& p, const json& j) {
   p.mutants_rejected += j.value("mutants_rejected", uint64_t{0});
   for (const auto& [k, v] : j.at("by_signature").items()) p.by_signature[k] += v.get<uint64_t>();
   for (const auto& [k, v] : j.at("rule_hits").items()) p.rule_hits[k] += v.get<uint64_t>();
+  for (const auto& [k, v] : j.at("near_misses").items()) p.near_misses[k] += v.get<uint64_t>();
   add_gate_counts_json(p.gate_counts, j.at("gate_counts"));
   add_histogram(p.nodes, j.at("nodes"));
   add_histogram(p.iterations, j.at("iterations"));

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "gen/builder.h"
+#include "gen/near_miss.h"
 
 namespace uopfuzz::gen {
 
@@ -32,6 +33,17 @@ GenPolicy large_sizes(const GenPolicy& p, Entropy& entropy) {
 }  // namespace
 
 GenResult generate(Context& ctx, const GenPolicy& given, Entropy& entropy) {
+  // A near miss replaces the whole kernel; with p_near_miss 0 no draw is made, so the other
+  // kernels of a seed stay as they were.
+  if (given.p_near_miss > 0 && entropy.chance(given.p_near_miss)) {
+    GenResult res;
+    res.kernel = draw_near_miss(ctx, entropy);
+    res.stats.entropy_exhausted = entropy.exhausted();
+    res.kernel.header.name = "gen";
+    res.kernel.header.extra.emplace_back("generator", kGeneratorVersion);
+    check_and_repair(ctx, res.kernel, given, res.stats);
+    return res;
+  }
   std::optional<GenPolicy> large;
   if (entropy.chance(given.p_large)) large = large_sizes(given, entropy);
   const GenPolicy& policy = large ? *large : given;

@@ -441,6 +441,55 @@ std::optional<Change> index_op(Context& ctx, const std::vector<UOp>& topo, Entro
                 fmt::format("an index {} became {}", op_name(x.op()), op_name(to.op()))};
 }
 
+/// A near miss of an exact match (gen/near_miss.h does the same by construction): a multi-operand
+/// rule matches a node that appears twice ((x//c)*c + x%c, x - x, both compares of a range), and
+/// forgetting to check that the two are the same is the fault a near miss shows. So one use of a
+/// node used at least twice changes: a constant to its value +-1 (never 0, which could divide), a
+/// range to another range (verify rejects one out of scope), anything else to a sibling of its
+/// dtype built before the user (so no cycle is made).
+std::optional<Change> near_miss_change(Context& ctx, const std::vector<UOp>& topo, Entropy& e) {
+  std::unordered_map<UOp, std::vector<Use>, UOpHash> uses_of;
+  for (const Use& u : value_uses(topo)) uses_of[u.child()].push_back(u);
+  std::unordered_map<UOp, size_t, UOpHash> pos;
+  std::vector<UOp> repeated;
+  for (UOp u : topo) {
+    pos.emplace(u, pos.size());
+    if (auto it = uses_of.find(u);
+        it != uses_of.end() && it->second.size() >= 2 && !u.dtype().is_bool())
+      repeated.push_back(u);
+  }
+  if (repeated.empty()) return std::nullopt;
+  const UOp x = draw(e, repeated);
+  const Use use = draw(e, uses_of.at(x));
+  const DType dt = x.dtype();
+  UOp to;
+  std::string what;
+  if (x.is_const() && dt.is_int()) {
+    const int64_t v = x.const_value().i;
+    int64_t d = e.chance(0.5) ? 1 : -1;
+    if (v + d == 0 || (d > 0 && v == std::numeric_limits<int64_t>::max()) ||
+        (d < 0 && v == std::numeric_limits<int64_t>::min()))
+      d = -d;
+    to = ctx.const_int(dt, v + d);
+    what = fmt::format("one use of the shared constant {} became {}", v, v + d);
+  } else {
+    std::vector<UOp> siblings;
+    for (UOp s : topo) {
+      if (pos.at(s) >= pos.at(use.user)) break;
+      if (s == x || s.dtype() != dt || is_gated_index(s)) continue;
+      const bool range = x.op() == Op::Range;
+      if (range ? s.op() == Op::Range
+                : (op_in(s.op(), Alu) || s.op() == Op::Load || s.op() == Op::Const ||
+                   s.op() == Op::Var || s.op() == Op::Reduce))
+        siblings.push_back(s);
+    }
+    if (siblings.empty()) return std::nullopt;
+    to = draw(e, siblings);
+    what = fmt::format("one use of a repeated {} became a {}", op_name(x.op()), op_name(to.op()));
+  }
+  return Change{use.user, with_src(ctx, use.user, use.slot, to), what};
+}
+
 std::optional<Change> change_for(Mutator m, Context& ctx, const std::vector<UOp>& topo,
                                  const Kernel& donor, Entropy& e, const GenPolicy& p) {
   switch (m) {
@@ -454,6 +503,7 @@ std::optional<Change> change_for(Mutator m, Context& ctx, const std::vector<UOp>
     case Mutator::Splice: return splice(ctx, topo, donor, e);
     case Mutator::InsertCast: return insert_cast(ctx, topo, e);
     case Mutator::IndexOp: return index_op(ctx, topo, e);
+    case Mutator::NearMiss: return near_miss_change(ctx, topo, e);
   }
   return std::nullopt;
 }

@@ -476,6 +476,11 @@ struct GenPolicy {
   double p_dynamic_index = 0.1;     ///< an index position is a loaded index (index buffer with vmin/vmax)
   ReduceOpWeights reduce_ops;       ///< REDUCE ops of the generic and unparented reduces
 
+  // ---- near misses (gen/near_miss.h; issue 31): a rule's exact shape with one side condition broken
+  double p_near_miss = 0.04;        ///< a kernel is a near miss of a registered (rule, condition) row, drawn
+                                    ///< uniformly (gen/near_miss.def), instead of a generated one: the rule must
+                                    ///< decline it, or the differential check sees the value it got wrong
+
   // ---- quantized values
   double p_quantized_output = 0.3;  ///< an output buffer is quantized (its value a QuantExprWeights expression)
   double p_dequantize = 0.03;       ///< a float value position is DEQUANTIZE of a quantized value

@@ -266,6 +266,7 @@ FuzzSummary read_fuzz(const Obj& top) {
   s.large_graphs_per_second = top.opt_num("large_graphs_per_second").value_or(0);
   s.by_signature = counts(top, "by_signature");
   s.rule_hits = counts(top, "rule_hits");
+  s.near_misses = counts(top, "near_misses");
   s.mutate_share = top.opt_num("mutate_share").value_or(0);
   s.graphs_mutated = top.opt_integer("graphs_mutated").value_or(0);
   s.rule_hit_target = top.opt_integer("rule_hit_target").value_or(0);
@@ -375,6 +376,7 @@ std::string fuzz_summary_json(const FuzzSummary& s, std::string_view context) {
   j["findings"] = s.findings;
   j["by_signature"] = object(s.by_signature);
   j["rule_hits"] = object(s.rule_hits);
+  j["near_misses"] = object(s.near_misses);
   j["mutate_share"] = s.mutate_share;
   j["graphs_mutated"] = s.graphs_mutated;
   j["graphs_generated"] = s.graphs - s.graphs_mutated;

@@ -120,6 +120,7 @@ struct FuzzSummary {
   int64_t findings = 0;
   std::vector<std::pair<std::string, int64_t>> by_signature;  // in file order
   std::vector<std::pair<std::string, int64_t>> rule_hits;     // in file order
+  std::vector<std::pair<std::string, int64_t>> near_misses;   // generated near misses by row
   // Gate coverage: each gated rule's gates, in its gate order, as {accepted, declined};
   // and the gates ("rule#i") never seen declining, never seen accepting.
   std::vector<std::pair<std::string, std::vector<std::pair<int64_t, int64_t>>>> gate_counts;

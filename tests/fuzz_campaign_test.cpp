@@ -114,6 +114,7 @@ GraphSource reduce_free_generator() {
   p.p_unparented = p.p_gather = p.p_bound_sum = p.p_arange = p.p_window_sum = 0;
   p.p_shielded_fault = 0;
   p.p_quantized_output = 0;  // its integer arithmetic can hold a REDUCE too
+  p.p_near_miss = 0;         // the reduce rules' near misses are REDUCEs
   return [p](ir::Context& ctx, uint64_t gs) { return gen::generate(ctx, p, gs).kernel; };
 }
 
