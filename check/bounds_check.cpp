@@ -20,6 +20,13 @@ std::string interval_text(__int128 lo, __int128 hi) {
   return fmt::format("[{}, {}]", int128_text(lo), int128_text(hi));
 }
 
+/// "[lo, hi]", and " multiple of m" where the claim says so.
+std::string claim_text(const sut::ClaimedBounds& c) {
+  std::string text = interval_text(c.lo, c.hi);
+  if (c.multiple_of > 1) text += fmt::format(" multiple of {}", c.multiple_of);
+  return text;
+}
+
 }  // namespace
 
 std::string int128_text(__int128 v) {
@@ -60,17 +67,23 @@ std::optional<BoundsViolation> find_unsound_bounds(ir::UOp root,
     declared_apart[u] = apart;
     const ir::ObservedRange* o = seen[u];
     if (apart || !c || !o) continue;
-    if (o->lo >= c->lo && o->hi <= c->hi) continue;
+    const bool in_interval = o->lo >= c->lo && o->hi <= c->hi;
+    const bool is_multiple = c->multiple_of <= 1 || o->gcd % c->multiple_of == 0;
+    if (in_interval && is_multiple) continue;
     BoundsViolation v{u, c->lo, c->hi, o->lo < c->lo ? o->lo : o->hi, ""};
     std::string operands;
     for (ir::UOp s : u.src()) {
       const sut::ClaimedBounds* sc = claim[s];
-      operands +=
-          (operands.empty() ? "" : ", ") + (sc ? interval_text(sc->lo, sc->hi) : std::string("?"));
+      operands += (operands.empty() ? "" : ", ") + (sc ? claim_text(*sc) : std::string("?"));
     }
-    v.text = fmt::format("unsound-bounds: {} of {} claimed {}, value {}", ir::op_name(u.op()),
-                         operands.empty() ? "no operands" : operands, interval_text(c->lo, c->hi),
-                         int128_text(v.value));
+    if (operands.empty()) operands = "no operands";
+    if (in_interval)  // the interval holds; the divisibility claim does not
+      v.text = fmt::format("unsound-bounds: {} of {} claimed {}, values in [{}, {}] with gcd {}",
+                           ir::op_name(u.op()), operands, claim_text(*c), int128_text(o->lo),
+                           int128_text(o->hi), int128_text(static_cast<__int128>(o->gcd)));
+    else
+      v.text = fmt::format("unsound-bounds: {} of {} claimed {}, value {}", ir::op_name(u.op()),
+                           operands, claim_text(*c), int128_text(v.value));
     return v;
   }
   return std::nullopt;

@@ -330,6 +330,7 @@ CheckResult check_kernel(Context& ctx, const Kernel& kernel, const CheckOptions&
   // the first wrong one is a finding of its own once the rest checks clean, and the
   // diagnosis of any other finding of its seed.
   const std::vector<sut::ClaimedBounds> claims = std::move(outcome.bounds);
+  const std::vector<sut::ClaimedBounds> rewrite_claims = std::move(outcome.rewrite_bounds);
   ro.observe_values = !claims.empty();
   std::optional<BoundsViolation> violation;
   auto diagnose = [&](std::optional<BoundsViolation> seen) {
@@ -364,8 +365,10 @@ CheckResult check_kernel(Context& ctx, const Kernel& kernel, const CheckOptions&
       continue;
     }
     if (ro.observe_values) diagnose(find_unsound_bounds(kernel.root, claims, a->observed));
-    ro.observe_values = false;  // the rewrite's values are not the claims' subject
+    ro.observe_values = !rewrite_claims.empty();  // the rewrite's own claims, where made
     auto b = rewrite->run(in, ro);
+    if (b && b->status == oracle::RunStatus::Ok && ro.observe_values)
+      diagnose(find_unsound_bounds(rewritten, rewrite_claims, b->observed));
     ro.observe_values = !claims.empty();
     if (!b) {
       res.kind = FindingKind::RewriteError;

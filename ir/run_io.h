@@ -36,6 +36,9 @@ enum class RunStatus : uint8_t { Ok, Ub, StepLimit };
 struct ObservedRange {
   UOp node;
   __int128 lo = 0, hi = 0;
+  /// The greatest common divisor of the values' magnitudes (0 when every value was 0):
+  /// a claim that the node is a multiple of m holds exactly when m divides it.
+  unsigned __int128 gcd = 0;
 };
 
 struct RunOutput {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <unordered_map>
+#include <utility>
 
 #include "ir/graph.h"
 #include "ir/loop_plan.h"
@@ -474,12 +475,20 @@ class Machine {
     const __int128 x =
         dt.kind() == DTypeKind::Unsigned ? static_cast<__int128>(v.u) : static_cast<__int128>(v.i);
     ObservedRange& r = observed_[i.node];
+    const auto magnitude = static_cast<unsigned __int128>(x < 0 ? -x : x);
     if (!r.node) {
-      r = ObservedRange{node, x, x};
+      r = ObservedRange{node, x, x, magnitude};
       return;
     }
     r.lo = std::min(r.lo, x);
     r.hi = std::max(r.hi, x);
+    // Most nodes reach 1 within a few values, after which nothing is left to compute.
+    if (r.gcd != 1) r.gcd = gcd(r.gcd, magnitude);
+  }
+
+  static unsigned __int128 gcd(unsigned __int128 a, unsigned __int128 b) {
+    while (b != 0) a = std::exchange(b, a % b);
+    return a;
   }
 
   uint32_t poisoned(uint32_t a, uint32_t b, uint32_t c) const {

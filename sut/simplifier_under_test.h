@@ -48,10 +48,11 @@ struct Failure {
 
 /// What a simplifier believes of one integer or bool node of the graph it was given: every
 /// value the node takes lies in [lo, hi] (plain integers; an unsigned 64-bit value keeps
-/// its whole range).
+/// its whole range) and is a multiple of `multiple_of` (1: no claim).
 struct ClaimedBounds {
   ir::UOp node;
   __int128 lo = 0, hi = 0;
+  int64_t multiple_of = 1;
 };
 
 struct Outcome {
@@ -66,6 +67,9 @@ struct Outcome {
   /// With SimplifyOptions::bounds, from a simplifier that can say them: its bounds of the
   /// original graph's nodes (the check holds the oracle's values against them).
   std::vector<ClaimedBounds> bounds;
+  /// ... and of the rewrite's nodes, from a simplifier whose analysis can be asked about any
+  /// graph (the built-in one): a wrong fact about a node only a rewrite creates is as wrong.
+  std::vector<ClaimedBounds> rewrite_bounds;
 };
 
 /// Which SimplifyOptions a simplifier honours. An option it does not honour is ignored, so
@@ -184,7 +188,10 @@ Result<std::shared_ptr<Simplifier>> make_simplifier(std::string_view spec,
 
 /// The built-in simplifier's bounds of `root`'s integer and bool nodes (ir/analysis), as
 /// claims: a uint64 interval capped at INT64_MAX (the analysis's documented cap, which its
-/// rules respect) claims nothing above its lower bound.
+/// rules respect) claims nothing above its lower bound. A node's `multiple_of` is the
+/// largest of the graph's divisors and moduli (the CONST operands of IDIV and MOD, and the
+/// multiple_of of its VARs and PARAMs: what the rules ask `divides` about) that the
+/// analysis proves divides it.
 std::vector<ClaimedBounds> builtin_bounds(ir::UOp root);
 
 /// The rewrite of `root` by `sut`, or by the built-in simplifier when `sut` is null: the

@@ -78,6 +78,81 @@ TEST(CheckBounds, AnUnsignedClaimThatIgnoresWrappingIsWrong) {
   EXPECT_FALSE(find_unsound_bounds(k.root, claims, run->observed));
 }
 
+/// x*4 + 8 stored at x // 12 (x a VAR in [0, 40] that is a multiple of 4): %4 the ADD.
+constexpr const char* kMultiples =
+    "%0 = PARAM slot=0 size=4 out : int32\n%1 = VAR name=x min=0 max=40 multiple_of=4 : index\n"
+    "%2 = CONST 4 : index\n%3 = MUL %1 %2 : index\n%4 = CONST 8 : index\n"
+    "%5 = ADD %3 %4 : index\n%6 = CONST 12 : index\n%7 = FLOORDIV %1 %6 : index\n"
+    "%8 = INDEX %0 %7 : int32\n%9 = CAST %5 : int32\n%10 = STORE %8 %9 : void\n"
+    "%11 = SINK %10 : void\n";
+
+ir::UOp first_of(ir::UOp root, ir::Op op) {
+  for (ir::UOp u : ir::toposort(root))
+    if (u.op() == op) return u;
+  return {};
+}
+
+TEST(CheckBounds, TheOracleObservesTheValuesGreatestCommonDivisor) {
+  ir::Context ctx;
+  const ir::Kernel k = parse(ctx, kReduce);
+  ir::Inputs in;
+  in.vars["x"] = 254;
+  oracle::RunOptions ro;
+  ro.observe_values = true;
+  auto run = oracle::run(k.root, in, ro);
+  ASSERT_TRUE(run.ok());
+  std::map<ir::Op, unsigned __int128> gcd;
+  for (const ir::ObservedRange& o : run->observed) gcd[o.node.op()] = o.gcd;
+  EXPECT_TRUE(gcd[ir::Op::Reduce] == 254);                           // one value: itself
+  EXPECT_TRUE(gcd[ir::Op::Cast] == 1);                               // 0, 1, 2, 3
+}
+
+TEST(CheckBounds, ADivisibilityClaimTheValuesBreakIsWrong) {
+  ir::Context ctx;
+  const ir::Kernel k = parse(ctx, kMultiples);
+  ir::Inputs in;
+  in.vars["x"] = 20;
+  oracle::RunOptions ro;
+  ro.observe_values = true;
+  auto run = oracle::run(k.root, in, ro);
+  ASSERT_TRUE(run.ok());
+  const ir::UOp add = first_of(k.root, ir::Op::Add);  // 20*4 + 8 = 88 = 8 * 11
+  std::vector<sut::ClaimedBounds> claims{{add, 0, 168, 8}};
+  EXPECT_FALSE(find_unsound_bounds(k.root, claims, run->observed));
+  claims[0].multiple_of = 16;  // 88 is not a multiple of 16, though it lies in the interval
+  auto v = find_unsound_bounds(k.root, claims, run->observed);
+  ASSERT_TRUE(v);
+  EXPECT_EQ(v->node, add);
+  EXPECT_EQ(v->text,
+            "unsound-bounds: ADD of ?, ? claimed [0, 168] multiple of 16, values in [88, 88] with "
+            "gcd 88");
+}
+
+TEST(CheckBounds, TheBuiltinClaimsWhatItsAnalysisProvesOfTheAskedDivisors) {
+  // The rules ask `divides` about a graph's CONST divisors and its VARs' multiple_of: 12
+  // and 4 here. x*4 + 8 is proven a multiple of 4 (not of 12); x // 12 of neither.
+  ir::Context ctx;
+  const ir::Kernel k = parse(ctx, kMultiples);
+  std::map<ir::Op, int64_t> claimed;
+  for (const sut::ClaimedBounds& c : sut::builtin_bounds(k.root))
+    claimed[c.node.op()] = c.multiple_of;
+  EXPECT_EQ(claimed[ir::Op::Add], 4);
+  EXPECT_EQ(claimed[ir::Op::Var], 4);
+  EXPECT_EQ(claimed[ir::Op::FloorDiv], 1);
+  // Held against the oracle on every value of x the VAR allows: sound.
+  oracle::RunOptions ro;
+  ro.observe_values = true;
+  const auto claims = sut::builtin_bounds(k.root);
+  for (int64_t x = 0; x <= 40; x += 4) {
+    ir::Inputs in;
+    in.vars["x"] = x;
+    auto run = oracle::run(k.root, in, ro);
+    ASSERT_TRUE(run.ok());
+    auto v = find_unsound_bounds(k.root, claims, run->observed);
+    EXPECT_FALSE(v) << "x = " << x << ": " << v->text;
+  }
+}
+
 TEST(CheckBounds, TheBuiltinAnalysisHoldsOnEveryExample) {
   // ir/analysis is what the built-in rules trust: every value the oracle computes on every
   // example kernel lies in its bounds, on several input seeds.
