@@ -9,6 +9,7 @@
 
 #include "gen/builder.h"
 #include "gen/near_miss.h"
+#include "ir/hash.h"
 
 namespace uopfuzz::gen {
 
@@ -32,18 +33,20 @@ GenPolicy large_sizes(const GenPolicy& p, Entropy& entropy) {
 
 }  // namespace
 
-GenResult generate(Context& ctx, const GenPolicy& given, Entropy& entropy) {
-  // A near miss replaces the whole kernel; with p_near_miss 0 no draw is made, so the other
-  // kernels of a seed stay as they were.
-  if (given.p_near_miss > 0 && entropy.chance(given.p_near_miss)) {
-    GenResult res;
-    res.kernel = draw_near_miss(ctx, entropy);
-    res.stats.entropy_exhausted = entropy.exhausted();
-    res.kernel.header.name = "gen";
-    res.kernel.header.extra.emplace_back("generator", kGeneratorVersion);
-    check_and_repair(ctx, res.kernel, given, res.stats);
-    return res;
-  }
+namespace {
+
+/// A near miss (gen/near_miss.h) in place of a generated kernel, checked like one.
+GenResult near_miss(Context& ctx, const GenPolicy& policy, Entropy& entropy) {
+  GenResult res;
+  res.kernel = draw_near_miss(ctx, entropy);
+  res.stats.entropy_exhausted = entropy.exhausted();
+  res.kernel.header.name = "gen";
+  res.kernel.header.extra.emplace_back("generator", kGeneratorVersion);
+  check_and_repair(ctx, res.kernel, policy, res.stats);
+  return res;
+}
+
+GenResult generated(Context& ctx, const GenPolicy& given, Entropy& entropy) {
   std::optional<GenPolicy> large;
   if (entropy.chance(given.p_large)) large = large_sizes(given, entropy);
   const GenPolicy& policy = large ? *large : given;
@@ -58,9 +61,30 @@ GenResult generate(Context& ctx, const GenPolicy& given, Entropy& entropy) {
   return res;
 }
 
+/// The near-miss choice of a seeded kernel has a stream of its own (the seed, salted), so the
+/// kernels that are not near misses are the ones the seed gave before near misses existed:
+/// fixed-seed campaigns and selftests keep their graphs, less the share turned into near misses.
+constexpr uint64_t kNearMissSalt = 0x6e6561722d6d6973ull;  // "near-mis"
+
+}  // namespace
+
+GenResult generate(Context& ctx, const GenPolicy& given, Entropy& entropy) {
+  // A byte source has one stream: with p_near_miss 0 no draw is made, so it reads as before.
+  if (given.p_near_miss > 0 && entropy.chance(given.p_near_miss))
+    return near_miss(ctx, given, entropy);
+  return generated(ctx, given, entropy);
+}
+
 GenResult generate(Context& ctx, const GenPolicy& policy, uint64_t seed) {
-  SeedEntropy e(seed);
-  GenResult r = generate(ctx, policy, e);
+  const uint64_t nm = mix64(seed ^ kNearMissSalt);
+  GenResult r;
+  if (static_cast<double>(nm >> 11) * 0x1.0p-53 < policy.p_near_miss) {
+    SeedEntropy e(mix64(nm));
+    r = near_miss(ctx, policy, e);
+  } else {
+    SeedEntropy e(seed);
+    r = generated(ctx, policy, e);
+  }
   r.kernel.header.name = fmt::format("gen-{}", seed);
   r.kernel.header.extra.emplace_back("gen-seed", std::to_string(seed));
   return r;
