@@ -7,7 +7,8 @@
 # vulkan, whichever devices open). A mutant is killed when the campaign reports a finding
 # (or crashes or hangs); it survives when the campaign finds nothing; it is stillborn when
 # it does not build; it is equivalent when docs/mutants.md says no input can tell it from
-# the original (it is then not run). The score is killed / (killed + survived).
+# the original (it is then not run). The score is killed / (killed + survived); the strict
+# score leaves out only the equivalents of kind "same" (see docs/mutants.md).
 #
 # Mutation operators, on every code line of the files (comments and string literals are
 # left alone), enumerated in file, line and column order:
@@ -19,14 +20,15 @@
 # A mutant's ID is its place in that order (stable while the mutated files do not change);
 # its key names it across unrelated edits: the file, the operator, the text replaced and
 # its replacement, the occurrence among identical mutants of identical lines, and the line
-# (whitespace collapsed), e.g.
+# (its code: a trailing // comment left out, whitespace collapsed), e.g.
 #   simplifier/ranges.cpp rel " < " -> " <= " #1: if (lo < 0) return std::nullopt;
-# docs/mutants.md lists the equivalent mutants, one a line: - `KEY` — why
+# docs/mutants.md lists the equivalent mutants, one a line: - `KEY` — [kind] why; the
+# score's line counts the equivalents by kind (the bracketed word; "other" without one).
 #
 # Usage: scripts/mutation-score.sh [options]
 #   --list              print the mutants (those --sample, --only and --shard select) and
-#                       exit: ID FILE:LINE OPERATOR "before" -> "after", with [equivalent]
-#                       after those docs/mutants.md lists; nothing is built
+#                       exit: ID FILE:LINE OPERATOR "before" -> "after", with
+#                       [equivalent: KIND] after those docs/mutants.md lists; nothing is built
 #   --count             with or without --list: mutants per file (selected, equivalent)
 #                       and in all, then exit; nothing is built
 #   --keys              with --list: each mutant's key on the line after it
@@ -178,8 +180,9 @@ enumerate() {
   awk '
     # The line with comments and string or character literals blanked out (same length),
     # so operators are only found in code.
+    # Sets cstart to the column where a // comment starts (0: none).
     function mask(s,    out, i, c, n, q) {
-      out = ""; n = length(s); q = ""
+      out = ""; n = length(s); q = ""; cstart = 0
       for (i = 1; i <= n; i++) {
         c = substr(s, i, 1)
         if (q != "") {
@@ -191,7 +194,7 @@ enumerate() {
         # A quote after a digit separates digits (100\047000); otherwise it opens a literal.
         if (c == "\047" && i > 1 && substr(s, i - 1, 1) ~ /[0-9]/) { out = out c; continue }
         if (c == "\"" || c == "\047") { q = c; out = out "_"; continue }
-        if (c == "/" && substr(s, i + 1, 1) == "/") { while (i <= n) { out = out "_"; i++ } break }
+        if (c == "/" && substr(s, i + 1, 1) == "/") { cstart = i; while (i <= n) { out = out "_"; i++ } break }
         out = out c
       }
       return out
@@ -199,7 +202,8 @@ enumerate() {
     function emit(col, len, op, repl,    before, t, id) {
       before = substr(line, col, len)
       gsub(/\t/, " ", before); gsub(/\t/, " ", repl)
-      t = line; gsub(/[ \t]+/, " ", t); sub(/^ /, "", t); sub(/ $/, "", t)
+      t = cstart ? substr(line, 1, cstart - 1) : line
+      gsub(/[ \t]+/, " ", t); sub(/^ /, "", t); sub(/ $/, "", t)
       id = FILENAME " " op " \"" before "\" -> \"" repl "\""
       seen[id SUBSEP t]++
       printf "%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s #%d: %s\n", FILENAME, FNR, col, len, op, repl, before, id, seen[id SUBSEP t], t
@@ -294,6 +298,14 @@ equivalent_keys() {
   [[ -f $equivalents ]] || return 0
   awk '/^- `/ { s = substr($0, 4); i = index(s, "` — "); if (i > 1) print substr(s, 1, i - 1) }' "$equivalents"
 }
+# KEY<tab>KIND for each entry: KIND the bracketed word that opens the reason, else "other".
+equivalent_kinds() {
+  [[ -f $equivalents ]] || return 0
+  awk '/^- `/ { s = substr($0, 4); i = index(s, "` — "); if (i <= 1) next
+      why = substr(s, i + length("` — ")); kind = "other"
+      if (match(why, /^\[[a-z-]+\]/)) kind = substr(why, 2, RLENGTH - 2)
+      print substr(s, 1, i - 1) "\t" kind }' "$equivalents"
+}
 
 # Adds an ID column (1-based, enumeration order) and an equivalence column (1 or 0):
 #   ID FILE LINE COL LEN OPERATOR REPLACEMENT BEFORE KEY EQUIVALENT
@@ -336,10 +348,10 @@ if [[ $count -eq 1 ]]; then
   exit 0
 fi
 if [[ $list -eq 1 ]]; then
-  printf '%s\n' "$mutants" | awk -F'\t' -v keys="$keys" '{
-      printf "%s %s:%s %s \"%s\" -> \"%s\"%s\n", $1, $2, $3, $6, $8, $7, $10 ? " [equivalent]" : ""
+  printf '%s\n' "$mutants" | awk -F'\t' -v keys="$keys" 'FILENAME == ARGV[1] { kind[$1] = $2; next } {
+      printf "%s %s:%s %s \"%s\" -> \"%s\"%s\n", $1, $2, $3, $6, $8, $7, $10 ? " [equivalent: " kind[$9] "]" : ""
       if (keys) printf "  %s\n", $9
-    }'
+    }' <(equivalent_kinds) -
   echo "$selected of $total mutants"
   exit 0
 fi
@@ -394,6 +406,8 @@ for pair in backends/cpu/:cpu backends/vulkan/:vulkan; do
 done
 
 esc() { printf '%s' "$1" | sed 's/\\/\\\\/g; s/"/\\"/g; s/\t/ /g'; }
+declare -A kind_of=() kinds=()
+while IFS=$'\t' read -r k v; do [[ -n $k ]] && kind_of[$k]=$v; done < <(equivalent_kinds)
 killed=0; survived=0; stillborn=0; equivalent=0; wrong_equivalent=0
 results=()
 survivors=()
@@ -402,8 +416,9 @@ while IFS=$'\037' read -r id file line col len op repl before key eq; do
   what="\"$before\" -> \"$repl\""
   start=$SECONDS
   if [[ $eq -eq 1 && -z $only ]]; then
-    verdict=equivalent; detail="listed in docs/mutants.md, not run"
-    equivalent=$((equivalent + 1))
+    kind=${kind_of[$key]:-other}
+    verdict=equivalent; detail="listed in docs/mutants.md ($kind), not run"
+    equivalent=$((equivalent + 1)); kinds[$kind]=$((${kinds[$kind]:-0} + 1))
   else
     # Apply the edit to the scratch copy of the file, from the pristine one.
     awk -v L="$line" -v C="$col" -v N="$len" -v R="$repl" \
@@ -428,7 +443,8 @@ while IFS=$'\037' read -r id file line col len op repl before key eq; do
     cp "$src/$file" "$tree/$file"
     if [[ $eq -eq 1 ]]; then
       # Named with --only: an equivalent entry checked again.
-      equivalent=$((equivalent + 1))
+      kind=${kind_of[$key]:-other}
+      equivalent=$((equivalent + 1)); kinds[$kind]=$((${kinds[$kind]:-0} + 1))
       if [[ $verdict == killed ]]; then
         wrong_equivalent=$((wrong_equivalent + 1))
         detail="$detail: listed as equivalent in docs/mutants.md, wrongly"
@@ -451,7 +467,14 @@ rebuild >/dev/null 2>&1 || true  # leave a reused scratch build unmutated
 
 ran=$((killed + survived))
 score=$(awk -v k="$killed" -v r="$ran" 'BEGIN { printf "%.1f", r ? 100 * k / r : 0 }')
-echo "mutation score: $killed killed of $ran non-equivalent built mutants = $score% ($survived survived, $stillborn stillborn, $equivalent equivalent; $selected run of $total mutants; campaign ${seconds}s on $jobs job(s), seed $seed; tree: $tree_name)"
+by_kind=""
+for k in $(printf '%s\n' "${!kinds[@]}" | sort); do by_kind+="${by_kind:+, }$k ${kinds[$k]}"; done
+echo "mutation score: $killed killed of $ran non-equivalent built mutants = $score% ($survived survived, $stillborn stillborn, $equivalent equivalent${by_kind:+ ($by_kind)}; $selected run of $total mutants; campaign ${seconds}s on $jobs job(s), seed $seed; tree: $tree_name)"
+# Strictly: only the equivalents of kind "same" (same values for every input) left out.
+same=${kinds[same]:-0}
+strict=$(awk -v k="$killed" -v r="$((ran + equivalent - same))" 'BEGIN { printf "%.1f", r ? 100 * k / r : 0 }')
+[[ $equivalent -eq $same ]] ||
+  echo "strict score (only equivalents of kind same left out): $killed of $((ran + equivalent - same)) = $strict%"
 [[ $wrong_equivalent -eq 0 ]] || echo "mutation-score: $wrong_equivalent mutant(s) listed as equivalent were killed: fix docs/mutants.md"
 if [[ ${#survivors[@]} -gt 0 ]]; then
   echo "survivors (ID, then the key docs/mutants.md names an equivalent one by):"
@@ -460,8 +483,9 @@ fi
 if [[ -n $json ]]; then
   {
     printf '{"date": "%s", "tree": "%s", "commit": "%s",\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$(esc "$tree_name")" "$commit"
-    printf ' "killed": %s, "survived": %s, "stillborn": %s, "equivalent": %s, "score_percent": %s,\n' \
-      "$killed" "$survived" "$stillborn" "$equivalent" "$score"
+    printf ' "killed": %s, "survived": %s, "stillborn": %s, "equivalent": %s, "equivalent_by_kind": {%s},\n "score_percent": %s, "strict_score_percent": %s,\n' \
+      "$killed" "$survived" "$stillborn" "$equivalent" \
+      "$(for k in $(printf '%s\n' "${!kinds[@]}" | sort); do printf '"%s": %s, ' "$k" "${kinds[$k]}"; done | sed 's/, $//')" "$score" "$strict"
     printf ' "mutants_selected": %s, "mutants_total": %s, "campaign_seconds": %s, "campaign_seed": %s, "jobs": %s,\n' \
       "$selected" "$total" "$seconds" "$seed" "$jobs"
     printf ' "sample": %s, "sample_seed": %s, "only": "%s", "shard": "%s", "executors": "%s",\n "mutants": [\n' \

@@ -23,16 +23,19 @@ out=$(ms --count --files "$gate $other" 2>/dev/null)
 
 # The equivalents list marks its mutant, and names the entry whose line no longer exists.
 out=$(ms --list --files "$gate $other" 2>"$tmp/err")
-grep -qx "15 $other:4 rel \" < \" -> \" <= \" \[equivalent\]" <<<"$out" || fail "mutant 15 not marked equivalent"
-[[ $(grep -c '\[equivalent\]' <<<"$out") -eq 1 ]] || fail "other mutants marked equivalent: $(grep equivalent <<<"$out")"
+grep -qx "15 $other:4 rel \" < \" -> \" <= \" \[equivalent: same\]" <<<"$out" ||
+  fail "mutant 15 not marked equivalent of kind same"
+[[ $(grep -c '\[equivalent' <<<"$out") -eq 1 ]] || fail "other mutants marked equivalent: $(grep equivalent <<<"$out")"
 grep -q 'lo / 3;' "$tmp/err" || fail "the stale entry was not reported: $(cat "$tmp/err")"
 "$script" --list --files "$gate" --equivalents "$tmp/missing.md" >/dev/null 2>&1 &&
   fail "a missing --equivalents file was accepted"
 
-# Keys survive unrelated edits: a line inserted above moves line numbers, not keys.
+# Keys survive unrelated edits: a line inserted above moves line numbers, not keys, and
+# a comment after the code is not part of the key.
 mkdir -p "$tmp/a" "$tmp/b"
 cp "$gate" "$tmp/a/x.cpp"
-{ echo "// an unrelated line"; cat "$gate"; } >"$tmp/b/x.cpp"
+{ echo "// an unrelated line"; sed 's|return hi - lo / 2;|& // a comment added|' "$gate"; } >"$tmp/b/x.cpp"
+grep -q 'a comment added' "$tmp/b/x.cpp" || fail "the test did not add its comment"
 keys() { "$script" --list --keys --files "$1/x.cpp" --equivalents "$none" | grep '^  ' | sed 's|^  [^ ]* |  |'; }
 [[ $(keys "$tmp/a" | wc -l) -eq 14 ]] || fail "--keys did not print 14 keys"
 [[ $(keys "$tmp/a") == "$(keys "$tmp/b")" ]] || fail "keys changed with an unrelated edit"
