@@ -94,6 +94,7 @@ std::vector<std::pair<std::string, uint64_t>> rules_below(const CampaignProgress
   // The tensor-stage rules count where tensor programs were lowered.
   if (p.tensor_programs > 0)
     for (const std::string& name : schedule::tensor_rule_names()) {
+      if (simplifier::unfireable_rules().count(name)) continue;
       const auto it = p.rule_hits.find(name);
       const uint64_t n = it == p.rule_hits.end() ? 0 : it->second;
       if (n < target) out.emplace_back(name, n);

@@ -220,6 +220,9 @@ struct TensorNodeWeights {
   double dead_axes = 0.6;      ///< m(e) op e with e an EXPAND of a smaller value (a reduce's, or a scalar): dead axes
   double split_candidate = 0.6;///< a REDUCE_AXIS over SplitDimWeights dims with a large input/output ratio
   double dequantize = 1;       ///< (float positions) DEQUANTIZE of a quantized tensor (QuantNodeWeights)
+  // ---- issue 31 (tensor level): shapes that reach the rarest tensor rules
+  double gated_divide = 0.5;   ///< (sized integer positions) shift(pad(a / d)), d an input of nonzero range: a division under a PAD gate (buffer_keep_gate)
+  double partial_shared = 0.6; ///< two reduces of one broadcast buffer holding a reduce, >= 10x its inputs' elements (buffer_partial_inline at pcontig > 2)
 };
 
 /// What fills a quantized tensor position (quantized tensors only convert, move, select and reduce).
@@ -350,6 +353,14 @@ struct TensorGenPolicy {
   double p_shift_const = 0.5;       ///< a shift amount is a CONST in [0, bits) (else x & (bits - 1))
   double p_edge_const = 0.1;        ///< an integer CONST is its dtype's minimum or maximum (sized integers wrap)
   double p_negative_zero = 0.02;    ///< a float CONST is -0
+  // ---- issue 31 (tensor level): hard inputs, each a per-program choice recorded in the program
+  double p_divisor_input = 0.3;     ///< an integer divisor is an input PARAM of nonzero range (vmin..vmax), read 0 where a gate is off
+  double p_degenerate_shapes = 0.1; ///< a program draws size-0 and size-1 dims on purpose (p_zero_dim, extents of 1, x2 below)
+  double degenerate_zero_dim = 0.08;///< ... its p_zero_dim
+  double degenerate_one_dim = 0.5;  ///< ... the chance a fresh dim is 1
+  double p_edge_inputs = 0.2;       ///< a program's sized-integer inputs hold their type's caps (@input lines: min, max, 0, +-1, near the caps)
+  double p_hard_float_inputs = 0.15;///< a program's float inputs round (@input lines: full range, mixed magnitudes, -0; inf/NaN only where p_float_specials)
+  double p_float_specials = 0.3;    ///< ... and also hold inf, -inf and NaN
 
   // ---- undefined behaviour: evaluate on the tensor oracle, repair locally
   bool check = true;                ///< run the program on the tensor oracle (input seed 0) and repair what it finds undefined

@@ -6,6 +6,9 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
+#include <cmath>
+#include <limits>
 #include <map>
 #include <numeric>
 #include <utility>
@@ -33,6 +36,8 @@ class TensorBuilder {
       : ctx_(ctx), p_(p), e_(e), budget_(p.max_nodes) {}
 
   UOp build() {
+    // Drawn first, and not at all at probability 0: the other draws stay what they were.
+    degenerate_ = e_.chance(p_.p_degenerate_shapes);
     int outputs = 1;
     while (outputs < p_.max_outputs && e_.chance(p_.p_extra_output)) ++outputs;
     std::vector<UOp> realized;
@@ -72,7 +77,9 @@ class TensorBuilder {
     ConstBroadcast,
     DeadAxes,
     SplitCandidate,
-    Dequantize
+    Dequantize,
+    GatedDivide,
+    PartialShared
   };
 
   UOp fill(DType dt, const Shape& s, int depth) {
@@ -89,7 +96,7 @@ class TensorBuilder {
     const bool reusable = pool_.count({std::string(dt.name()), s}) > 0;
     // An infeasible choice (no source shape fits) declines; a few draws then a leaf.
     for (int attempt = 0; attempt < 4; ++attempt) {
-      const std::array<double, 18> weights = {w.input,
+      const std::array<double, 20> weights = {w.input,
                                               w.constant,
                                               reusable ? w.reuse : 0.0,
                                               w.elementwise,
@@ -106,7 +113,9 @@ class TensorBuilder {
                                               w.const_broadcast,
                                               w.dead_axes,
                                               w.split_candidate,
-                                              dt.is_float() ? w.dequantize : 0.0};
+                                              dt.is_float() ? w.dequantize : 0.0,
+                                              sized_int(dt) ? w.gated_divide : 0.0,
+                                              w.partial_shared};
       UOp u;
       switch (static_cast<Kind>(e_.pick(weights))) {
         case Kind::Input: return input(dt, s);
@@ -129,6 +138,8 @@ class TensorBuilder {
         case Kind::Dequantize:
           return ctx_.make(Op::Dequantize, dt, {fill(draw_quant_type(e_, p_.quant), s, depth + 1)},
                            {}, s);
+        case Kind::GatedDivide: u = gated_divide(dt, s, depth + 1); break;
+        case Kind::PartialShared: u = partial_shared(dt, s, depth + 1); break;
       }
       if (u) return u;
     }
@@ -252,8 +263,12 @@ class TensorBuilder {
     }
   }
 
-  /// Never 0: a nonzero CONST or x | 1 (INT_MIN / -1 wraps on sized integers: defined).
+  /// Never 0 where it is computed: an input of nonzero range (p_divisor_input; a gated-off
+  /// read of it loads 0, which is what the lowering's gate guards are for), a nonzero CONST
+  /// or x | 1 (INT_MIN / -1 wraps on sized integers: defined).
   UOp divisor(DType dt, const Shape& s, int depth) {
+    if (e_.chance(p_.p_divisor_input))
+      if (UOp d = nonzero_input(dt, s)) return d;
     if (e_.chance(p_.p_divisor_const)) {
       int64_t v = e_.between(1, 7);
       if (dt.is_signed() && e_.chance(0.5)) v = -v;
@@ -262,6 +277,24 @@ class TensorBuilder {
     return tensor::alu(ctx_, Op::Or,
                        {fill(dt, s, depth), tensor::constant_value(ctx_, dt, Value::of_int(1), s)});
   }
+
+  /// An input PARAM whose values are all nonzero: [1, 8] (unsigned [1, 16]) or, signed,
+  /// [-8, -1], stated as vmin/vmax so that every fill (make_inputs, @input lines, the
+  /// reducer's) keeps it nonzero. Null when no input slot is left.
+  UOp nonzero_input(DType dt, const Shape& s) {
+    if (next_slot_ >= p_.max_inputs || !sized_int(dt)) return {};
+    ParamArg p;
+    p.slot = next_slot_++;
+    p.size = numel(s);
+    const bool negative = dt.is_signed() && e_.chance(0.5);
+    p.vmin = negative ? -8 : 1;
+    p.vmax = negative ? -1 : dt.is_signed() ? 8 : 16;
+    UOp in = ctx_.make(Op::Param, dt, {}, p, s);
+    inputs_.push_back(in);
+    return in;
+  }
+
+  static bool sized_int(DType dt) { return dt.is_int() && !dt.is_bool() && !dt.is_quantized(); }
 
   /// In [0, bits): a CONST or x & (bits - 1).
   UOp shift_amount(DType dt, const Shape& s, int depth) {
@@ -339,7 +372,7 @@ class TensorBuilder {
       }
       case 3: {
         // A padded dim keeps a source element unless an empty source is drawn (p_zero_dim).
-        const int64_t keep = e_.chance(p_.p_zero_dim) ? 0 : 1;
+        const int64_t keep = e_.chance(zero_dim()) ? 0 : 1;
         std::vector<std::pair<int64_t, int64_t>> pads(s.size(), {0, 0});
         Shape from = s;
         std::vector<size_t> paddable;
@@ -607,7 +640,8 @@ class TensorBuilder {
     const int64_t want = e_.between(1, 2);
     int64_t terms = 1;
     for (int64_t k = 0; k < want; ++k) {
-      const int64_t extent = reduce_extent();
+      // Never a degenerate extent: a quantized sum over axes of extent > 1.
+      const int64_t extent = std::max<int64_t>(reduce_extent(), 2);
       if (terms * extent > p_.max_quant_sum_terms) break;
       std::vector<size_t> ones;
       for (size_t i = 0; i < from.size(); ++i)
@@ -679,13 +713,14 @@ class TensorBuilder {
     return y;
   }
 
-  /// y op shift(pad(y)): a PAD-gated read of y next to an ungated one.
-  UOp pad_shared(DType dt, const Shape& s, int depth) {
+  /// y op shift(pad(y)): a PAD-gated read of y next to an ungated one (`alone`: the shifted
+  /// read only). `given` is y when the caller built it, else y is filled here.
+  UOp pad_shared(DType dt, const Shape& s, int depth, UOp given = {}, bool alone = false) {
     std::vector<size_t> dims;
     for (size_t i = 0; i < s.size(); ++i)
       if (s[i] > 0) dims.push_back(i);
     if (dims.empty()) return {};
-    UOp y = fill(dt, s, depth);
+    UOp y = given ? given : fill(dt, s, depth);
     const size_t i = dims[e_.below(dims.size())];
     const int64_t total = e_.between(1, 2);
     const int64_t before = e_.between(0, total);
@@ -696,7 +731,53 @@ class TensorBuilder {
     for (size_t d = 0; d < s.size(); ++d)
       cuts.emplace_back(d == i ? begin : 0, (d == i ? begin : 0) + s[d]);
     UOp shifted = tensor::shrink(ctx_, tensor::pad(ctx_, y, std::move(pads)), std::move(cuts));
+    if (alone) return shifted;
     return tensor::alu(ctx_, combine_op(dt), {y, shifted});
+  }
+
+  /// shift(pad(a / d)) (alone, or beside a / d) with d an input of nonzero range: where the
+  /// PAD's gate is off the lowered loads of d read 0, so the division must stay in a buffer
+  /// computed where it is valid (rangeify's realize, buffer_keep_gate); inlining it under
+  /// the gate divides by that 0.
+  UOp gated_divide(DType dt, const Shape& s, int depth) {
+    if (!sized_int(dt) || numel(s) == 0) return {};
+    UOp d = nonzero_input(dt, s);
+    if (!d) return {};
+    const Op op = std::array{Op::Cdiv, Op::Cmod, Op::FloorDiv, Op::FloorMod}[e_.below(4)];
+    UOp y = tensor::alu(ctx_, op, {fill(dt, s, depth), d});
+    return pad_shared(dt, s, depth, y, e_.chance(0.5));
+  }
+
+  /// n = reduce(pad(expand(x))) of shape [m, b] (x of k <= 3 elements), read by two reduces over
+  /// its axis 1 (one through a FLIP): n is a removable buffer with a reduce in scope that
+  /// holds >= 10x the elements it reads, and each read indexes axis 1 with a reduce range
+  /// and axis 0 without: buffer_partial_inline's shape at pcontig > 2 (buffer_keep_reduce
+  /// below). The two results combine to [m, 1], reshaped to the position (m = its elements;
+  /// a one-element position reduces axis 0 too).
+  UOp partial_shared(DType dt, const Shape& s, int depth) {
+    const int64_t want = numel(s);
+    if (want == 0 || dt.is_quantized()) return {};
+    const int64_t m = std::max<int64_t>(want, 2);
+    const int64_t k = e_.between(1, 3);
+    // (m * b + 1) / (k + 1) >= kPartialInlineRatio (10), the inputs being x's k elements.
+    const int64_t b = std::max<int64_t>(e_.between(2, 7), (10 * k + 9 + m - 1) / m);
+    if (m * b * k > std::max<int64_t>(p_.split_max_numel, 1)) return {};
+    UOp x = e_.chance(0.5) ? input(dt, Shape{1, 1, k}) : fill(dt, Shape{1, 1, k}, depth);
+    // Padded on axes 0 and 1, so that n's value uses both of its ranges (an expand alone
+    // would leave them dead, and dead-axis removal would make n a scalar).
+    const int64_t pm = e_.between(1, std::min<int64_t>(2, m - 1));
+    const int64_t pb = e_.between(1, std::min<int64_t>(2, b - 1));
+    const int64_t before_m = e_.between(0, pm), before_b = e_.between(0, pb);
+    UOp t = tensor::pad(ctx_, tensor::expand(ctx_, x, Shape{m - pm, b - pb, k}),
+                        {{before_m, pm - before_m}, {before_b, pb - before_b}, {0, 0}});
+    UOp n = tensor::reshape(ctx_, tensor::reduce_axis(ctx_, t, reduce_op(dt, k), {2}), Shape{m, b});
+    UOp flipped = tensor::flip(
+        ctx_, n, e_.chance(0.5) ? std::vector<int64_t>{1} : std::vector<int64_t>{0, 1});
+    UOp a = tensor::reduce_axis(ctx_, n, reduce_op(dt, b), {1});
+    UOp c = tensor::reduce_axis(ctx_, flipped, reduce_op(dt, b), {1});
+    UOp out = tensor::alu(ctx_, combine_op(dt), {a, c});
+    if (want == 1) out = tensor::reduce_axis(ctx_, out, reduce_op(dt, m), {0});
+    return tensor::reshape(ctx_, out, s);
   }
 
   /// A CONST seen through a movement, read twice: BUFFERIZE(CONST), then INDEX(CONST).
@@ -831,8 +912,12 @@ class TensorBuilder {
     return !(total_ops_only_ && from.is_float() && to.is_int());
   }
 
+  /// The chance of a size-0 dim: higher in a program drawn degenerate (p_degenerate_shapes).
+  double zero_dim() const { return degenerate_ ? p_.degenerate_zero_dim : p_.p_zero_dim; }
+
   int64_t draw_extent() {
-    if (e_.chance(p_.p_zero_dim)) return 0;
+    if (e_.chance(zero_dim())) return 0;
+    if (degenerate_ && e_.chance(p_.degenerate_one_dim)) return 1;
     const ExtentWeights& w = p_.extents;
     constexpr std::array<int64_t, 9> extents = {1, 2, 3, 4, 5, 6, 7, 11, 13};
     return extents[e_.pick(
@@ -840,6 +925,8 @@ class TensorBuilder {
   }
   int64_t reduce_extent() {
     const int64_t d = draw_extent();
+    // A degenerate program reduces size-0 (the identity) and size-1 dims too.
+    if (degenerate_ && d <= 1) return d;
     return d > 1 ? d : e_.between(2, 5);
   }
 
@@ -904,10 +991,117 @@ class TensorBuilder {
   int budget_;
   int next_slot_ = 0;
   bool total_ops_only_ = false;  ///< only ops defined for every operand (no check needed)
+  bool degenerate_ = false;      ///< this program draws size-0 and size-1 dims on purpose
   std::vector<UOp> inputs_;
   std::map<std::pair<std::string, Shape>, std::vector<UOp>>
       pool_;  ///< every node filled, by dtype (its name: quantized types share a scalar) and shape
 };
+
+// ---- hard inputs: @input lines a program carries, so every replay reads the same values
+
+/// An element of a sized integer type at or next to its caps (min, max, 0, +-1, the
+/// signed/unsigned boundary 2^(bits-1)), else a small value: what compares, MAX and MIN
+/// of a wrapped or sign-confused value get wrong.
+Value edge_int(Entropy& e, DType dt) {
+  const int bits = dt.bits();
+  if (e.chance(0.3)) return wrap_int(dt, e.between(-8, 8));
+  if (dt.is_signed()) {
+    const int64_t lo = dt.int_min(), hi = dt.int_max();
+    const std::array<int64_t, 8> caps = {lo, lo + 1, hi, hi - 1, -1, 0, 1, hi / 2 + 1};
+    return wrap_int(dt, caps[e.below(caps.size())]);
+  }
+  // Unsigned, as raw bits: 2^bits - 1 (all ones), 2^(bits-1) and its neighbours.
+  const uint64_t all = bits == 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
+  const uint64_t half = uint64_t{1} << (bits - 1);
+  const std::array<uint64_t, 8> caps = {0, 1, all, all - 1, half - 1, half, half + 1, all / 3};
+  return wrap_int(dt, static_cast<int64_t>(caps[e.below(caps.size())]));
+}
+
+/// A float element that rounds: a finite value anywhere in the type's range (random bits),
+/// a mixed magnitude (m * 10^k, |k| up to 30, clamped to what the type holds, next to 1),
+/// signed zeros, the neighbours of 1 and, with `specials`, infinities and NaN.
+Value hard_float(Entropy& e, DType dt, bool specials) {
+  const int max_exp10 = dt.bytes() == 2 ? 4 : 30;
+  const int min_exp10 = dt.bytes() == 2 ? -7 : -30;
+  const double sign = e.chance(0.5) ? -1.0 : 1.0;
+  switch (e.pick({3, 3, 1, 1, 1, specials ? 1.5 : 0.0})) {
+    case 0: {  // random finite bits
+      for (;;) {
+        double v;
+        if (dt.bytes() == 2) {
+          v = half_value(static_cast<uint16_t>(e.below(uint64_t{1} << 16)));
+        } else if (dt.bytes() == 4) {
+          v = std::bit_cast<float>(static_cast<uint32_t>(e.below(uint64_t{1} << 32)));
+        } else {
+          v = std::bit_cast<double>(e.below(~uint64_t{0}));
+        }
+        if (std::isfinite(v)) return round_float(dt, v);
+      }
+    }
+    case 1: {  // a mixed magnitude
+      const double m = 1.0 + static_cast<double>(e.below(1000)) / 1000.0;
+      return round_float(dt, sign * m * std::pow(10.0, e.between(min_exp10, max_exp10)));
+    }
+    case 2: return round_float(dt, sign * 0.0);
+    case 3: return round_float(dt, sign * (e.chance(0.5) ? 1.0 : 1.0 + std::ldexp(1.0, -10)));
+    case 4: return round_float(dt, sign * static_cast<double>(e.between(-64, 64)) / 8.0);
+    default: {
+      const double specials_[] = {std::numeric_limits<double>::infinity(),
+                                  -std::numeric_limits<double>::infinity(),
+                                  std::numeric_limits<double>::quiet_NaN()};
+      return round_float(dt, specials_[e.below(3)]);
+    }
+  }
+}
+
+/// True when a float REDUCE_AXIS ADD or MUL sums a value that `reaches` holds for (a float
+/// input; an integer converted to float): the sum's order is the lowering's choice (split
+/// reduce), and its result compares bit for bit against the tensor oracle's, so values
+/// that round must not reach it. MAX and MIN give the same result in any order.
+template <class F>
+bool float_sum_reads(UOp root, F&& reaches) {
+  for (UOp u : toposort(root)) {
+    if (u.op() != Op::ReduceAxis || !u.dtype().is_float()) continue;
+    const Op op = u.arg<ReduceAxisArg>().op;
+    if (op == Op::Max || op == Op::Min) continue;
+    for (UOp x : toposort(u))
+      if (reaches(x)) return true;
+  }
+  return false;
+}
+
+bool float_input(UOp u) {
+  return u.op() == Op::Param && u.dtype().is_float();
+}
+
+bool int_to_float(UOp u) {
+  return (u.op() == Op::Cast || u.op() == Op::Bitcast) && u.dtype().is_float() &&
+         !u.src(0).dtype().is_float();
+}
+
+/// Per program (each a draw after the program is built, so it draws what it drew before):
+/// the sized-integer inputs at their caps (p_edge_inputs) and the float inputs rounding
+/// (p_hard_float_inputs), as @input lines, where no float sum reads them (float_sum_reads). Inputs
+/// with stated bounds (a nonzero divisor) keep their seed fill.
+void draw_hard_inputs(Kernel& k, const TensorGenPolicy& p, Entropy& e) {
+  const bool ints = e.chance(p.p_edge_inputs) && !float_sum_reads(k.root, int_to_float);
+  const bool floats = e.chance(p.p_hard_float_inputs) && !float_sum_reads(k.root, float_input);
+  const bool specials = floats && e.chance(p.p_float_specials);
+  if (!ints && !floats) return;
+  for (UOp u : toposort(k.root)) {
+    if (u.op() != Op::Param || u.arg<ParamArg>().output) continue;
+    const ParamArg& pa = u.arg<ParamArg>();
+    const DType dt = u.dtype();
+    const bool edge = ints && dt.is_int() && !dt.is_bool() && !dt.is_quantized() && !pa.vmin &&
+                      !pa.vmax && !pa.multiple_of;
+    const bool hard = floats && dt.is_float();
+    if (!edge && !hard) continue;
+    GivenInput g{pa.slot, dt, {}};
+    for (int64_t i = 0; i < pa.size; ++i)
+      g.values.push_back(edge ? edge_int(e, dt) : hard_float(e, dt, specials));
+    k.header.inputs.push_back(std::move(g));
+  }
+}
 
 /// `root` with `from` replaced by `to` (the nodes above it rebuilt).
 UOp substitute(Context& ctx, UOp root, UOp from, UOp to) {
@@ -954,7 +1148,10 @@ void check_and_repair_tensor_program(Context& ctx, Kernel& k, const TensorGenPol
       if (may_be_undefined(out)) partial.push_back(out);
     if (partial.empty()) return;
     const UOp checked = tensor::realize(ctx, std::move(partial));
-    auto run = oracle::eval_tensor_program(checked, make_inputs(checked, 0));
+    // The program's @input lines (hard inputs) hold on every seed: check with them.
+    Kernel view = k;
+    view.root = checked;
+    auto run = oracle::eval_tensor_program(checked, make_inputs(view, 0));
     if (!run) {
       res.oracle_error = run.error().message;
       return;
@@ -975,11 +1172,13 @@ TensorGenResult generate_tensor_program(Context& ctx, const GenPolicy& policy, E
   TensorGenResult res;
   Kernel& k = res.program;
   k.root = TensorBuilder(ctx, policy.tensor, entropy).build();
+  draw_hard_inputs(k, policy.tensor, entropy);
   res.entropy_exhausted = entropy.exhausted();
   k.header.name = "tensor-gen";
   k.header.seed = 0;
   k.header.extra.emplace_back("generator", kTensorGeneratorVersion);
   check_and_repair_tensor_program(ctx, k, policy.tensor, res);
+  fit_given_inputs(k);  // a repair may have removed an input an @input line gave
   res.nodes = static_cast<int>(toposort(k.root).size());
   return res;
 }

@@ -46,7 +46,7 @@
 namespace uopfuzz::gen {
 
 /// The tensor generator's version, written to each program's header (@generator).
-inline constexpr const char* kTensorGeneratorVersion = "uopfuzz-tensor-gen-3";
+inline constexpr const char* kTensorGeneratorVersion = "uopfuzz-tensor-gen-4";
 
 struct TensorGenResult {
   /// The program (root: REALIZE); the header holds @name, @seed (input seed 0),
