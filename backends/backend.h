@@ -60,6 +60,8 @@ struct Capabilities {
 struct RunOptions {
   uint64_t max_steps = 2'000'000'000;  ///< interpreters: step limit (compiled backends ignore it)
   int threads = 1;                     ///< compiled backends: threads splitting the outer loops
+  bool observe_values =
+      false;  ///< the oracle: record each integer node's values (RunOutput::observed)
 };
 
 /// A compiled kernel. Not thread-safe to run from two threads at once.

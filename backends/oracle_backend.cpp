@@ -17,6 +17,7 @@ class OracleKernel final : public Kernel {
   Result<ir::RunOutput> run(const ir::Inputs& inputs, const RunOptions& options) override {
     oracle::RunOptions o;
     o.max_steps = options.max_steps;
+    o.observe_values = options.observe_values;
     return p_.run(inputs, o);
   }
   Result<std::vector<double>> time(const ir::Inputs& inputs, int reps,

@@ -78,6 +78,7 @@ Result<ProgramRunOutput> run_program(Backend& backend, const ir::Program& progra
       out.failed_kernel = static_cast<int>(k);
       return out;
     }
+    if (options.observe_values) out.observed.push_back(std::move(ran->observed));
     if (auto e = store_outputs(k, *written, *ran, *storage)) return *e;
   }
   for (size_t i = 0; i < program.buffers.size(); ++i)

@@ -16,6 +16,8 @@ struct ProgramRunOutput {
   std::map<int, ir::Buffer> outputs;  ///< by the tensor program's REALIZE index
   std::optional<ir::UbReport> ub;     ///< the oracle only
   int failed_kernel = -1;             ///< the kernel that hit UB or the step limit
+  /// With RunOptions::observe_values (the oracle): each kernel's observed values, by kernel.
+  std::vector<std::vector<ir::ObservedRange>> observed;
 };
 
 /// Runs `program` on `backend`. `inputs` holds the tensor program's input buffers by PARAM

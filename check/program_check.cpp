@@ -8,6 +8,7 @@
 #include "backends/float_sums.h"
 #include "backends/program_runner.h"
 #include "backends/registry.h"
+#include "check/bounds_check.h"
 #include "check/pipeline_check.h"
 #include "check/quant_metamorphic.h"
 #include "ir/printer.h"
@@ -16,6 +17,7 @@
 #include "ir/verify.h"
 #include "oracle/interpreter.h"
 #include "oracle/tensor_eval.h"
+#include "sut/simplifier_under_test.h"
 
 namespace uopfuzz::check {
 
@@ -119,6 +121,7 @@ struct Verdict {
   std::string details;
   std::optional<Mismatch> mismatch;
   std::optional<std::string> skipped;  ///< the backend cannot run it (unsupported): why
+  std::string culprit;                 ///< set by an UnsoundBounds verdict: "builtin/<OP>"
 };
 
 Verdict run_and_compare(Context& ctx, const Program& p, const Reference& ref,
@@ -145,6 +148,14 @@ Verdict run_and_compare(Context& ctx, const Program& p, const Reference& ref,
   backends::CompileOptions compile;
   compile.opt_level = co.opt_level;
   const bool oracle = backend_name == "oracle";
+  // The lowered kernels' values on the oracle, held against ir/analysis's facts about them
+  // (what the kernel rules trust): the lowering makes index shapes the kernel generator
+  // does not, and a wrong fact about them is a finding whether or not a rule used it.
+  std::vector<std::vector<sut::ClaimedBounds>> claims;
+  if (oracle && co.check_bounds)
+    for (const ProgramKernel& k : p.kernels) claims.push_back(sut::builtin_bounds(k.root));
+  ro.observe_values = !claims.empty();
+  std::optional<BoundsViolation> violation;
   for (const SeedCase& c : ref.cases) {
     auto out = backends::run_program(*backend, p, c.inputs, ro, compile);
     if (!out) {
@@ -195,6 +206,19 @@ Verdict run_and_compare(Context& ctx, const Program& p, const Reference& ref,
         v.details += fmt::format(" (a reassociated sum, allowed {:g} apart)", (*bounds)[*i]);
       return v;
     }
+    for (size_t k = 0; k < out->observed.size() && k < claims.size() && !violation; ++k)
+      if ((violation = find_unsound_bounds(p.kernels[k].root, claims[k], out->observed[k])))
+        v.details = fmt::format(
+            "seed {}: kernel {} of the lowered program: builtin believes a "
+            "wrong fact: {}",
+            c.seed, k, violation->text);
+  }
+  // Results agree; a wrong fact is still wrong.
+  if (violation) {
+    v.kind = FindingKind::UnsoundBounds;
+    v.culprit = fmt::format("builtin/{}", ir::op_name(violation->node.op()));
+  } else {
+    v.details.clear();
   }
   return v;
 }
@@ -260,6 +284,7 @@ void compare_all(Context& ctx, const Program& p, const Reference& ref, const Che
     res.details = v.details;
     res.backend = b;
     res.mismatch = v.mismatch;
+    res.culprit = v.culprit;
     return;
   }
 }

@@ -4,11 +4,15 @@
 
 #include <string>
 
+#include "backends/program_runner.h"
+#include "backends/registry.h"
 #include "check/program_check.h"
 #include "fuzz/campaign.h"
 #include "gen/tensor_gen.h"
 #include "ir/parser.h"
 #include "ir/printer.h"
+#include "ir/run_io.h"
+#include "schedule/lower.h"
 #include "schedule/lowering_bugs.h"
 #include "simplifier/bugs.h"
 
@@ -105,6 +109,7 @@ TEST(ProgramCheck, CleanLoweringOnGeneratedPrograms) {
     ASSERT_TRUE(g.program.root) << "seed " << seed << ": no tensor program generated";
     ProgramCheckOptions o;
     o.check.seeds = 2;
+    o.check.check_bounds = true;  // and ir/analysis's facts about the lowered kernels hold
     for (const auto& [name, v] : g.program.header.vars) o.check.vars.emplace(name, v);
     ProgramCheckResult r = check_program(ctx, g.program, o);
     if (r.unsupported) {
@@ -116,6 +121,32 @@ TEST(ProgramCheck, CleanLoweringOnGeneratedPrograms) {
                                          << ir::print_kernel(g.program);
   }
   EXPECT_GE(checked, 180) << unsupported << " of 200 generated programs were unsupported";
+}
+
+TEST(ProgramCheck, TheOracleRunnerObservesEachLoweredKernelsValues) {
+  // What the bounds check of a lowered program reads: one list of observed values per
+  // kernel, each value of an integer node inside its dtype.
+  ir::Context ctx;
+  ir::Kernel k = parse(ctx, kBugCases[3].program);  // two kernels: the shared MUL realized
+  auto lowered = schedule::lower(ctx, k.root);
+  ASSERT_TRUE(lowered.ok()) << lowered.error().message;
+  backends::RunOptions ro;
+  ro.observe_values = true;
+  auto out =
+      backends::run_program(*backends::find_backend("oracle"), *lowered, ir::make_inputs(k, 1), ro);
+  ASSERT_TRUE(out.ok()) << out.error().message;
+  ASSERT_EQ(out->observed.size(), lowered->kernels.size());
+  for (size_t i = 0; i < out->observed.size(); ++i) {
+    EXPECT_FALSE(out->observed[i].empty()) << "kernel " << i;
+    for (const ir::ObservedRange& o : out->observed[i]) {
+      EXPECT_LE(o.lo, o.hi);
+      EXPECT_GE(o.lo, o.node.dtype().is_bool() ? 0 : o.node.dtype().int_min());
+    }
+  }
+  ro.observe_values = false;
+  EXPECT_TRUE(
+      backends::run_program(*backends::find_backend("oracle"), *lowered, ir::make_inputs(k, 1), ro)
+          ->observed.empty());
 }
 
 TEST(ProgramCheck, APlantedRuleBugIsFoundThroughATensorProgramAndSignedByItsRule) {
