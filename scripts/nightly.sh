@@ -158,8 +158,8 @@ if ((mutation)); then
     --json "$results/mutation-$tag.json")
   ((mutation_sample > 0)) && mutation_flags+=(--sample "$mutation_sample" --sample-seed "$seed")
   if [[ -n "$shard" ]]; then
-    part=$(grep -o '"shard": *{[^}]*}' "$results/fuzz-$tag.json" 2>/dev/null |
-      sed -n 's/.*"index": *\([0-9]*\).*"count": *\([0-9]*\).*/\1\/\2/p')
+    part=$(tr -d ' \n' < "$results/fuzz-$tag.json" 2>/dev/null | grep -o '"shard":{[^}]*}' |
+      sed -n 's/.*"index":\([0-9]*\).*"count":\([0-9]*\).*/\1\/\2/p')
     [[ -n "$part" ]] || part=$shard
     if [[ "$part" =~ ^[0-9]+/[0-9]+$ ]]; then
       mutation_flags+=(--shard "$part")
