@@ -222,7 +222,7 @@ struct TensorNodeWeights {
   double dequantize = 1;       ///< (float positions) DEQUANTIZE of a quantized tensor (QuantNodeWeights)
   // ---- issue 31 (tensor level): shapes that reach the rarest tensor rules
   double gated_divide = 0.5;   ///< (sized integer positions) shift(pad(a / d)), d an input of nonzero range: a division under a PAD gate (buffer_keep_gate)
-  double partial_shared = 0.6; ///< two reduces of one broadcast buffer holding a reduce, >= 10x its inputs' elements (buffer_partial_inline at pcontig > 2)
+  double partial_shared = 0.6; ///< two reduces (one flipped) of one padded broadcast buffer holding a reduce, >= 10x its inputs' elements (buffer_partial_inline at pcontig > 2)
 };
 
 /// What fills a quantized tensor position (quantized tensors only convert, move, select and reduce).
