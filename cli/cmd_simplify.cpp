@@ -15,6 +15,7 @@
 #include "ir/tensor.h"
 #include "ir/verify.h"
 #include "schedule/lower.h"
+#include "simplifier/unfireable.h"
 
 namespace uopfuzz::cli {
 namespace {
@@ -39,7 +40,18 @@ int list_bugs() {
 }
 
 int list_rules() {
-  for (const auto& n : simplifier::all_rule_names()) fmt::print("{}\n", n);
+  // The name first (scripts read the first word); a rule no generated program can make fire
+  // says why beside it, as a campaign's coverage summary does.
+  const auto& unfireable = simplifier::unfireable_rules();
+  const auto& recording = simplifier::recording_rules();
+  for (const auto& n : simplifier::all_rule_names()) {
+    if (auto it = unfireable.find(n); it != unfireable.end())
+      fmt::print("{:<24} never fires: {}\n", n, it->second);
+    else if (auto rec = recording.find(n); rec != recording.end())
+      fmt::print("{:<24} records, never rewrites: {}\n", n, rec->second);
+    else
+      fmt::print("{}\n", n);
+  }
   return kExitOk;
 }
 
@@ -191,7 +203,8 @@ Action add_simplify(CLI::App& cmd, Invocation&) {
   add_lowering_bug_flag(cmd, f->lowering_bugs);
   add_lowering_option_flags(cmd, f->lowering, "the file's");
   cmd.add_flag("--list-bugs", f->list_bugs, "list the planted bugs and exit");
-  cmd.add_flag("--list-rules", f->list_rules, "list the rule names and exit");
+  cmd.add_flag("--list-rules", f->list_rules,
+               "list the rule names (and why, beside those that never fire) and exit");
   cmd.footer(
       "Exit status: 0 the rewrite verifies and converged; 1 it does not, or the simplifier under "
       "test crashed, hung or broke the protocol; 2 bad input, or the simplifier under test "

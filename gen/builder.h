@@ -221,6 +221,29 @@ class Builder {
   /// A divisor of dt that is never 0.
   UOp divisor(DType dt, const Scope& s, int depth);
 
+  // ---- edge pairs (values.cpp; GenPolicy::p_edge_pair, p_nested_divmod, p_index_multiple)
+
+  /// A float x as integer dt through the NaN guard and the clamp to [-kFloatClamp, kFloatClamp]
+  /// (a float -> int CAST of NaN or out of range is UB).
+  UOp guarded_int_cast(DType dt, UOp x);
+  /// x as dt by a defined conversion (a CAST; from a float to an integer, guarded).
+  UOp as_dtype(DType dt, UOp x);
+  /// A value of dt (a sized integer or index) in [lo, hi]: a VAR, or (p_from_load) a LOAD of
+  /// an input declaring the window as vmin/vmax.
+  UOp window_value(DType dt, int64_t lo, int64_t hi, const Scope& s, int depth);
+  /// An edge pair of EdgePairWeights' kind as a value of dt; null when the drawn pair does
+  /// not fit (the position is then filled as usual).
+  UOp edge_pair(DType dt, const Scope& s, int depth);
+  UOp rounding_pair(DType dt, const Scope& s, int depth);
+  UOp limit_pair(DType dt, const Scope& s, int depth);
+  UOp multiple_pair(DType dt, const Scope& s, int depth);
+  UOp special_unary(DType dt);
+  /// (x//a)//b, (x%a)%b, ... of index x (NestedDivmodWeights); at a `leafy` position x is
+  /// always a window VAR.
+  UOp nested_divmod(const Scope& s, int depth, bool leafy);
+  /// x // c or x % c of an index x whose window straddles a multiple of c.
+  UOp index_multiple(const Scope& s, int depth);
+
   UOp binary(DType dt, const Scope& s, int depth);
 
   // ---------------------------------------------------------------- reduces

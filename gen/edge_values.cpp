@@ -122,4 +122,97 @@ double edge_float(Entropy& e, const FloatEdgeWeights& w, ir::DType dt, bool spec
   }
 }
 
+IntRange declarable_range(ir::DType dt) {
+  return {dt.int_min(), dt.int_max(), dt.bits()};
+}
+
+std::optional<IntWindow> limit_window(IntRange r, ir::Op op, __int128 c, bool at_max, int inside,
+                                      int past) {
+  // x0: the x whose result is the last one in range on the way to the limit; dir: the way x
+  // moves towards crossing it (one step beyond x0 leaves the range).
+  __int128 x0 = 0;
+  int dir = 1;
+  const __int128 limit = at_max ? r.hi : r.lo;
+  auto floor_div = [](__int128 n, __int128 d) {  // d != 0
+    __int128 q = n / d;
+    return (n % d != 0 && ((n < 0) != (d < 0))) ? q - 1 : q;
+  };
+  auto ceil_div = [&](__int128 n, __int128 d) { return -floor_div(-n, d); };
+  switch (op) {
+    case ir::Op::Add: x0 = limit - c, dir = at_max ? 1 : -1; break;
+    case ir::Op::Sub: x0 = limit + c, dir = at_max ? 1 : -1; break;
+    case ir::Op::Mul:
+      if (c >= -1 && c <= 1) return std::nullopt;
+      // x*c <= max: x <= max/c for c > 0, x >= max/c for c < 0; x*c >= min the other way round
+      if (at_max == (c > 0)) {
+        x0 = floor_div(limit, c), dir = 1;
+      } else {
+        x0 = ceil_div(limit, c), dir = -1;
+      }
+      break;
+    default: return std::nullopt;
+  }
+  const __int128 a = x0 - dir * __int128{inside}, b = x0 + dir * __int128{past};
+  IntWindow w{std::min(a, b), std::max(a, b)};
+  if (w.lo < r.lo || w.hi > r.hi) return std::nullopt;
+  // A product's steps are |c| apart: the inside steps must not leave r at its other limit.
+  for (__int128 x : {w.lo, w.hi}) {
+    const __int128 v = op == ir::Op::Add ? x + c : op == ir::Op::Sub ? x - c : x * c;
+    if (at_max ? v < r.lo : v > r.hi) return std::nullopt;
+  }
+  return w;
+}
+
+DivmodShape draw_divmod_shape(Entropy& e, const NestedDivmodWeights& w) {
+  return static_cast<DivmodShape>(e.pick(
+      {w.div_div, w.mod_mod, w.div_mod, w.mod_div, w.mul_div, w.mul_mod, w.add_div, w.add_mod}));
+}
+
+DivisorPair draw_divisor_pair(Entropy& e, const NestedDivmodWeights& w) {
+  constexpr int64_t bases[] = {2, 3, 4, 5, 7, 8};
+  const int64_t d = bases[e.below(std::size(bases))];
+  const int64_t m = e.between(2, 4);
+  DivisorPair p{d, d, DivisorRelation::Equal};
+  switch (e.pick({w.a_divides_b, w.b_divides_a, w.neither, w.equal, w.unit})) {
+    case 0: p = {d, d * m, DivisorRelation::ADividesB}; break;
+    case 1: p = {d * m, d, DivisorRelation::BDividesA}; break;
+    case 2: {
+      // neither magnitude divides the other: coprime, or sharing a factor (4 and 6)
+      constexpr int64_t pairs[][2] = {{2, 3}, {3, 4}, {4, 6},  {6, 4},
+                                      {5, 7}, {3, 2}, {4, 10}, {9, 6}};
+      const auto& q = pairs[e.below(std::size(pairs))];
+      p = {q[0], q[1], DivisorRelation::Neither};
+      break;
+    }
+    case 3: break;
+    default:
+      p = e.chance(0.5) ? DivisorPair{1, d, DivisorRelation::Unit}
+                        : DivisorPair{d, 1, DivisorRelation::Unit};
+      break;
+  }
+  if (e.chance(w.p_negative)) p.a = -p.a;
+  if (e.chance(w.p_negative)) p.b = -p.b;
+  return p;
+}
+
+double special_float(SpecialFloat s, ir::DType dt) {
+  const int bits = dt.bits() == 16 ? 11 : dt.bits() == 32 ? 24 : 53;
+  const int min_normal = dt.bits() == 16 ? -14 : dt.bits() == 32 ? -126 : -1022;
+  const double largest = dt.bits() == 16   ? 65504.0
+                         : dt.bits() == 32 ? static_cast<double>(std::numeric_limits<float>::max())
+                                           : std::numeric_limits<double>::max();
+  const double subnormal = std::ldexp(1.0, min_normal - bits + 1);
+  switch (s) {
+    case SpecialFloat::Inf: return std::numeric_limits<double>::infinity();
+    case SpecialFloat::NegInf: return -std::numeric_limits<double>::infinity();
+    case SpecialFloat::NaN: return std::numeric_limits<double>::quiet_NaN();
+    case SpecialFloat::NegZero: return -0.0;
+    case SpecialFloat::Largest: return largest;
+    case SpecialFloat::NegLargest: return -largest;
+    case SpecialFloat::Subnormal: return subnormal;
+    case SpecialFloat::NegSubnormal: return -subnormal;
+  }
+  return 0.0;
+}
+
 }  // namespace uopfuzz::gen

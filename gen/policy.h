@@ -167,6 +167,35 @@ struct FloatEdgeWeights {
   double special = 1;         ///< inf, -inf, NaN (inexact_floats only)
 };
 
+// ---- edge pairs (issue 31; gen/edge_values.h): a constant at a boundary drawn together with a
+// value whose declared window straddles it, so whatever value a run draws sits on the boundary.
+
+/// Which edge pair fills a value position.
+struct EdgePairWeights {
+  double float_rounding = 2;  ///< CAST of an integer in a window around 2^p (p = 11, 24, 53: where integer-to-float
+                              ///< rounding starts; float16 also 65520, where it overflows) to the float, compared with a
+                              ///< constant at the boundary or converted back
+  double limit = 2;           ///< x + c, x - c or x * c of a sized integer whose window puts the result on its dtype's
+                              ///< limit or one or two past it (a wrap), then compared, MAX/MIN'd or used
+  double multiple = 2;        ///< x // c or x % c (floor and C rounding), c of either sign, x in a window around k*c
+                              ///< (k small, or k*c at the dtype's limit; INT_MIN / -1 included)
+  double special_unary = 2;   ///< inf, -inf, NaN, -0, the largest finite or the smallest subnormal directly under each
+                              ///< unary op and cast (float -> int only through the NaN guard, NaN never under a BITCAST:
+                              ///< both are UB), or an integer limit under a CAST to a float
+  double p_from_load = 0.4;   ///< the window's value is a LOAD of an input declaring it as vmin/vmax (else a VAR)
+};
+
+/// Nested division and modulo of index expressions by constants (gen/edge_values.h, DivmodShape).
+struct NestedDivmodWeights {
+  double div_div = 2, mod_mod = 2, div_mod = 1, mod_div = 1;  ///< (x//a)//b, (x%a)%b, (x//a)%b, (x%a)//b
+  double mul_div = 1, mul_mod = 1, add_div = 1, add_mod = 1;  ///< (x*a)//b, (x*a)%b, (x+a)//b, (x+a)%b
+  /// How |a| relates to |b|: the divmod rules' side conditions hold for some and fail for others.
+  double a_divides_b = 2, b_divides_a = 2, neither = 1, equal = 1, unit = 1;  ///< unit: a or b is +-1
+  double p_negative = 0.3;    ///< each of a and b is negative (index // and % by a negative constant are defined)
+  double p_c_rounding = 0.2;  ///< each op is CDIV/CMOD instead of FLOORDIV/FLOORMOD
+  double p_window = 0.6;      ///< x is a VAR in a window around a multiple of a*b (else any index expression)
+};
+
 /// Relative weight of each REDUCE op.
 struct ReduceOpWeights {
   double add = 6, mul = 1, max = 1.5, min = 1.5;
@@ -409,6 +438,13 @@ struct GenPolicy {
   double p_float_edge_const = 0.1;  ///< a float CONST is an edge value (FloatEdgeWeights)
   IntEdgeWeights int_edges;         ///< which edge integers
   FloatEdgeWeights float_edges;     ///< which edge floats
+  // ---- edge pairs (issue 31; see EdgePairWeights)
+  double p_edge_pair = 0.03;        ///< a value position is an edge pair (EdgePairWeights)
+  EdgePairWeights edge_pairs;       ///< which pair
+  double p_nested_divmod = 0.06;    ///< an index position is a nested constant div/mod (NestedDivmodWeights)
+  NestedDivmodWeights nested_divmod;///< its shape and divisors
+  double p_index_multiple = 0.03;   ///< an index position is x // c or x % c, x's window around a multiple of c (either sign)
+  // ---- end of edge pairs
   double p_input_bounds = 0.3;      ///< an integer input buffer declares vmin/vmax (one of four presets, maybe multiple_of 4)
   double p_reuse_input = 0.6;       ///< a LOAD reads an existing input buffer of its dtype rather than a new one
   double p_load_alt = 0.5;          ///< a gated LOAD gives an alternative value (else 0)
