@@ -458,6 +458,8 @@ UOp Builder::multiple_pair(DType dt, const Scope& s, int depth) {
     } else {
       center = e_.between(is_signed ? -3 : 0, 3) * mag;
     }
+    // 3 * 2^30 is past int32: the multiple stays one the dtype holds (else the window is empty)
+    center = std::clamp(center, r.lo / mag * mag, r.hi / mag * mag);
   }
   const int64_t below = e_.between(0, 2);
   const int64_t above = e_.between(below == 0 ? 1 : 0, 2);
