@@ -44,6 +44,10 @@ TEST_P(BackendConformance, EveryCastAndBitcastAgreesWithTheOracle) {
   test_support::every_cast_agrees(conf_);
 }
 
+TEST_P(BackendConformance, IntegerFloatRoundTripsAgreeWithTheOracle) {
+  test_support::integer_float_round_trips_agree(conf_);
+}
+
 TEST_P(BackendConformance, EveryReduceOpAgreesWithTheOracle) {
   test_support::every_reduce_agrees(conf_);
 }

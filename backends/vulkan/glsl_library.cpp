@@ -16,6 +16,25 @@ double u_trunc(double x) {
 }
 )";
 
+// An integer rounded to p significant bits (ties to even) in integer arithmetic, as a double
+// (exact: p <= 53). Lavapipe folds an integer -> float -> integer round trip into the integer
+// itself (uint32 16777219 came back unchanged through float32, which holds 16777220: found
+// by a campaign's 2^24 edge pairs); converting the rounded integer is exact, so the fold no
+// longer changes the value.
+const char* const kRoundToBits = R"(
+double u_round_to_bits(uint64_t x, int p) {
+  uint hi = uint(x >> 32);
+  int msb = hi != 0u ? 32 + findMSB(hi) : findMSB(uint(x));
+  if (msb < p) return double(x);
+  int s = msb - p + 1;
+  uint64_t low = x & ((uint64_t(1) << uint64_t(s)) - uint64_t(1));
+  uint64_t tie = uint64_t(1) << uint64_t(s - 1);
+  uint64_t base = x >> uint64_t(s);
+  if (low > tie || (low == tie && (base & uint64_t(1)) != uint64_t(0))) base += uint64_t(1);
+  return ldexp(double(base), s);
+}
+)";
+
 // Double-precision EXP2, LOG2 and SIN (GLSL has none): accurate to about 1 ulp of
 // double, so that float32/float16 results round exactly as the oracle's libm values do.
 // Each is emitted only into the shaders that use it.

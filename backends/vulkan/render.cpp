@@ -783,6 +783,27 @@ class Renderer {
     return unsupported(op, dt);
   }
 
+  /// The significant bits of a float type: an integer wider than this may round.
+  static int significand_bits(DType f) {
+    switch (f.scalar()) {
+      case ScalarType::Float16: return 11;
+      case ScalarType::Float32: return 24;
+      case ScalarType::Float64: return 53;
+      case ScalarType::Void:
+      case ScalarType::Bool:
+      case ScalarType::Int8:
+      case ScalarType::Int16:
+      case ScalarType::Int32:
+      case ScalarType::Int64:
+      case ScalarType::UInt8:
+      case ScalarType::UInt16:
+      case ScalarType::UInt32:
+      case ScalarType::UInt64:
+      case ScalarType::Index: break;  // not a float: never rounds an integer
+    }
+    return 64;
+  }
+
   std::string cast(DType in, DType out, const std::string& x) {
     const std::string to = gtype(out);
     if (out.is_bool()) {
@@ -794,6 +815,21 @@ class Renderer {
     if (in.is_float() && out.is_float()) {
       // float64 -> float16 directly: one rounding (SPIR-V OpFConvert).
       return fmt::format("{}({})", to, x);
+    }
+    if (!in.is_float() && out.is_float() && in.bits() > significand_bits(out)) {
+      // An integer wider than the float's significand is rounded to it first (kRoundToBits:
+      // lavapipe folds int -> float -> int back to the int, wrong where the float rounds);
+      // the conversion of the rounded value is then exact. A signed integer through its
+      // magnitude, as below: rounding ties to even is symmetric.
+      out_->needs.float64 = out_->needs.int64 = true;
+      helper("u_round_to_bits", kRoundToBits);
+      const int p = significand_bits(out);
+      if (std::string u = unsigned_twin(in); !u.empty())
+        return fmt::format(
+            "({0} < {1}(0) ? -{2}(u_round_to_bits(uint64_t({3}(-{0})), {4})) : "
+            "{2}(u_round_to_bits(uint64_t({3}({0})), {4})))",
+            x, gtype(in), to, u, p);
+      return fmt::format("{}(u_round_to_bits(uint64_t({}), {}))", to, x, p);
     }
     if (std::string u = unsigned_twin(in); !u.empty() && out.is_float()) {
       // A signed integer converts through its magnitude as an unsigned integer: lavapipe
