@@ -115,6 +115,7 @@ GraphSource reduce_free_generator() {
   p.p_shielded_fault = 0;
   p.p_quantized_output = 0;  // its integer arithmetic can hold a REDUCE too
   p.p_near_miss = 0;         // the reduce rules' near misses are REDUCEs
+  p.p_edge_pair = p.p_nested_divmod = p.p_index_multiple = 0;  // their shapes may hold one
   return [p](ir::Context& ctx, uint64_t gs) { return gen::generate(ctx, p, gs).kernel; };
 }
 
