@@ -1,0 +1,243 @@
+#!/usr/bin/env python3
+"""uopfuzz reproducer max-reduce-skips-nan-4: tinygrad computes a tensor program wrong.
+
+Signature   mismatch/tinygrad-codegen/tinygrad-PYTHON
+Details     seed 0: output 0[0] is nan on the tensor oracle but inf on device PYTHON; its 4 scheduled kernels agree on uopfuzz's oracle; rules that fired: 98 rules, most applied 158x uop/ops.py:1754, 148x uop/weak.py:75, 87x uop/symbolic.py:147, 79x uop/weak.py:52, 75x uop/weak.py:59, 56x uop/symbolic.py:111, ...
+Root cause  max-reduce-skips-nan
+Found on    tinygrad tree-ed32e5aa5014 (not checked against a newer tinygrad)
+Found by    uopfuzz fuzz --level tensor --simplifier tinygrad --time 120 --seed 6 --jobs 1 --json /tmp/tri/s6.json --corpus /tmp/tri/s6 --emit tinygrad
+
+The tensor program below is the case's, written as tinygrad Tensor code, one line a node
+(the .uop node in the comment), as uopfuzz's tinygrad adapter ran it: the inputs are
+Buffers on the device holding the case's values (INPUTS), the outputs are realized together
+and read back. EXPECTED is what uopfuzz's tensor oracle computes from the program's
+definition (SEMANTICS.md, "Tensor programs"). Every output is compared on every device:
+floats by bits, except that +0 matches -0 (the adapter declares tinygrad's zero-sign
+tolerance) and NaN matches NaN.
+
+Run:   PYTHONPATH=<tinygrad checkout> python3 max-reduce-skips-nan-4.py [DEVICE ...]   (default: PYTHON CPU)
+       exit 0: every output is the expected one (fixed); 1: the bug is there (an output
+       differs, tinygrad raises: traceback and tinygrad file:line, or a kernel traps:
+       each device runs in a forked child); 2: cannot check (no
+       device runs here, or tinygrad's Tensor gives another dtype or shape)
+Test:  PYTHONPATH=<tinygrad checkout> python3 -m unittest max-reduce-skips-nan-4
+"""
+import math
+import os
+import pickle
+import shutil
+import signal
+import struct
+import sys
+import traceback
+import unittest
+
+from tinygrad import Tensor, dtypes
+from tinygrad.device import Buffer, Device
+from tinygrad.helpers import DEV, Context
+from tinygrad.uop.ops import UOp
+
+inf, nan = math.inf, math.nan
+
+DEVICES = ("PYTHON", "CPU")
+# the inputs: PARAM slot -> every element, row-major
+INPUTS = {
+  0: [10, 0, 0, 12, 3, 0, 8, 6, 2, 1, 6, 6, 4, 11, 5, 0, 7, 1, 4, 0, 10, 5, 0, 13, 8, 6, 14, 15, 12,
+      3, 11, 2, 3, 10, 13, 11, 9, 1, 16, 11, 15, 16, 14, 3, 4, 8, 0, 9, 12, 0, 9, 16, 8, 8, 12, 11,
+      13, 6, 10, 6, 2, 8, 14, 0, 0, 2, 1, 6, 1, 0, 9, 6, 11, 8, 2, 0, 0, 10, 11, 3, 8, 15, 1, 2, 11,
+      9, 9, 12, 10, 13, 16, 10, 16, 5, 4, 7],
+  2: [],
+  3: [0.125],
+}
+# the expected outputs (uopfuzz's tensor oracle): REALIZE source K -> every element, row-major
+EXPECTED = {0: [nan]}
+# each output's dtype and shape
+OUTPUTS = {0: (dtypes.float32, (1,))}
+
+
+def input_tensor(slot, dtype, shape, device):
+  """The input PARAM `slot`: a Buffer on the device holding INPUTS[slot], as a Tensor."""
+  vals = INPUTS[slot]
+  if not vals: return Tensor.empty(*shape, dtype=dtype, device=device)
+  buf = Buffer(device, len(vals), dtype, initial_value=struct.pack(f"<{len(vals)}{dtype.fmt}", *vals))
+  return Tensor(UOp.from_buffer(buf), device=device).reshape(shape)
+
+
+def program(device):
+  """The tensor program, one Tensor op a line; returns the outputs (REALIZE's sources)."""
+  t0 = input_tensor(0, dtypes.uint32, (4, 24), device)  # %0 = PARAM slot=0 in : uint32[4,24]
+  t1 = t0.bitcast(dtypes.float32)  # %1 = BITCAST %0 : float32[4,24]
+  t2 = t1.permute((1, 0))  # %2 = PERMUTE %1 order=[1,0] : float32[24,4]
+  t3 = t2.neg()  # %3 = NEG %2 : float32[24,4]
+  t4 = t3.max((0,), keepdim=True)  # %4 = REDUCE_AXIS %3 op=MAX axes=[0] : float32[1,4]
+  t5 = t4.expand((24, 4))  # %5 = EXPAND %4 : float32[24,4]
+  t6 = t3.minimum(t5)  # %6 = MIN %3 %5 : float32[24,4]
+  t7 = t6.reshape((1, 96, 1))  # %7 = RESHAPE %6 : float32[1,96,1]
+  t8 = input_tensor(2, dtypes.float32, (0,), device)  # %8 = PARAM slot=2 in : float32[0]
+  t9 = t8.reshape((1, 0, 4, 4))  # %9 = RESHAPE %8 : float32[1,0,4,4]
+  t10 = t9.sum((0,), keepdim=True, dtype=t9.dtype)  # %10 = REDUCE_AXIS %9 op=ADD axes=[0] : float32[1,0,4,4]
+  t11 = t9 + t10  # %11 = ADD %9 %10 : float32[1,0,4,4]
+  t12 = t11.min((0, 1, 2, 3), keepdim=True)  # %12 = REDUCE_AXIS %11 op=MIN axes=[0,1,2,3] : float32[1,1,1,1]
+  t13 = t12.reshape((1, 1, 1))  # %13 = RESHAPE %12 : float32[1,1,1]
+  t14 = t13.permute((1, 2, 0))  # %14 = PERMUTE %13 order=[1,2,0] : float32[1,1,1]
+  t15 = t14.expand((1, 96, 1))  # %15 = EXPAND %14 : float32[1,96,1]
+  t16 = t15.reshape((96,))  # %16 = RESHAPE %15 : float32[96]
+  t17 = t16.reshape((1, 96, 1))  # %17 = RESHAPE %16 : float32[1,96,1]
+  t18 = t15 - t17  # %18 = SUB %15 %17 : float32[1,96,1]
+  # %19 = CONST -7.125 : float32[1,96,1]
+  t19 = Tensor.full((1, 96, 1), -7.125, dtype=dtypes.float32, device=device, buffer=False)
+  t20 = t18 + t19  # %20 = ADD %18 %19 : float32[1,96,1]
+  t21 = t7.maximum(t20)  # %21 = MAX %7 %20 : float32[1,96,1]
+  t22 = t21 - t18  # %22 = SUB %21 %18 : float32[1,96,1]
+  t23 = t22.expand((1, 96, 7))  # %23 = EXPAND %22 : float32[1,96,7]
+  t24 = t23.min((1, 2), keepdim=True)  # %24 = REDUCE_AXIS %23 op=MIN axes=[1,2] : float32[1,1,1]
+  t25 = t24.reshape((1,))  # %25 = RESHAPE %24 : float32[1]
+  t26 = input_tensor(3, dtypes.float32, (1,), device)  # %26 = PARAM slot=3 in : float32[1]
+  t27 = t25 * t26  # %27 = MUL %25 %26 : float32[1]
+  return [t27]
+
+
+def run(device):
+  """{K: values} of every output, the program realized on `device`."""
+  with Context(PARALLEL=0) if DEV.device == device else Context(DEV=device, PARALLEL=0):
+    outs = program(device)
+    for k, t in enumerate(outs):
+      dtype, shape = OUTPUTS[k]
+      if t.dtype != dtype or tuple(t.shape) != shape:
+        raise CannotCheck(f"output {k} is {t.dtype}{list(t.shape)} in tinygrad, {dtype}{list(shape)} in the program")
+    # read as tinygrad reads a Tensor's values: through contiguous() (a view of an input gets
+    # a kernel), on the device (a constant without one is cloned onto it)
+    outs = [None if 0 in OUTPUTS[k][1] else t.clone(device=device) if t.uop.device is None else t.contiguous()
+            for k, t in enumerate(outs)]
+    pending = [t for t in outs if t is not None and not t.uop.is_virtual and not t.uop.has_buffer_identity()]
+    if pending: Tensor.realize(*pending)
+    got = {}
+    for k, t in enumerate(outs):
+      n = math.prod(OUTPUTS[k][1])
+      if t is None:
+        got[k] = []
+        continue
+      data = bytes(t.uop.buffer.ensure_allocated().as_memoryview())
+      got[k] = list(struct.unpack(f"<{n}{t.dtype.fmt}", data[:n * t.dtype.itemsize]))
+    return got
+
+
+class CannotCheck(Exception):
+  """tinygrad's Tensor gives an output of another dtype or shape than the program's."""
+
+
+def run_isolated(device):
+  """run(device) in a forked child, so that a kernel that traps (SIGFPE) is reported, not the
+  end of the script: ("ok", outputs), ("cannot", why), ("error", message, tinygrad
+  file:line) when tinygrad raises (its traceback printed), or ("crash", message)."""
+  sys.stdout.flush()  # nothing buffered to be written twice
+  sys.stderr.flush()
+  r, w = os.pipe()
+  pid = os.fork()
+  if pid == 0:  # the child: run, send the answer, leave without cleanup
+    os.close(r)
+    try:
+      answer = ("ok", run(device))
+    except CannotCheck as e:
+      answer = ("cannot", str(e))
+    except Exception as e:  # noqa: BLE001  (the device's answer)
+      traceback.print_exc()
+      answer = ("error", f"{type(e).__name__}: {e}".splitlines()[0], tinygrad_where(e))
+    with os.fdopen(w, "wb") as f: f.write(pickle.dumps(answer))
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
+  os.close(w)
+  with os.fdopen(r, "rb") as f: data = f.read()
+  _, status = os.waitpid(pid, 0)
+  if os.WIFSIGNALED(status):
+    sig = os.WTERMSIG(status)
+    try:
+      name = signal.Signals(sig).name
+    except ValueError:
+      name = f"signal {sig}"
+    return ("crash", f"the {device} program killed its process: {name}")
+  if not data: return ("crash", f"the process running the {device} program ended (status {os.WEXITSTATUS(status)})")
+  return pickle.loads(data)
+
+
+def available(devices):
+  """The devices that run here: their runtime imports, and CPU has its C compiler ($CC)."""
+  out = []
+  for d in devices:
+    try:
+      Device.get_class(d)
+    except Exception:  # noqa: BLE001
+      continue
+    if d == "CPU" and shutil.which(os.environ.get("CC", "clang")) is None:
+      if shutil.which("clang-14") is None: continue
+      os.environ["CC"] = "clang-14"
+    out.append(d)
+  return out
+
+
+def canonical(vals):
+  """Values as compared: +0 and -0 alike, every NaN alike, other floats by value (= bits)."""
+  return ["nan" if isinstance(v, float) and math.isnan(v) else v + 0.0 if isinstance(v, float) else v for v in vals]
+
+
+def show(vals):
+  return "[" + ", ".join("nan" if isinstance(v, float) and math.isnan(v) else repr(v) for v in vals) + "]"
+
+
+def tinygrad_where(exc):
+  """file:line, relative to the tinygrad package, of the innermost traceback frame in it."""
+  import tinygrad
+  package, where = os.path.dirname(os.path.abspath(tinygrad.__file__)), None
+  for entry in traceback.extract_tb(exc.__traceback__):
+    if os.path.abspath(entry.filename).startswith(package + os.sep):
+      where = f"{os.path.relpath(os.path.abspath(entry.filename), package)}:{entry.lineno}"
+  return where
+
+
+def check(devices=DEVICES):
+  """Runs the program on each device, compares; returns the exit status (see the top)."""
+  devices = available(devices)
+  if not devices:
+    print(f"CANNOT CHECK: none of the devices {' '.join(DEVICES)} runs here")
+    return 2
+  status = 0
+  for device in devices:
+    answer = run_isolated(device)
+    if answer[0] == "cannot":
+      print(f"CANNOT CHECK on {device}: {answer[1]}")
+      status = max(status, 2) if status != 1 else 1
+      continue
+    if answer[0] == "error":  # a crash is the bug
+      print(f"FAIL on {device}: tinygrad raised at {answer[2]}: {answer[1]}")
+      status = 1
+      continue
+    if answer[0] == "crash":
+      print(f"FAIL on {device}: {answer[1]}")
+      status = 1
+      continue
+    got = answer[1]
+    for k, want in EXPECTED.items():
+      same = canonical(got[k]) == canonical(want)
+      print(f"out[{k}] on {device}: expected {show(want)} got {show(got[k])}{'' if same else '  <- differs'}")
+      if not same: status = 1
+  print("ok: every output is the expected one" if status == 0 else
+        "FAIL: tinygrad computes the program wrong" if status == 1 else "CANNOT CHECK")
+  return status
+
+
+class TestUopfuzzMaxReduceSkipsNan4(unittest.TestCase):
+  def test_max_reduce_skips_nan_4(self):
+    devices = available(DEVICES)
+    if not devices: self.skipTest(f"none of the devices {' '.join(DEVICES)} runs here")
+    for device in devices:
+      with self.subTest(device=device):
+        answer = run_isolated(device)
+        if answer[0] == "cannot": self.skipTest(answer[1])
+        self.assertEqual(answer[0], "ok", answer[1:])
+        for k, want in EXPECTED.items():
+          self.assertEqual(canonical(answer[1][k]), canonical(want), f"out[{k}] on {device}")
+
+
+if __name__ == "__main__":
+  sys.exit(check(tuple(sys.argv[1:]) or DEVICES))
