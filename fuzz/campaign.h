@@ -125,6 +125,10 @@ struct CampaignOptions {
   struct LoweringVariation {
     bool pcontig = true;
     bool split_reduce_threshold = true;
+    /// One program in kLoweringRuleOffEvery lowers with one tensor rule switched off:
+    /// every rule is an optimization, so the lowering must be right without each of them
+    /// (the paths a rule's firing otherwise hides).
+    bool rule_off = true;
   } vary_lowering;
   /// Called about twice a second, and once at the end.
   std::function<void(const struct CampaignProgress&)> on_progress;

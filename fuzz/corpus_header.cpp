@@ -3,10 +3,12 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <charconv>
 
 #include "backends/registry.h"
 #include "check/dedup.h"
+#include "schedule/lower.h"
 
 namespace uopfuzz::fuzz {
 namespace {
@@ -81,6 +83,8 @@ std::vector<std::pair<std::string, std::string>> corpus_header_lines(const Corpu
   if (h.pcontig) lines.emplace_back("pcontig", fmt::format("{}", *h.pcontig));
   if (h.split_reduce_threshold)
     lines.emplace_back("split-reduce-threshold", fmt::format("{}", *h.split_reduce_threshold));
+  if (!h.lower_disabled.empty())
+    lines.emplace_back("lower-disable", fmt::format("{}", fmt::join(h.lower_disabled, " ")));
   if (h.kernels) lines.emplace_back("kernels", fmt::format("{}", *h.kernels));
   if (h.cpu_opt) lines.emplace_back("cpu-opt", std::string(backends::opt_level_name(*h.cpu_opt)));
   if (const auto& l = h.latency) {
@@ -158,6 +162,12 @@ Result<CorpusHeader> read_corpus_header(const ir::KernelHeader& header, std::str
       int64_t n = 0;
       if (!parse_number(value, n) || n < 1) return fail("must be an integer of at least 1");
       (key == "kernels" ? h.kernels : h.split_reduce_threshold) = n;
+    } else if (key == "lower-disable") {
+      const std::vector<std::string> names = schedule::tensor_rule_names();
+      for (const std::string& w : words(value))
+        if (std::find(names.begin(), names.end(), w) == names.end())
+          return fail(fmt::format("'{}' is not a tensor rule (simplify --list-rules)", w));
+      h.lower_disabled = words(value);
     } else if (key == "cpu-opt") {
       h.cpu_opt = backends::parse_opt_level(value);
       if (!h.cpu_opt) return fail(fmt::format("must be O0, O1, O2 or O3, not '{}'", value));
@@ -201,6 +211,7 @@ std::vector<std::string> recorded_forms(const ir::KernelHeader& header) {
 void record_lowering(CorpusHeader& header, const schedule::LowerOptions& options) {
   header.pcontig = options.pcontig;
   header.split_reduce_threshold = options.split_reduce_threshold;
+  header.lower_disabled.assign(options.disabled.begin(), options.disabled.end());
 }
 
 schedule::LowerOptions with_recorded_lowering(schedule::LowerOptions options,
@@ -208,6 +219,7 @@ schedule::LowerOptions with_recorded_lowering(schedule::LowerOptions options,
   if (header.pcontig) options.pcontig = *header.pcontig;
   if (header.split_reduce_threshold)
     options.split_reduce_threshold = *header.split_reduce_threshold;
+  options.disabled.insert(header.lower_disabled.begin(), header.lower_disabled.end());
   return options;
 }
 

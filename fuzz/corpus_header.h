@@ -63,6 +63,8 @@ struct CorpusHeader {
   /// (or is meant to be run) at; absent: schedule::LowerOptions' defaults.
   std::optional<int> pcontig;
   std::optional<int64_t> split_reduce_threshold;
+  /// @lower-disable RULE...: tensor rules the lowering ran without (LowerOptions::disabled).
+  std::vector<std::string> lower_disabled;
   /// @kernels: how many kernels the program lowers to at those options (a tensor example).
   std::optional<int64_t> kernels;
   /// @cpu-opt O0..O3: the level the cpu compiled the case at when it was found (the
@@ -83,7 +85,8 @@ std::vector<std::string> recorded_forms(const ir::KernelHeader& header);
 /// (a comment) and line breaks become blanks, and an empty text is written "-".
 std::vector<std::pair<std::string, std::string>> corpus_header_lines(const CorpusHeader& header);
 
-/// Records the lowering options `options` says (pcontig, split-reduce threshold) in `header`.
+/// Records the lowering options `options` says (pcontig, split-reduce threshold, rules
+/// switched off) in `header`.
 void record_lowering(CorpusHeader& header, const schedule::LowerOptions& options);
 
 /// `options` with the lowering options `header` records.
@@ -96,7 +99,7 @@ schedule::LowerOptions with_recorded_lowering(schedule::LowerOptions options,
 /// "clean", @check-backends not registered backends separated by commas, @check-latency
 /// not a compiled backend, a number that does not parse, @latency-confirmed not yes or no,
 /// latency figures without @check-latency, @pcontig outside kMinPcontig..kMaxPcontig,
-/// @split-reduce-threshold or @kernels below 1).
+/// @split-reduce-threshold or @kernels below 1, @lower-disable naming no tensor rule).
 Result<CorpusHeader> read_corpus_header(const ir::KernelHeader& header, std::string_view text = {});
 
 /// The differential check a replay runs on a case whose header says check_clean: the

@@ -130,7 +130,7 @@ LoweringSelftestResult run_lowering_selftest(
     co.lower.bugs.insert(b);
     if (o.pcontig) co.lower.pcontig = *o.pcontig;
     if (o.split_reduce_threshold) co.lower.split_reduce_threshold = *o.split_reduce_threshold;
-    co.vary_lowering = {!o.pcontig, !o.split_reduce_threshold};
+    co.vary_lowering = {!o.pcontig, !o.split_reduce_threshold, true};
     co.check.seeds = 2;
     co.check.max_steps = 10'000'000;
     co.check.backends = o.backends;

@@ -1,6 +1,7 @@
 #include "fuzz/tensor_graph.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 
@@ -16,6 +17,7 @@
 #include "ir/tensor.h"
 #include "ir/verify.h"
 #include "oracle/tensor_eval.h"
+#include "schedule/lower.h"
 
 namespace uopfuzz::fuzz {
 
@@ -29,6 +31,11 @@ schedule::LowerOptions lowering_for(const CampaignOptions& o, uint64_t graph_see
   const uint64_t threshold = ir::splitmix64(state) % 12;
   if (o.vary_lowering.split_reduce_threshold)
     lo.split_reduce_threshold = threshold < 9 ? int64_t{16} << threshold : int64_t{32768};
+  const uint64_t off = ir::splitmix64(state);
+  if (o.vary_lowering.rule_off && off % kLoweringRuleOffEvery == 0) {
+    const std::vector<std::string> names = schedule::tensor_rule_names();
+    lo.disabled.insert(names[(off / kLoweringRuleOffEvery) % names.size()]);
+  }
   return lo;
 }
 
@@ -38,10 +45,13 @@ ir::Kernel campaign_tensor_program(const CampaignOptions& o, ir::Context& ctx,
   const schedule::LowerOptions lo = lowering_for(o, graph_seed);
   auto& extra = k.header.extra;
   std::erase_if(extra, [](const auto& line) {
-    return line.first == "pcontig" || line.first == "split-reduce-threshold";
+    return line.first == "pcontig" || line.first == "split-reduce-threshold" ||
+           line.first == "lower-disable";
   });
   extra.emplace_back("pcontig", std::to_string(lo.pcontig));
   extra.emplace_back("split-reduce-threshold", std::to_string(lo.split_reduce_threshold));
+  if (!lo.disabled.empty())
+    extra.emplace_back("lower-disable", fmt::format("{}", fmt::join(lo.disabled, " ")));
   return k;
 }
 

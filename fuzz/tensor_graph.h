@@ -12,10 +12,13 @@
 
 namespace uopfuzz::fuzz {
 
+inline constexpr uint64_t kLoweringRuleOffEvery = 8;
+
 /// The lowering options of graph `graph_seed`'s tensor program: `o.lower` with, where
 /// `o.vary_lowering` asks, a pcontig level and a split-reduce threshold drawn from the seed
 /// (half the programs at level 0, tinygrad's default, the rest spread over 1..4; three in
-/// four thresholds small, 16..4096, so that splits fire on small shapes, the rest 32768).
+/// four thresholds small, 16..4096, so that splits fire on small shapes, the rest 32768), and
+/// in one program of kLoweringRuleOffEvery one tensor rule switched off.
 schedule::LowerOptions lowering_for(const CampaignOptions& o, uint64_t graph_seed);
 
 /// Graph `graph_seed`'s tensor program (o.tensor_source) with its lowering options recorded

@@ -64,6 +64,12 @@ UOp Builder::unparented(DType dt, const Scope& s, int depth) {
     src.push_back(range(range_end(op == Op::Mul ? 2 : end_budget(in)), AxisType::Reduce));
     around = under(around, src[2]);
   }
+  // The reduced value may be one of the REDUCE's own ranges, bare: the rule must tell the
+  // value from the ranges it drops and keeps (an index sum, cast to the position's dtype).
+  if (src.size() == 3 && e_.chance(p_.p_unparented_bare_range)) {
+    src[0] = src[2];
+    return cast(dt, mk(Op::Reduce, dtypes::Index, std::move(src), ReduceArg{op}));
+  }
   src[0] = value(dt, around, depth + 1);
   return mk(Op::Reduce, dt, std::move(src), ReduceArg{op});
 }

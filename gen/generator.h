@@ -59,7 +59,7 @@
 namespace uopfuzz::gen {
 
 /// The generator's version, written to each kernel's header (@generator).
-inline constexpr const char* kGeneratorVersion = "uopfuzz-gen-8";
+inline constexpr const char* kGeneratorVersion = "uopfuzz-gen-9";
 
 struct GenStats {
   int oracle_runs = 0;             ///< check runs of the oracle (all rounds)

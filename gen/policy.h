@@ -502,6 +502,7 @@ struct GenPolicy {
   double p_window_sum = 0.06;       ///< sum_r in[i + r - pad], padded edges made safe
   double p_window_scale = 0.3;      ///< the window's term is scaled by a CONST
   double p_unparented = 0.08;       ///< REDUCE over a range its value does not use (reduce_unparented)
+  double p_unparented_bare_range = 0.15; ///< ... over two ranges, the value is the second range itself (an index sum, CAST)
   double p_nested_reduce = 0.3;     ///< a generic REDUCE's value starts with another REDUCE
   double p_nested_reduce_combined = 0.5; ///< ... combined with another value (+ or -)
   double p_reduce_two_ranges = 0.3; ///< a REDUCE closes two ranges (REDUCE merge candidates)

@@ -3,6 +3,7 @@
 // else on the tensor rule whose switching off alone makes it right; a lowering that leaves
 // an output unwritten is a VerifierFailure finding that a campaign keeps and whose
 // minimized case the faithful lowering passes at the options it records.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <string>
@@ -99,6 +100,32 @@ TEST(ProgramCheckLowering, AnUnwrittenOutputIsAVerifierFailureFinding) {
   EXPECT_EQ(r.kind, FindingKind::VerifierFailure);
   EXPECT_NE(r.details.find("does not verify"), std::string::npos) << r.details;
   EXPECT_EQ(sign_program_finding(ctx, k, po, r).culprit, "dead-axis-deletes-scalar");
+}
+
+// The lowering takes what the tensor oracle takes (SEMANTICS.md, "REDUCE_AXIS"): a quantized
+// MUL neither takes (the verifier already refuses it) is declined as unsupported; the ADD beside it both take, so a lowering
+// that declined it would be a finding (check_program: "declines a program the tensor oracle
+// runs").
+TEST(ProgramCheckLowering, WhatNeitherTheOracleNorTheLoweringTakesIsDeclined) {
+  auto program = [](const char* op) {
+    return fmt::format(
+        "%x = CONST 3 : qint8<0.5,0>[4]\n"
+        "%s = REDUCE_AXIS %x op={} axes=[0] : qint8<0.5,0>[1]\n"
+        "%o = REALIZE %s : void\n",
+        op);
+  };
+  ir::Context ctx;
+  auto mul = ir::parse_kernel(ctx, program("MUL"));
+  ASSERT_TRUE(mul.ok()) << mul.error().message;
+  ProgramCheckResult r = check_program(ctx, mul->kernel, {});
+  ASSERT_TRUE(r.unsupported);
+  EXPECT_NE(r.unsupported->find("REDUCE_AXIS MUL"), std::string::npos) << *r.unsupported;
+  EXPECT_EQ(r.kind, FindingKind::None);
+  auto add = ir::parse_kernel(ctx, program("ADD"));
+  ASSERT_TRUE(add.ok()) << add.error().message;
+  r = check_program(ctx, add->kernel, {});
+  EXPECT_FALSE(r.unsupported) << *r.unsupported;
+  EXPECT_EQ(r.kind, FindingKind::None) << r.details;
 }
 
 TEST(ProgramCheckLowering, ACampaignKeepsTheVerifierFailureAndItsCaseReplaysClean) {

@@ -1,7 +1,8 @@
-// The lowering options of tensor programs: @pcontig, @split-reduce-threshold and @kernels
-// read back as written and are rejected out of range; a campaign draws pcontig and the split
-// threshold per program from the graph seed, reproducibly and with the spread it documents,
-// records them in the program's header and its corpus entry, and checks the program with them.
+// The lowering options of tensor programs: @pcontig, @split-reduce-threshold, @lower-disable
+// and @kernels read back as written and are rejected out of range; a campaign draws pcontig,
+// the split threshold and a rule switched off per program from the graph seed, reproducibly
+// and with the spread it documents, records them in the program's header and its corpus
+// entry, and checks the program with them.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -42,6 +43,7 @@ TEST(FuzzTensorOptions, LoweringLinesRoundTrip) {
   h.details = "-";
   h.pcontig = 3;
   h.split_reduce_threshold = 64;
+  h.lower_disabled = {"index_const", "split_reduce"};
   h.kernels = 2;
   ir::Context ctx;
   auto parsed = ir::parse_kernel(ctx, kProgram);
@@ -52,6 +54,7 @@ TEST(FuzzTensorOptions, LoweringLinesRoundTrip) {
   EXPECT_NE(text.find("@pcontig 3\n"), std::string::npos) << text;
   EXPECT_NE(text.find("@split-reduce-threshold 64\n"), std::string::npos) << text;
   EXPECT_NE(text.find("@kernels 2\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("@lower-disable index_const split_reduce\n"), std::string::npos) << text;
   auto back = read_text(text);
   ASSERT_TRUE(back.ok()) << back.error().message;
   CorpusHeader want = h;
@@ -82,9 +85,13 @@ TEST(FuzzTensorOptions, RecordedValuesReplaceOnlyTheirOwn) {
 
 TEST(FuzzTensorOptions, OutOfRangeValuesAreErrorsAtTheirLine) {
   const std::map<std::string, std::string> bad = {
-      {"@pcontig 5", "@pcontig"},    {"@pcontig -1", "@pcontig"},
-      {"@pcontig high", "@pcontig"}, {"@split-reduce-threshold 0", "@split-reduce"},
-      {"@kernels two", "@kernels"},  {"@kernels 0", "@kernels"}};
+      {"@pcontig 5", "@pcontig"},
+      {"@pcontig -1", "@pcontig"},
+      {"@pcontig high", "@pcontig"},
+      {"@split-reduce-threshold 0", "@split-reduce"},
+      {"@kernels two", "@kernels"},
+      {"@kernels 0", "@kernels"},
+      {"@lower-disable index_const no_such_rule", "@lower-disable"}};
   for (const auto& [line, key] : bad) {
     const std::string text = std::string("@name bad\n") + line + "\n" + (kProgram + 11);
     auto read = read_text(text);
@@ -117,11 +124,62 @@ TEST(FuzzTensorOptions, DrawsAreReproducibleAndSpreadAsDocumented) {
   EXPECT_EQ(small, (std::set<int64_t>{16, 32, 64, 128, 256, 512, 1024, 2048, 4096}));
 }
 
+// One program in kLoweringRuleOffEvery lowers without one tensor rule, each rule in turn
+// (the paths a rule's firing hides must be right too); the other draws are unchanged.
+TEST(FuzzTensorOptions, OneProgramInEightLowersWithoutOneTensorRule) {
+  CampaignOptions o;
+  const std::vector<std::string> names = schedule::tensor_rule_names();
+  std::map<std::string, int> off;
+  int with_off = 0;
+  constexpr int kDraws = 8000;
+  for (uint64_t seed = 0; seed < kDraws; ++seed) {
+    const schedule::LowerOptions lo = lowering_for(o, seed);
+    if (lo.disabled.empty()) continue;
+    ++with_off;
+    ASSERT_EQ(lo.disabled.size(), 1u);
+    ++off[*lo.disabled.begin()];
+    CampaignOptions fixed = o;
+    fixed.vary_lowering.rule_off = false;
+    const schedule::LowerOptions without = lowering_for(fixed, seed);
+    EXPECT_TRUE(without.disabled.empty());
+    EXPECT_EQ(without.pcontig, lo.pcontig);
+    EXPECT_EQ(without.split_reduce_threshold, lo.split_reduce_threshold);
+  }
+  EXPECT_NEAR(with_off, kDraws / static_cast<int>(kLoweringRuleOffEvery), 100);  // sd ~ 30
+  EXPECT_EQ(off.size(), names.size());
+  for (const std::string& name : names) EXPECT_GT(off[name], 0) << name;
+}
+
+TEST(FuzzTensorOptions, ARuleSwitchedOffTravelsWithTheProgram) {
+  CampaignOptions o;
+  o.level = Level::Tensor;
+  o.tensor_source = [](ir::Context& ctx, uint64_t) {
+    return ir::parse_kernel(ctx, kProgram)->kernel;
+  };
+  uint64_t seed = 0;
+  while (lowering_for(o, seed).disabled.empty()) ++seed;
+  const std::set<std::string> drawn = lowering_for(o, seed).disabled;
+  ir::Context ctx;
+  const std::string text = ir::print_kernel(campaign_tensor_program(o, ctx, seed));
+  ir::Context ctx2;
+  auto back = ir::parse_kernel(ctx2, text);
+  ASSERT_TRUE(back.ok()) << text;
+  const check::ProgramCheckOptions po = program_options_for(o, back->kernel);
+  EXPECT_EQ(po.lower.disabled, drawn) << text;
+  NewFinding f;
+  f.signature.kind = check::FindingKind::Mismatch;
+  f.signature.culprit = "lowering";
+  auto recorded = read_corpus_header(tensor_corpus_entry(back->kernel, f, o, po).header);
+  ASSERT_TRUE(recorded.ok());
+  EXPECT_EQ(std::set<std::string>(recorded->lower_disabled.begin(), recorded->lower_disabled.end()),
+            drawn);
+}
+
 TEST(FuzzTensorOptions, AnOptionNotDrawnIsTheCampaignsOwn) {
   CampaignOptions o;
   o.lower.pcontig = 2;
   o.lower.split_reduce_threshold = 100;
-  o.vary_lowering = {false, false};
+  o.vary_lowering = {false, false, false};
   std::set<int64_t> drawn_thresholds;
   for (uint64_t seed = 0; seed < 200; ++seed) {
     EXPECT_EQ(lowering_for(o, seed).pcontig, 2);
