@@ -6,7 +6,7 @@
 TINYGRAD_PATH ?= $(if $(wildcard ../shared/vendor/tinygrad/tinygrad/__init__.py),$(abspath ../shared/vendor/tinygrad))
 export TINYGRAD_PATH
 
-.PHONY: all deps release debug asan libfuzzer test fuzz bench clean format format-check tidy
+.PHONY: all deps release debug asan libfuzzer test test-slow test-all fuzz bench clean format format-check tidy
 
 
 all: release
@@ -32,8 +32,19 @@ libfuzzer: deps
 	@cmake --preset libfuzzer >/dev/null
 	@cmake --build --preset libfuzzer
 
-test: release asan
-	@ctest --preset release
+# The fast suite: every test but those labelled slow (tests/CMakeLists.txt), on the release
+# tree alone.
+test: release
+	@ctest --preset release -LE slow
+
+# The slow suites: the cold ClusterFuzzLite build, the ASan CLI tree, the campaigns that
+# hunt planted bugs on the compiled backends and through tinygrad, the nightly and bench
+# scripts end to end.
+test-slow: release asan
+	@ctest --preset release -L slow
+
+# Everything CI runs.
+test-all: test test-slow
 
 # A short campaign on the default backends (new findings go to corpus/findings), then a
 # replay of the whole corpus, one worker per core. FUZZ_SECONDS, FUZZ_SEED and FUZZ_JOBS
