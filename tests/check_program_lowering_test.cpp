@@ -102,10 +102,10 @@ TEST(ProgramCheckLowering, AnUnwrittenOutputIsAVerifierFailureFinding) {
   EXPECT_EQ(sign_program_finding(ctx, k, po, r).culprit, "dead-axis-deletes-scalar");
 }
 
-// The lowering takes what the tensor oracle takes (SEMANTICS.md, "REDUCE_AXIS"): a quantized
-// MUL neither takes (the verifier already refuses it) is declined as unsupported; the ADD beside it both take, so a lowering
-// that declined it would be a finding (check_program: "declines a program the tensor oracle
-// runs").
+// The lowering takes what the tensor oracle takes (SEMANTICS.md, "REDUCE_AXIS"): a
+// quantized MUL neither takes (the verifier already refuses it) is declined as
+// unsupported; the ADD beside it both take, so a lowering that declined it would be a
+// finding (check_program: "declines a program the tensor oracle runs").
 TEST(ProgramCheckLowering, WhatNeitherTheOracleNorTheLoweringTakesIsDeclined) {
   auto program = [](const char* op) {
     return fmt::format(
