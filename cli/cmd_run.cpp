@@ -391,7 +391,7 @@ Action add_run(CLI::App& cmd, Invocation& invocation) {
   cmd.add_option("--seed", f->seed, "input-fill seed (default: the file's @seed, else 0)");
   cmd.add_option("--var", f->vars,
                  "VAR value NAME=V (repeatable; default: the file's @var, else seed-derived)");
-  cmd.add_flag("--json", f->json, "print the result as JSON (schema in README)");
+  cmd.add_flag("--json", f->json, "print the result as JSON (schema in docs/cli.md)");
   cmd.add_option("--max-steps", f->max_steps, "stop after this many interpreter steps")
       ->capture_default_str();
   add_simplifier_flags(cmd, f->simplifier);

@@ -1,7 +1,7 @@
 /** \file The .uop parser. Errors come back as values with line and column; it never
  * throws, crashes or loops on any input (fuzzed by tests and, later, fuzz_parse).
  *
- * Format (see README, ".uop format"):
+ * Format (see docs/uop-format.md):
  *   # comment                        anywhere; runs to the end of the line
  *   @name arange_sum                 header lines, before the first node
  *   @seed 7 / @expect ok|ub / @var n=5 / @output 0 [45] / @any-key free text

@@ -139,7 +139,7 @@ Jit* make_jit(OptLevel level) {
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
     // Three code generator passes cost a third of a kernel's code generation and buy
-    // these kernels nothing measurable (bench/cpu_bench.cpp; README): loop strength
+    // these kernels nothing measurable (bench/cpu_bench.cpp; docs/performance.md): loop strength
     // reduction redoes what x86 addressing modes absorb, and the two instruction
     // schedulers reorder for pipelines that an out-of-order core reorders anyway. Only
     // optimizations are switched off, never a different way of generating code.

@@ -136,7 +136,7 @@ int usage(const char* argv0) {
                "usage: %s [--runs N] [--seed S] [--max-len L] [--crash-file PATH] [FILE|DIR]...\n"
                "  runs every file once, then N generated inputs (random bytes and mutations of\n"
                "  the files); aborts on a finding. Built without libFuzzer: for coverage-guided\n"
-               "  fuzzing use the build-libfuzzer binary (see README).\n",
+               "  fuzzing use the build-libfuzzer binary (see docs/libfuzzer.md).\n",
                argv0);
   return 2;
 }

@@ -1,4 +1,4 @@
-"""Runs a Program's text (README, "Programs") kernel by kernel with `uopfuzz run`, for the
+"""Runs a Program's text (docs/cli.md, "Programs") kernel by kernel with `uopfuzz run`, for the
 suites: each `@kernel` block is a kernel file of its own; its input slots get `@input` lines
 with the values of the buffers bound to them, its outputs replace its output buffers'.
 Buffers start zeroed, inputs hold the tensor program's @input values."""

@@ -154,7 +154,7 @@ class ToTinygrad(unittest.TestCase):
     self.assertNotRegex(str(e.exception), r"line|\d")
 
 
-# out[r] = REQUANTIZE(in[r]) from qint8<0.03,0> to qint8<0.12,0> (README, "Quantized types").
+# out[r] = REQUANTIZE(in[r]) from qint8<0.03,0> to qint8<0.12,0> (docs/uop-format.md, "Quantized types").
 QUANTIZED_KERNEL = """\
 %0 = PARAM slot=0 size=4 in : qint8<0.03,0>
 %1 = PARAM slot=1 size=4 out : qint8<0.12,0>

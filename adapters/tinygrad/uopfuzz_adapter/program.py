@@ -1,4 +1,4 @@
-"""The kernels tinygrad scheduled for a tensor program, as a uopfuzz Program text (README,
+"""The kernels tinygrad scheduled for a tensor program, as a uopfuzz Program text (docs/cli.md,
 "Programs"): `@buffer` lines, then one `@kernel K` block a kernel, in the order tinygrad runs
 them.
 

@@ -1,6 +1,6 @@
 """.uop kernel text: parse and print, without tinygrad.
 
-The grammar is the one ir/parser.cpp reads (README, "The .uop format"): header lines
+The grammar is the one ir/parser.cpp reads (docs/uop-format.md): header lines
 `@key value` before the first node, then one node a line, `%name = OP %srcs... args... :
 dtype`, `#` starts a comment. Header lines are kept verbatim (their meaning is the C++
 side's business); nodes keep their argument tokens as written, so printing a parsed
@@ -21,7 +21,7 @@ DTYPES = frozenset(("void", "bool", "int8", "int16", "int32", "int64", "uint8", 
                     "uint64", "float16", "float32", "float64", "index"))
 
 # A quantized dtype: a storage integer with a scale and a zero point, `qint8<0.03,0>`,
-# `quint8<0.08,3>` (README, "Quantized types"); the scale and zero point are not checked here.
+# `quint8<0.08,3>` (docs/uop-format.md, "Quantized types"); the scale and zero point are not checked here.
 QUANTIZED = re.compile(r"q(u?int(?:8|16|32))<[^<>,]+,[^<>,]+>")
 
 

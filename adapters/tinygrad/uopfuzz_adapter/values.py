@@ -1,7 +1,7 @@
 """Element values as the .uop text writes them, without tinygrad.
 
 - header values: `@input SLOT [v, v, ...]` and `@var NAME=V` lines of a .uop text
-  (README, "The .uop format");
+  (docs/uop-format.md);
 - parse_value(): a literal as the C++ parser reads it (ir/parser.cpp, parse_literal): float32
   correctly rounded from the decimal, float64 too, float16 through the double nearest the
   decimal (as there), integers and bools as written;
