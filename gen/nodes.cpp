@@ -41,7 +41,7 @@ UOp Nodes::param(DType dt, int64_t size, bool output, std::optional<int64_t> vmi
   a.size = std::max<int64_t>(1, size);
   a.output = output;
   a.vmin = vmin, a.vmax = vmax, a.multiple_of = mult;
-  return mk(Op::Param, dt, {}, std::move(a));
+  return mk(Op::Param, dt, {}, a);
 }
 
 UOp Nodes::load_gated(UOp buf, UOp valid, UOp idx, UOp alt) const {
