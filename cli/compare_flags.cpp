@@ -12,6 +12,7 @@
 
 #include "cli/command.h"
 #include "fuzz/compare.h"
+#include "report/compare_json.h"
 
 namespace uopfuzz::cli {
 namespace {
@@ -35,37 +36,6 @@ std::optional<Pair> make_pair(const std::vector<std::string>& specs,
     pair[s] = *made;
   }
   return pair;
-}
-
-json strength_json(const check::StrengthTally& t) {
-  json families = json::object();
-  for (check::StrengthFamily f : check::all_strength_families()) {
-    const auto& fam = t.families[size_t(f)];
-    families[std::string(check::strength_family_name(f))] = {
-        {"stronger", {fam.a_stronger, fam.b_stronger}},
-        {"left", {fam.a_left, fam.b_left}},
-        {"examples", {fam.a_examples, fam.b_examples}}};
-  }
-  return {{"simplifiers", {t.a, t.b}},
-          {"compared", t.compared},
-          {"differences", t.differences},
-          {"not_compared", t.not_compared},
-          {"families", families}};
-}
-
-json side_json(const fuzz::CompareSide& s, uint64_t graphs) {
-  return {{"name", s.name},
-          {"version", s.version},
-          {"rewrites", s.rewrites},
-          {"unsupported", s.unsupported},
-          {"findings", s.findings},
-          {"first_graph", s.first_graph},
-          {"first_details", s.first_details},
-          {"rule_hits", s.rule_hits},
-          {"check_seconds", s.check_seconds},
-          {"child_seconds", s.child_seconds},
-          {"protocol_seconds", s.protocol_seconds},
-          {"graphs_per_second", s.check_seconds > 0 ? double(graphs) / s.check_seconds : 0.0}};
 }
 
 std::string version_of(const fuzz::CompareSide& s) {
@@ -141,28 +111,7 @@ void print_lowering(const fuzz::LoweringTally& t, const std::array<fuzz::Compare
   }
 }
 
-json lowering_json(const fuzz::LoweringTally& t) {
-  auto figure = [](const fuzz::LoweringTally::Figure& f) {
-    return json{{"a_fewer", f.a_fewer}, {"b_fewer", f.b_fewer},       {"a_total", f.a_total},
-                {"b_total", f.b_total}, {"a_examples", f.a_examples}, {"b_examples", f.b_examples}};
-  };
-  return json{{"compared", t.compared},
-              {"differences", t.differences},
-              {"not_compared", t.not_compared},
-              {"kernels", figure(t.kernels)},
-              {"intermediate_buffers", figure(t.intermediates)}};
-}
-
 }  // namespace
-
-sut::ExternalOptions external_options(const SimplifierFlags& f) {
-  sut::ExternalOptions eo;
-  eo.timeout_s = f.timeout_s;
-  eo.tinygrad_path = f.tinygrad_path;
-  eo.tinygrad_stage = f.tinygrad_stage;
-  eo.adapter_bugs = f.adapter_bugs;
-  return eo;
-}
 
 void add_compare_flag(CLI::App& cmd, std::vector<std::string>& specs) {
   cmd.add_option("--compare", specs,
@@ -216,11 +165,12 @@ int run_fuzz_compare(const std::vector<std::string>& specs, const sut::ExternalO
     json j{{"seed", seed},
            {"seconds", p.seconds},
            {"graphs", p.graphs},
-           {"sides", {side_json(p.sides[0], p.graphs), side_json(p.sides[1], p.graphs)}}};
+           {"sides",
+            {report::side_json(p.sides[0], p.graphs), report::side_json(p.sides[1], p.graphs)}}};
     if (tensor_source)
-      j["lowering"] = lowering_json(p.lowering);
+      j["lowering"] = report::lowering_json(p.lowering);
     else
-      j["strength"] = strength_json(p.strength);
+      j["strength"] = report::strength_json(p.strength);
     out << j.dump(2) << "\n";
     if (!out) {
       fmt::print(stderr, "error: cannot write {}\n", json_path);
@@ -284,8 +234,9 @@ int run_check_compare(const std::vector<std::string>& specs, const sut::External
     }
   }
   if (as_json)
-    fmt::print("{}\n",
-               json{{"file", file}, {"sides", sides}, {"strength", strength_json(t)}}.dump(2));
+    fmt::print(
+        "{}\n",
+        json{{"file", file}, {"sides", sides}, {"strength", report::strength_json(t)}}.dump(2));
   else
     print_strength(t);
   return finding ? kExitFinding : kExitOk;

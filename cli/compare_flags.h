@@ -14,9 +14,6 @@
 
 namespace uopfuzz::cli {
 
-/// How the flags start an external simplifier (its timeout, tinygrad, stage, planted bugs).
-sut::ExternalOptions external_options(const SimplifierFlags& flags);
-
 /// The two simplifier specs of `--compare A,B` (empty: no comparison).
 void add_compare_flag(CLI::App& cmd, std::vector<std::string>& specs);
 

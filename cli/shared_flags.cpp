@@ -177,4 +177,13 @@ void add_device_flag(CLI::App& cmd, std::string& device) {
                  "`uopfuzz devices`)");
 }
 
+sut::ExternalOptions external_options(const SimplifierFlags& f) {
+  sut::ExternalOptions eo;
+  eo.timeout_s = f.timeout_s;
+  eo.tinygrad_path = f.tinygrad_path;
+  eo.tinygrad_stage = f.tinygrad_stage;
+  eo.adapter_bugs = f.adapter_bugs;
+  return eo;
+}
+
 }  // namespace uopfuzz::cli

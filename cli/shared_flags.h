@@ -47,6 +47,9 @@ void add_simplifier_flags(CLI::App& cmd, SimplifierFlags& flags);
 std::optional<std::shared_ptr<sut::Simplifier>> simplifier_under_test(
     const SimplifierFlags& flags, const simplifier::SimplifyOptions& options = {});
 
+/// How the flags start an external simplifier (its timeout, tinygrad, stage, planted bugs).
+sut::ExternalOptions external_options(const SimplifierFlags& flags);
+
 /// Which simplifier runs and how (simplify, check, fuzz): the simplifier under test's flags
 /// too.
 struct SimplifyFlags {
