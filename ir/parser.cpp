@@ -506,67 +506,179 @@ class Parser {
     };
     const size_t src_rank = src.empty() ? 0 : src[0].shape().size();
 
-    switch (op) {
-      case Op::Permute: {
-        AxesArg a;
-        if (auto e = take_ints("order", a.axes)) return e;
-        if (auto e = leftovers()) return e;
-        arg = std::move(a);
-        return std::nullopt;
-      }
-      case Op::Flip: {
-        AxesArg a;
-        if (auto e = take_ints("axes", a.axes)) return e;
-        if (auto e = leftovers()) return e;
-        arg = std::move(a);
-        return std::nullopt;
-      }
-      case Op::Pad:
-      case Op::Shrink: {
-        PadArg p;
-        if (auto e = take_pairs(op == Op::Pad ? "pad" : "shrink", p)) return e;
-        if (auto e = leftovers()) return e;
-        arg = std::move(p);
-        return std::nullopt;
-      }
-      case Op::ReduceAxis: {
-        ReduceAxisArg r;
-        auto it = kv.find("op");
-        if (it == kv.end()) return fail(ln, op_tok.col, "REDUCE_AXIS needs op=ADD|MUL|MAX|MIN");
-        auto rop = parse_op(it->second.text);
-        if (!rop || (*rop != Op::Add && *rop != Op::Mul && *rop != Op::Max && *rop != Op::Min))
-          return fail(ln, it->second.col,
-                      fmt::format("REDUCE_AXIS op must be ADD, MUL, MAX or MIN, got {}",
-                                  quoted(it->second.text)));
-        r.op = *rop;
-        kv.erase(it);
-        // `axes=all` is spelling only: inside the graph the list is explicit, and an empty
-        // list reduces nothing.
-        if (auto all = kv.find("axes"); all != kv.end()) {
-          if (all->second.text != "all")
-            return fail(
-                ln, all->second.col,
-                fmt::format("expected axes=[...] or axes=all, got {}", quoted(all->second.text)));
-          for (size_t d = 0; d < src_rank; ++d) r.axes.push_back(static_cast<int64_t>(d));
-          kv.erase(all);
-        } else if (auto e = take_ints("axes", r.axes)) {
-          return e;
+    switch (op_kind(op)) {
+      case OpKind::Leaf:
+        switch (leaf_op(op)) {
+          case LeafOp::Const: {
+            if (bare.size() != 1 || !kv.empty())
+              return fail(ln, op_tok.col, "CONST takes exactly one literal value");
+            Value v;
+            if (auto e = parse_literal(dt, bare[0].text, v)) return fail(ln, bare[0].col, *e);
+            arg = ConstArg{v};
+            return std::nullopt;
+          }
+          case LeafOp::Param: {
+            ParamArg p;
+            std::optional<int64_t> slot, size;
+            if (auto e = take_int("slot", true, slot)) return e;
+            // A tensor input's size is its shape's element count.
+            if (auto e = take_int("size", !shape, size)) return e;
+            if (!size) size = numel(*shape);
+            if (auto e = take_int("vmin", false, p.vmin)) return e;
+            if (auto e = take_int("vmax", false, p.vmax)) return e;
+            if (auto e = take_int("multiple_of", false, p.multiple_of)) return e;
+            if (*slot < 0 || *slot > 4096)
+              return fail(ln, op_tok.col, fmt::format("PARAM slot {} is outside 0..4096", *slot));
+            p.slot = static_cast<int>(*slot);
+            p.size = *size;
+            if (bare.size() != 1 || (bare[0].text != "in" && bare[0].text != "out"))
+              return fail(ln, bare.empty() ? op_tok.col : bare[0].col,
+                          "PARAM needs exactly one of 'in' or 'out'");
+            p.output = bare[0].text == "out";
+            bare.clear();
+            if (auto e = leftovers()) return e;
+            arg = p;
+            return std::nullopt;
+          }
+          case LeafOp::Var: {
+            VarArg v;
+            auto it = kv.find("name");
+            if (it == kv.end()) return fail(ln, op_tok.col, "VAR needs name=<identifier>");
+            if (!valid_identifier(it->second.text))
+              return fail(ln, it->second.col,
+                          fmt::format("bad VAR name {}", quoted(it->second.text)));
+            v.name = std::string(it->second.text);
+            kv.erase(it);
+            std::optional<int64_t> lo, hi;
+            if (auto e = take_int("min", true, lo)) return e;
+            if (auto e = take_int("max", true, hi)) return e;
+            if (auto e = take_int("multiple_of", false, v.multiple_of)) return e;
+            v.min = *lo;
+            v.max = *hi;
+            if (auto e = leftovers()) return e;
+            arg = std::move(v);
+            return std::nullopt;
+          }
+          case LeafOp::Invalid: return leftovers();
         }
-        if (auto e = leftovers()) return e;
-        arg = std::move(r);
-        return std::nullopt;
-      }
-      case Op::Reshape:
-      case Op::Expand:
-        if (!shape)
-          return fail(
-              ln, op_tok.col,
-              fmt::format("{} takes its target from the shape after ':' (e.g. : float32[3,4])",
-                          op_name(op)));
-        return leftovers();
-      case Op::Contiguous:
-      case Op::Realize: return leftovers();
-      case Op::Bufferize: {
+        break;
+      case OpKind::Structural:
+        switch (structural_op(op)) {
+          case StructuralOp::Range: {
+            RangeArg r;
+            auto it = kv.find("axis");
+            if (it == kv.end()) return fail(ln, op_tok.col, "RANGE needs axis=<id>[.<sub-id>...]");
+            std::string_view ax = it->second.text;
+            while (true) {
+              size_t dot = ax.find('.');
+              int32_t id;
+              if (!parse_int(ax.substr(0, dot), id) || id < 0 || r.axis.size() >= 16)
+                return fail(ln, it->second.col,
+                            fmt::format("expected axis ids like 0 or 3.1, got {}",
+                                        quoted(it->second.text)));
+              r.axis.push_back(id);
+              if (dot == std::string_view::npos) break;
+              ax.remove_prefix(dot + 1);
+            }
+            kv.erase(it);
+            if (bare.size() != 1)
+              return fail(ln, bare.empty() ? op_tok.col : bare[1].col,
+                          "RANGE needs exactly one axis type (LOOP, REDUCE, GLOBAL, ...)");
+            auto t = parse_axis_type(bare[0].text);
+            if (!t)
+              return fail(ln, bare[0].col,
+                          fmt::format("unknown axis type {}", quoted(bare[0].text)));
+            r.type = *t;
+            bare.clear();
+            if (auto e = leftovers()) return e;
+            arg = std::move(r);
+            return std::nullopt;
+          }
+          case StructuralOp::Reduce: {
+            auto it = kv.find("op");
+            if (it == kv.end()) return fail(ln, op_tok.col, "REDUCE needs op=ADD|MUL|MAX|MIN");
+            auto rop = parse_op(it->second.text);
+            if (!rop || (*rop != Op::Add && *rop != Op::Mul && *rop != Op::Max && *rop != Op::Min))
+              return fail(ln, it->second.col,
+                          fmt::format("REDUCE op must be ADD, MUL, MAX or MIN, got {}",
+                                      quoted(it->second.text)));
+            kv.erase(it);
+            if (auto e = leftovers()) return e;
+            arg = ReduceArg{*rop};
+            return std::nullopt;
+          }
+          case StructuralOp::Index:
+          case StructuralOp::Load:
+          case StructuralOp::Store:
+          case StructuralOp::End:
+          case StructuralOp::Sink: return leftovers();
+        }
+        break;
+      case OpKind::Alu: return leftovers();
+      case OpKind::Tensor:
+        switch (tensor_op(op)) {
+          case TensorOp::Permute: {
+            AxesArg a;
+            if (auto e = take_ints("order", a.axes)) return e;
+            if (auto e = leftovers()) return e;
+            arg = std::move(a);
+            return std::nullopt;
+          }
+          case TensorOp::Flip: {
+            AxesArg a;
+            if (auto e = take_ints("axes", a.axes)) return e;
+            if (auto e = leftovers()) return e;
+            arg = std::move(a);
+            return std::nullopt;
+          }
+          case TensorOp::Pad:
+          case TensorOp::Shrink: {
+            PadArg p;
+            if (auto e = take_pairs(op == Op::Pad ? "pad" : "shrink", p)) return e;
+            if (auto e = leftovers()) return e;
+            arg = std::move(p);
+            return std::nullopt;
+          }
+          case TensorOp::ReduceAxis: {
+            ReduceAxisArg r;
+            auto it = kv.find("op");
+            if (it == kv.end()) return fail(ln, op_tok.col, "REDUCE_AXIS needs op=ADD|MUL|MAX|MIN");
+            auto rop = parse_op(it->second.text);
+            if (!rop || (*rop != Op::Add && *rop != Op::Mul && *rop != Op::Max && *rop != Op::Min))
+              return fail(ln, it->second.col,
+                          fmt::format("REDUCE_AXIS op must be ADD, MUL, MAX or MIN, got {}",
+                                      quoted(it->second.text)));
+            r.op = *rop;
+            kv.erase(it);
+            // `axes=all` is spelling only: inside the graph the list is explicit, and an empty
+            // list reduces nothing.
+            if (auto all = kv.find("axes"); all != kv.end()) {
+              if (all->second.text != "all")
+                return fail(ln, all->second.col,
+                            fmt::format("expected axes=[...] or axes=all, got {}",
+                                        quoted(all->second.text)));
+              for (size_t d = 0; d < src_rank; ++d) r.axes.push_back(static_cast<int64_t>(d));
+              kv.erase(all);
+            } else if (auto e = take_ints("axes", r.axes)) {
+              return e;
+            }
+            if (auto e = leftovers()) return e;
+            arg = std::move(r);
+            return std::nullopt;
+          }
+          case TensorOp::Reshape:
+          case TensorOp::Expand:
+            if (!shape)
+              return fail(
+                  ln, op_tok.col,
+                  fmt::format("{} takes its target from the shape after ':' (e.g. : float32[3,4])",
+                              op_name(op)));
+            return leftovers();
+          case TensorOp::Contiguous:
+          case TensorOp::Realize: return leftovers();
+        }
+        break;
+      case OpKind::Schedule: {
         BufferizeArg b;
         std::optional<int64_t> output;
         if (auto e = take_int("output", false, output)) return e;
@@ -581,133 +693,6 @@ class Parser {
         arg = b;
         return std::nullopt;
       }
-      case Op::Const: {
-        if (bare.size() != 1 || !kv.empty())
-          return fail(ln, op_tok.col, "CONST takes exactly one literal value");
-        Value v;
-        if (auto e = parse_literal(dt, bare[0].text, v)) return fail(ln, bare[0].col, *e);
-        arg = ConstArg{v};
-        return std::nullopt;
-      }
-      case Op::Param: {
-        ParamArg p;
-        std::optional<int64_t> slot, size;
-        if (auto e = take_int("slot", true, slot)) return e;
-        // A tensor input's size is its shape's element count.
-        if (auto e = take_int("size", !shape, size)) return e;
-        if (!size) size = numel(*shape);
-        if (auto e = take_int("vmin", false, p.vmin)) return e;
-        if (auto e = take_int("vmax", false, p.vmax)) return e;
-        if (auto e = take_int("multiple_of", false, p.multiple_of)) return e;
-        if (*slot < 0 || *slot > 4096)
-          return fail(ln, op_tok.col, fmt::format("PARAM slot {} is outside 0..4096", *slot));
-        p.slot = static_cast<int>(*slot);
-        p.size = *size;
-        if (bare.size() != 1 || (bare[0].text != "in" && bare[0].text != "out"))
-          return fail(ln, bare.empty() ? op_tok.col : bare[0].col,
-                      "PARAM needs exactly one of 'in' or 'out'");
-        p.output = bare[0].text == "out";
-        bare.clear();
-        if (auto e = leftovers()) return e;
-        arg = p;
-        return std::nullopt;
-      }
-      case Op::Var: {
-        VarArg v;
-        auto it = kv.find("name");
-        if (it == kv.end()) return fail(ln, op_tok.col, "VAR needs name=<identifier>");
-        if (!valid_identifier(it->second.text))
-          return fail(ln, it->second.col, fmt::format("bad VAR name {}", quoted(it->second.text)));
-        v.name = std::string(it->second.text);
-        kv.erase(it);
-        std::optional<int64_t> lo, hi;
-        if (auto e = take_int("min", true, lo)) return e;
-        if (auto e = take_int("max", true, hi)) return e;
-        if (auto e = take_int("multiple_of", false, v.multiple_of)) return e;
-        v.min = *lo;
-        v.max = *hi;
-        if (auto e = leftovers()) return e;
-        arg = std::move(v);
-        return std::nullopt;
-      }
-      case Op::Range: {
-        RangeArg r;
-        auto it = kv.find("axis");
-        if (it == kv.end()) return fail(ln, op_tok.col, "RANGE needs axis=<id>[.<sub-id>...]");
-        std::string_view ax = it->second.text;
-        while (true) {
-          size_t dot = ax.find('.');
-          int32_t id;
-          if (!parse_int(ax.substr(0, dot), id) || id < 0 || r.axis.size() >= 16)
-            return fail(
-                ln, it->second.col,
-                fmt::format("expected axis ids like 0 or 3.1, got {}", quoted(it->second.text)));
-          r.axis.push_back(id);
-          if (dot == std::string_view::npos) break;
-          ax.remove_prefix(dot + 1);
-        }
-        kv.erase(it);
-        if (bare.size() != 1)
-          return fail(ln, bare.empty() ? op_tok.col : bare[1].col,
-                      "RANGE needs exactly one axis type (LOOP, REDUCE, GLOBAL, ...)");
-        auto t = parse_axis_type(bare[0].text);
-        if (!t)
-          return fail(ln, bare[0].col, fmt::format("unknown axis type {}", quoted(bare[0].text)));
-        r.type = *t;
-        bare.clear();
-        if (auto e = leftovers()) return e;
-        arg = std::move(r);
-        return std::nullopt;
-      }
-      case Op::Reduce: {
-        auto it = kv.find("op");
-        if (it == kv.end()) return fail(ln, op_tok.col, "REDUCE needs op=ADD|MUL|MAX|MIN");
-        auto rop = parse_op(it->second.text);
-        if (!rop || (*rop != Op::Add && *rop != Op::Mul && *rop != Op::Max && *rop != Op::Min))
-          return fail(ln, it->second.col,
-                      fmt::format("REDUCE op must be ADD, MUL, MAX or MIN, got {}",
-                                  quoted(it->second.text)));
-        kv.erase(it);
-        if (auto e = leftovers()) return e;
-        arg = ReduceArg{*rop};
-        return std::nullopt;
-      }
-      case Op::Invalid:
-      case Op::Index:
-      case Op::Load:
-      case Op::Store:
-      case Op::End:
-      case Op::Sink:
-      case Op::Neg:
-      case Op::Cast:
-      case Op::Bitcast:
-      case Op::Reciprocal:
-      case Op::Sqrt:
-      case Op::Exp2:
-      case Op::Log2:
-      case Op::Sin:
-      case Op::Trunc:
-      case Op::Quantize:
-      case Op::Dequantize:
-      case Op::Requantize:
-      case Op::Add:
-      case Op::Sub:
-      case Op::Mul:
-      case Op::Cdiv:
-      case Op::Cmod:
-      case Op::FloorDiv:
-      case Op::FloorMod:
-      case Op::Max:
-      case Op::Min:
-      case Op::CmpLt:
-      case Op::CmpNe:
-      case Op::CmpEq:
-      case Op::And:
-      case Op::Or:
-      case Op::Xor:
-      case Op::Shl:
-      case Op::Shr:
-      case Op::Where: return leftovers();
     }
     return leftovers();
   }

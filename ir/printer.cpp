@@ -29,88 +29,75 @@ std::string pairs_text(const PadArg& p) {
 /// `tensor`: the node is printed as part of a tensor program (its PARAM's size is its
 /// shape's element count, so it is left out).
 void append_args(std::string& out, UOp u, bool tensor) {
-  switch (u.op()) {
-    case Op::Const: out += " " + format_value(u.dtype(), u.const_value()); break;
-    case Op::Param: {
-      const auto& p = u.arg<ParamArg>();
-      if (tensor)
-        out += fmt::format(" slot={} {}", p.slot, p.output ? "out" : "in");
-      else
-        out += fmt::format(" slot={} size={} {}", p.slot, p.size, p.output ? "out" : "in");
-      if (p.vmin) out += fmt::format(" vmin={}", *p.vmin);
-      if (p.vmax) out += fmt::format(" vmax={}", *p.vmax);
-      if (p.multiple_of) out += fmt::format(" multiple_of={}", *p.multiple_of);
+  switch (op_kind(u.op())) {
+    case OpKind::Leaf:
+      switch (leaf_op(u.op())) {
+        case LeafOp::Const: out += " " + format_value(u.dtype(), u.const_value()); break;
+        case LeafOp::Param: {
+          const auto& p = u.arg<ParamArg>();
+          if (tensor)
+            out += fmt::format(" slot={} {}", p.slot, p.output ? "out" : "in");
+          else
+            out += fmt::format(" slot={} size={} {}", p.slot, p.size, p.output ? "out" : "in");
+          if (p.vmin) out += fmt::format(" vmin={}", *p.vmin);
+          if (p.vmax) out += fmt::format(" vmax={}", *p.vmax);
+          if (p.multiple_of) out += fmt::format(" multiple_of={}", *p.multiple_of);
+          break;
+        }
+        case LeafOp::Var: {
+          const auto& v = u.arg<VarArg>();
+          out += fmt::format(" name={} min={} max={}", v.name, v.min, v.max);
+          if (v.multiple_of) out += fmt::format(" multiple_of={}", *v.multiple_of);
+          break;
+        }
+        case LeafOp::Invalid: break;
+      }
       break;
-    }
-    case Op::Var: {
-      const auto& v = u.arg<VarArg>();
-      out += fmt::format(" name={} min={} max={}", v.name, v.min, v.max);
-      if (v.multiple_of) out += fmt::format(" multiple_of={}", *v.multiple_of);
+    case OpKind::Structural:
+      switch (structural_op(u.op())) {
+        case StructuralOp::Range: {
+          const auto& r = u.arg<RangeArg>();
+          out += fmt::format(" axis={} {}", axis_text(r), axis_type_name(r.type));
+          break;
+        }
+        case StructuralOp::Reduce:
+          out += fmt::format(" op={}", op_name(u.arg<ReduceArg>().op));
+          break;
+        case StructuralOp::Index:
+        case StructuralOp::Load:
+        case StructuralOp::Store:
+        case StructuralOp::End:
+        case StructuralOp::Sink: break;
+      }
       break;
-    }
-    case Op::Range: {
-      const auto& r = u.arg<RangeArg>();
-      out += fmt::format(" axis={} {}", axis_text(r), axis_type_name(r.type));
+    case OpKind::Alu: break;
+    case OpKind::Tensor:
+      switch (tensor_op(u.op())) {
+        case TensorOp::Permute:
+          out += fmt::format(" order=[{}]", fmt::join(u.arg<AxesArg>().axes, ","));
+          break;
+        case TensorOp::Flip:
+          out += fmt::format(" axes=[{}]", fmt::join(u.arg<AxesArg>().axes, ","));
+          break;
+        case TensorOp::Pad: out += " pad=" + pairs_text(u.arg<PadArg>()); break;
+        case TensorOp::Shrink: out += " shrink=" + pairs_text(u.arg<PadArg>()); break;
+        case TensorOp::ReduceAxis: {
+          const auto& r = u.arg<ReduceAxisArg>();
+          out += fmt::format(" op={} axes=[{}]", op_name(r.op), fmt::join(r.axes, ","));
+          break;
+        }
+        case TensorOp::Reshape:
+        case TensorOp::Expand:
+        case TensorOp::Contiguous:
+        case TensorOp::Realize: break;
+      }
       break;
-    }
-    case Op::Reduce: out += fmt::format(" op={}", op_name(u.arg<ReduceArg>().op)); break;
-    case Op::Permute:
-      out += fmt::format(" order=[{}]", fmt::join(u.arg<AxesArg>().axes, ","));
-      break;
-    case Op::Flip: out += fmt::format(" axes=[{}]", fmt::join(u.arg<AxesArg>().axes, ",")); break;
-    case Op::Pad: out += " pad=" + pairs_text(u.arg<PadArg>()); break;
-    case Op::Shrink: out += " shrink=" + pairs_text(u.arg<PadArg>()); break;
-    case Op::ReduceAxis: {
-      const auto& r = u.arg<ReduceAxisArg>();
-      out += fmt::format(" op={} axes=[{}]", op_name(r.op), fmt::join(r.axes, ","));
-      break;
-    }
-    case Op::Bufferize: {
+    case OpKind::Schedule: {
       const auto& b = u.arg<BufferizeArg>();
       if (b.output >= 0) out += fmt::format(" output={}", b.output);
       if (!b.removable) out += " keep";
       break;
     }
-    case Op::Reshape:
-    case Op::Expand:
-    case Op::Contiguous:
-    case Op::Realize:
-    case Op::Invalid:
-    case Op::Index:
-    case Op::Load:
-    case Op::Store:
-    case Op::End:
-    case Op::Sink:
-    case Op::Neg:
-    case Op::Cast:
-    case Op::Bitcast:
-    case Op::Reciprocal:
-    case Op::Sqrt:
-    case Op::Exp2:
-    case Op::Log2:
-    case Op::Sin:
-    case Op::Trunc:
-    case Op::Quantize:
-    case Op::Dequantize:
-    case Op::Requantize:
-    case Op::Add:
-    case Op::Sub:
-    case Op::Mul:
-    case Op::Cdiv:
-    case Op::Cmod:
-    case Op::FloorDiv:
-    case Op::FloorMod:
-    case Op::Max:
-    case Op::Min:
-    case Op::CmpLt:
-    case Op::CmpNe:
-    case Op::CmpEq:
-    case Op::And:
-    case Op::Or:
-    case Op::Xor:
-    case Op::Shl:
-    case Op::Shr:
-    case Op::Where: break;
   }
 }
 

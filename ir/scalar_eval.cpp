@@ -33,188 +33,168 @@ inline int64_t floormod(int64_t a, int64_t b) {
 
 EvalError int_binary(Op op, DType dt, Value a, Value b, Value& r) {
   const bool index = dt.is_index();
-  switch (op) {
-    case Op::Add:
-      if (index)
-        return __builtin_add_overflow(a.i, b.i, &r.i) ? EvalError::IndexOverflow : EvalError::None;
-      r = wrapped(dt, a.u + b.u);
-      return EvalError::None;
-    case Op::Sub:
-      if (index)
-        return __builtin_sub_overflow(a.i, b.i, &r.i) ? EvalError::IndexOverflow : EvalError::None;
-      r = wrapped(dt, a.u - b.u);
-      return EvalError::None;
-    case Op::Mul:
-      if (index)
-        return __builtin_mul_overflow(a.i, b.i, &r.i) ? EvalError::IndexOverflow : EvalError::None;
-      r = wrapped(dt, a.u * b.u);
-      return EvalError::None;
-    case Op::Cdiv:
-    case Op::Cmod:
-    case Op::FloorDiv:
-    case Op::FloorMod: {
-      if (b.u == 0) return EvalError::DivisionByZero;
-      const bool div = op == Op::Cdiv || op == Op::FloorDiv;
-      if (is_unsigned(dt)) {
-        r = Value::of_uint(div ? a.u / b.u : a.u % b.u);
-        return EvalError::None;
-      }
-      if (a.i == kI64Min && b.i == -1) {  // only reachable for int64 and index
-        if (!div) {
-          r = Value::of_int(0);
+  switch (op_kind(op)) {
+    // Not binary integer ops: eval_alu handles the unary ones and WHERE before this.
+    case OpKind::Leaf:
+    case OpKind::Structural:
+    case OpKind::Tensor:
+    case OpKind::Schedule: return EvalError::Unsupported;
+    case OpKind::Alu:
+      switch (alu_op(op)) {
+        case AluOp::Add:
+          if (index)
+            return __builtin_add_overflow(a.i, b.i, &r.i) ? EvalError::IndexOverflow
+                                                          : EvalError::None;
+          r = wrapped(dt, a.u + b.u);
+          return EvalError::None;
+        case AluOp::Sub:
+          if (index)
+            return __builtin_sub_overflow(a.i, b.i, &r.i) ? EvalError::IndexOverflow
+                                                          : EvalError::None;
+          r = wrapped(dt, a.u - b.u);
+          return EvalError::None;
+        case AluOp::Mul:
+          if (index)
+            return __builtin_mul_overflow(a.i, b.i, &r.i) ? EvalError::IndexOverflow
+                                                          : EvalError::None;
+          r = wrapped(dt, a.u * b.u);
+          return EvalError::None;
+        case AluOp::Cdiv:
+        case AluOp::Cmod:
+        case AluOp::FloorDiv:
+        case AluOp::FloorMod: {
+          if (b.u == 0) return EvalError::DivisionByZero;
+          const bool div = op == Op::Cdiv || op == Op::FloorDiv;
+          if (is_unsigned(dt)) {
+            r = Value::of_uint(div ? a.u / b.u : a.u % b.u);
+            return EvalError::None;
+          }
+          if (a.i == kI64Min && b.i == -1) {  // only reachable for int64 and index
+            if (!div) {
+              r = Value::of_int(0);
+              return EvalError::None;
+            }
+            if (index) return EvalError::IndexOverflow;
+            r = Value::of_int(kI64Min);  // wraps
+            return EvalError::None;
+          }
+          int64_t v = op == Op::Cdiv       ? a.i / b.i
+                      : op == Op::Cmod     ? a.i % b.i
+                      : op == Op::FloorDiv ? floordiv(a.i, b.i)
+                                           : floormod(a.i, b.i);
+          r = wrap_int(dt, v);  // -128 / -1 in int8 is 128: wraps to -128
           return EvalError::None;
         }
-        if (index) return EvalError::IndexOverflow;
-        r = Value::of_int(kI64Min);  // wraps
-        return EvalError::None;
+        case AluOp::Max:
+        case AluOp::Min: {
+          bool a_less = is_unsigned(dt) ? a.u < b.u : a.i < b.i;
+          r = (op == Op::Max) == a_less ? b : a;
+          return EvalError::None;
+        }
+        case AluOp::CmpLt:
+          r = Value::of_int(is_unsigned(dt) ? a.u < b.u : a.i < b.i);
+          return EvalError::None;
+        case AluOp::CmpNe: r = Value::of_int(a.u != b.u); return EvalError::None;
+        case AluOp::CmpEq: r = Value::of_int(a.u == b.u); return EvalError::None;
+        case AluOp::And: r = wrapped(dt, a.u & b.u); return EvalError::None;
+        case AluOp::Or: r = wrapped(dt, a.u | b.u); return EvalError::None;
+        case AluOp::Xor: r = wrapped(dt, a.u ^ b.u); return EvalError::None;
+        case AluOp::Shl:
+        case AluOp::Shr: {
+          const int bits = dt.bits();
+          bool in_range =
+              is_unsigned(dt) ? b.u < static_cast<uint64_t>(bits) : (b.i >= 0 && b.i < bits);
+          if (!in_range) return EvalError::ShiftOutOfRange;
+          if (op == Op::Shr) {
+            r = is_unsigned(dt) ? Value::of_uint(a.u >> b.i)
+                                : Value::of_int(a.i >> b.i);  // arithmetic
+            return EvalError::None;
+          }
+          if (index) {  // index SHL is multiplication by 2^b: overflow is UB
+            int64_t v = static_cast<int64_t>(a.u << b.i);
+            if ((v >> b.i) != a.i) return EvalError::IndexOverflow;
+            r = Value::of_int(v);
+            return EvalError::None;
+          }
+          r = wrapped(dt, a.u << b.i);
+          return EvalError::None;
+        }
+        // Not binary integer ops: eval_alu handles the unary ones and WHERE before this.
+        case AluOp::Neg:
+        case AluOp::Cast:
+        case AluOp::Bitcast:
+        case AluOp::Reciprocal:
+        case AluOp::Sqrt:
+        case AluOp::Exp2:
+        case AluOp::Log2:
+        case AluOp::Sin:
+        case AluOp::Trunc:
+        case AluOp::Quantize:
+        case AluOp::Dequantize:
+        case AluOp::Requantize:
+        case AluOp::Where: return EvalError::Unsupported;
       }
-      int64_t v = op == Op::Cdiv       ? a.i / b.i
-                  : op == Op::Cmod     ? a.i % b.i
-                  : op == Op::FloorDiv ? floordiv(a.i, b.i)
-                                       : floormod(a.i, b.i);
-      r = wrap_int(dt, v);  // -128 / -1 in int8 is 128: wraps to -128
-      return EvalError::None;
-    }
-    case Op::Max:
-    case Op::Min: {
-      bool a_less = is_unsigned(dt) ? a.u < b.u : a.i < b.i;
-      r = (op == Op::Max) == a_less ? b : a;
-      return EvalError::None;
-    }
-    case Op::CmpLt:
-      r = Value::of_int(is_unsigned(dt) ? a.u < b.u : a.i < b.i);
-      return EvalError::None;
-    case Op::CmpNe: r = Value::of_int(a.u != b.u); return EvalError::None;
-    case Op::CmpEq: r = Value::of_int(a.u == b.u); return EvalError::None;
-    case Op::And: r = wrapped(dt, a.u & b.u); return EvalError::None;
-    case Op::Or: r = wrapped(dt, a.u | b.u); return EvalError::None;
-    case Op::Xor: r = wrapped(dt, a.u ^ b.u); return EvalError::None;
-    case Op::Shl:
-    case Op::Shr: {
-      const int bits = dt.bits();
-      bool in_range =
-          is_unsigned(dt) ? b.u < static_cast<uint64_t>(bits) : (b.i >= 0 && b.i < bits);
-      if (!in_range) return EvalError::ShiftOutOfRange;
-      if (op == Op::Shr) {
-        r = is_unsigned(dt) ? Value::of_uint(a.u >> b.i) : Value::of_int(a.i >> b.i);  // arithmetic
-        return EvalError::None;
-      }
-      if (index) {  // index SHL is multiplication by 2^b: overflow is UB
-        int64_t v = static_cast<int64_t>(a.u << b.i);
-        if ((v >> b.i) != a.i) return EvalError::IndexOverflow;
-        r = Value::of_int(v);
-        return EvalError::None;
-      }
-      r = wrapped(dt, a.u << b.i);
-      return EvalError::None;
-    }
-    // Not binary integer ops: eval_alu handles the unary ones and WHERE before this.
-    case Op::Const:
-    case Op::Invalid:
-    case Op::Param:
-    case Op::Var:
-    case Op::Range:
-    case Op::Index:
-    case Op::Load:
-    case Op::Store:
-    case Op::End:
-    case Op::Reduce:
-    case Op::Reshape:
-    case Op::Permute:
-    case Op::Expand:
-    case Op::Pad:
-    case Op::Shrink:
-    case Op::Flip:
-    case Op::ReduceAxis:
-    case Op::Contiguous:
-    case Op::Realize:
-    case Op::Bufferize:
-    case Op::Sink:
-    case Op::Neg:
-    case Op::Cast:
-    case Op::Bitcast:
-    case Op::Reciprocal:
-    case Op::Sqrt:
-    case Op::Exp2:
-    case Op::Log2:
-    case Op::Sin:
-    case Op::Trunc:
-    case Op::Quantize:
-    case Op::Dequantize:
-    case Op::Requantize:
-    case Op::Where: return EvalError::Unsupported;
+      break;
   }
   return EvalError::Unsupported;
 }
 
 EvalError float_binary(Op op, DType dt, double a, double b, Value& r) {
-  switch (op) {
-    // Computing in double and rounding once is the correctly rounded float16/float32
-    // result for + - * (53 >= 2p + 2), so this equals native float arithmetic.
-    case Op::Add: r = round_float(dt, a + b); return EvalError::None;
-    case Op::Sub: r = round_float(dt, a - b); return EvalError::None;
-    case Op::Mul: r = round_float(dt, a * b); return EvalError::None;
-    case Op::Max:
-    case Op::Min: {
-      if (std::isnan(a) || std::isnan(b)) {
-        r = round_float(dt, NAN);
-        return EvalError::None;
-      }
-      if (a == b) {  // +0 vs -0: MAX prefers +0, MIN prefers -0
-        bool pick_a = (op == Op::Max) ? !std::signbit(a) : std::signbit(a);
-        r = Value::of_float(pick_a ? a : b);
-        return EvalError::None;
-      }
-      r = Value::of_float((op == Op::Max) == (a < b) ? b : a);
-      return EvalError::None;
-    }
-    case Op::CmpLt: r = Value::of_int(a < b); return EvalError::None;
-    case Op::CmpNe: r = Value::of_int(a != b); return EvalError::None;
-    case Op::CmpEq: r = Value::of_int(a == b); return EvalError::None;
+  switch (op_kind(op)) {
     // Integer-only ops, and what eval_alu handles before this.
-    case Op::Cdiv:
-    case Op::Cmod:
-    case Op::FloorDiv:
-    case Op::FloorMod:
-    case Op::And:
-    case Op::Or:
-    case Op::Xor:
-    case Op::Shl:
-    case Op::Shr:
-    case Op::Const:
-    case Op::Invalid:
-    case Op::Param:
-    case Op::Var:
-    case Op::Range:
-    case Op::Index:
-    case Op::Load:
-    case Op::Store:
-    case Op::End:
-    case Op::Reduce:
-    case Op::Reshape:
-    case Op::Permute:
-    case Op::Expand:
-    case Op::Pad:
-    case Op::Shrink:
-    case Op::Flip:
-    case Op::ReduceAxis:
-    case Op::Contiguous:
-    case Op::Realize:
-    case Op::Bufferize:
-    case Op::Sink:
-    case Op::Neg:
-    case Op::Cast:
-    case Op::Bitcast:
-    case Op::Reciprocal:
-    case Op::Sqrt:
-    case Op::Exp2:
-    case Op::Log2:
-    case Op::Sin:
-    case Op::Trunc:
-    case Op::Quantize:
-    case Op::Dequantize:
-    case Op::Requantize:
-    case Op::Where: return EvalError::Unsupported;
+    case OpKind::Leaf:
+    case OpKind::Structural:
+    case OpKind::Tensor:
+    case OpKind::Schedule: return EvalError::Unsupported;
+    case OpKind::Alu:
+      switch (alu_op(op)) {
+        // Computing in double and rounding once is the correctly rounded float16/float32
+        // result for + - * (53 >= 2p + 2), so this equals native float arithmetic.
+        case AluOp::Add: r = round_float(dt, a + b); return EvalError::None;
+        case AluOp::Sub: r = round_float(dt, a - b); return EvalError::None;
+        case AluOp::Mul: r = round_float(dt, a * b); return EvalError::None;
+        case AluOp::Max:
+        case AluOp::Min: {
+          if (std::isnan(a) || std::isnan(b)) {
+            r = round_float(dt, NAN);
+            return EvalError::None;
+          }
+          if (a == b) {  // +0 vs -0: MAX prefers +0, MIN prefers -0
+            bool pick_a = (op == Op::Max) ? !std::signbit(a) : std::signbit(a);
+            r = Value::of_float(pick_a ? a : b);
+            return EvalError::None;
+          }
+          r = Value::of_float((op == Op::Max) == (a < b) ? b : a);
+          return EvalError::None;
+        }
+        case AluOp::CmpLt: r = Value::of_int(a < b); return EvalError::None;
+        case AluOp::CmpNe: r = Value::of_int(a != b); return EvalError::None;
+        case AluOp::CmpEq: r = Value::of_int(a == b); return EvalError::None;
+        // Integer-only ops, and what eval_alu handles before this.
+        case AluOp::Cdiv:
+        case AluOp::Cmod:
+        case AluOp::FloorDiv:
+        case AluOp::FloorMod:
+        case AluOp::And:
+        case AluOp::Or:
+        case AluOp::Xor:
+        case AluOp::Shl:
+        case AluOp::Shr:
+        case AluOp::Neg:
+        case AluOp::Cast:
+        case AluOp::Bitcast:
+        case AluOp::Reciprocal:
+        case AluOp::Sqrt:
+        case AluOp::Exp2:
+        case AluOp::Log2:
+        case AluOp::Sin:
+        case AluOp::Trunc:
+        case AluOp::Quantize:
+        case AluOp::Dequantize:
+        case AluOp::Requantize:
+        case AluOp::Where: return EvalError::Unsupported;
+      }
+      break;
   }
   return EvalError::Unsupported;
 }
@@ -297,84 +277,72 @@ std::string_view eval_error_name(EvalError e) {
 }
 
 EvalError eval_alu(Op op, DType in, DType out, const Value* args, Value& result) {
-  switch (op) {
-    case Op::Where: result = args[0].i ? args[1] : args[2]; return EvalError::None;
-    case Op::Cast: return cast(in, out, args[0], result);
-    case Op::Bitcast: return bitcast(in, out, args[0], result);
-    case Op::Neg:
-      if (in.is_float()) {
-        result = round_float(in, -args[0].f);
-        return EvalError::None;
+  switch (op_kind(op)) {
+    case OpKind::Leaf:
+    case OpKind::Structural:
+    case OpKind::Tensor:
+    case OpKind::Schedule: return EvalError::Unsupported;
+    case OpKind::Alu:
+      switch (alu_op(op)) {
+        case AluOp::Where: result = args[0].i ? args[1] : args[2]; return EvalError::None;
+        case AluOp::Cast: return cast(in, out, args[0], result);
+        case AluOp::Bitcast: return bitcast(in, out, args[0], result);
+        case AluOp::Neg:
+          if (in.is_float()) {
+            result = round_float(in, -args[0].f);
+            return EvalError::None;
+          }
+          if (in.is_index()) {
+            if (args[0].i == kI64Min) return EvalError::IndexOverflow;
+            result = Value::of_int(-args[0].i);
+            return EvalError::None;
+          }
+          result = wrapped(in, 0 - args[0].u);
+          return EvalError::None;
+        case AluOp::Reciprocal: result = round_float(in, 1.0 / args[0].f); return EvalError::None;
+        case AluOp::Sqrt: result = round_float(in, std::sqrt(args[0].f)); return EvalError::None;
+        case AluOp::Exp2: result = round_float(in, std::exp2(args[0].f)); return EvalError::None;
+        case AluOp::Log2: result = round_float(in, std::log2(args[0].f)); return EvalError::None;
+        case AluOp::Sin: result = round_float(in, std::sin(args[0].f)); return EvalError::None;
+        case AluOp::Trunc: result = round_float(in, std::trunc(args[0].f)); return EvalError::None;
+        // The quantized conversions: ir/quant.h is their definition.
+        case AluOp::Quantize:
+          if (!in.is_float() || !out.is_quantized()) return EvalError::Unsupported;
+          result = wrap_int(out, quantize_value(args[0].f, out));
+          return EvalError::None;
+        case AluOp::Dequantize:
+          if (!in.is_quantized() || !out.is_float()) return EvalError::Unsupported;
+          result = round_float(out, dequantize_value(args[0].i, in, out));
+          return EvalError::None;
+        case AluOp::Requantize: {
+          if (!in.is_quantized() || !out.is_quantized()) return EvalError::Unsupported;
+          auto r = requantizer(quant_params(in).scale, quant_params(out).scale);
+          if (!r || requantize_unsupported(in, out)) return EvalError::Unsupported;
+          result =
+              wrap_int(out, requantize_centered(args[0].i - quant_params(in).zero_point, *r, out));
+          return EvalError::None;
+        }
+        case AluOp::Add:
+        case AluOp::Sub:
+        case AluOp::Mul:
+        case AluOp::Cdiv:
+        case AluOp::Cmod:
+        case AluOp::FloorDiv:
+        case AluOp::FloorMod:
+        case AluOp::Max:
+        case AluOp::Min:
+        case AluOp::CmpLt:
+        case AluOp::CmpNe:
+        case AluOp::CmpEq:
+        case AluOp::And:
+        case AluOp::Or:
+        case AluOp::Xor:
+        case AluOp::Shl:
+        case AluOp::Shr:
+          if (in.is_float()) return float_binary(op, in, args[0].f, args[1].f, result);
+          return int_binary(op, in, args[0], args[1], result);
       }
-      if (in.is_index()) {
-        if (args[0].i == kI64Min) return EvalError::IndexOverflow;
-        result = Value::of_int(-args[0].i);
-        return EvalError::None;
-      }
-      result = wrapped(in, 0 - args[0].u);
-      return EvalError::None;
-    case Op::Reciprocal: result = round_float(in, 1.0 / args[0].f); return EvalError::None;
-    case Op::Sqrt: result = round_float(in, std::sqrt(args[0].f)); return EvalError::None;
-    case Op::Exp2: result = round_float(in, std::exp2(args[0].f)); return EvalError::None;
-    case Op::Log2: result = round_float(in, std::log2(args[0].f)); return EvalError::None;
-    case Op::Sin: result = round_float(in, std::sin(args[0].f)); return EvalError::None;
-    case Op::Trunc: result = round_float(in, std::trunc(args[0].f)); return EvalError::None;
-    // The quantized conversions: ir/quant.h is their definition.
-    case Op::Quantize:
-      if (!in.is_float() || !out.is_quantized()) return EvalError::Unsupported;
-      result = wrap_int(out, quantize_value(args[0].f, out));
-      return EvalError::None;
-    case Op::Dequantize:
-      if (!in.is_quantized() || !out.is_float()) return EvalError::Unsupported;
-      result = round_float(out, dequantize_value(args[0].i, in, out));
-      return EvalError::None;
-    case Op::Requantize: {
-      if (!in.is_quantized() || !out.is_quantized()) return EvalError::Unsupported;
-      auto r = requantizer(quant_params(in).scale, quant_params(out).scale);
-      if (!r || requantize_unsupported(in, out)) return EvalError::Unsupported;
-      result = wrap_int(out, requantize_centered(args[0].i - quant_params(in).zero_point, *r, out));
-      return EvalError::None;
-    }
-    case Op::Add:
-    case Op::Sub:
-    case Op::Mul:
-    case Op::Cdiv:
-    case Op::Cmod:
-    case Op::FloorDiv:
-    case Op::FloorMod:
-    case Op::Max:
-    case Op::Min:
-    case Op::CmpLt:
-    case Op::CmpNe:
-    case Op::CmpEq:
-    case Op::And:
-    case Op::Or:
-    case Op::Xor:
-    case Op::Shl:
-    case Op::Shr:
-      if (in.is_float()) return float_binary(op, in, args[0].f, args[1].f, result);
-      return int_binary(op, in, args[0], args[1], result);
-    case Op::Const:
-    case Op::Invalid:
-    case Op::Param:
-    case Op::Var:
-    case Op::Range:
-    case Op::Index:
-    case Op::Load:
-    case Op::Store:
-    case Op::End:
-    case Op::Reduce:
-    case Op::Reshape:
-    case Op::Permute:
-    case Op::Expand:
-    case Op::Pad:
-    case Op::Shrink:
-    case Op::Flip:
-    case Op::ReduceAxis:
-    case Op::Contiguous:
-    case Op::Realize:
-    case Op::Bufferize:
-    case Op::Sink: return EvalError::Unsupported;
+      break;
   }
   return EvalError::Unsupported;
   if (in.is_float()) return float_binary(op, in, args[0].f, args[1].f, result);
@@ -382,65 +350,53 @@ EvalError eval_alu(Op op, DType in, DType out, const Value* args, Value& result)
 }
 
 Value reduce_identity(Op op, DType dt) {
-  switch (op) {
-    case Op::Add: return dt.is_float() ? Value::of_float(0.0) : Value::of_int(0);
-    case Op::Mul: return dt.is_float() ? Value::of_float(1.0) : Value::of_int(1);
-    case Op::Max:
-      if (dt.is_float()) return Value::of_float(-INFINITY);
-      return is_unsigned(dt) ? Value::of_uint(0) : Value::of_int(dt.int_min());
-    case Op::Min:
-      if (dt.is_float()) return Value::of_float(INFINITY);
-      if (is_unsigned(dt))
-        return Value::of_uint(dt.bits() == 64 ? ~uint64_t{0} : (uint64_t{1} << dt.bits()) - 1);
-      return Value::of_int(dt.int_max());
+  switch (op_kind(op)) {
     // Not reduce ops (the verifier refuses them as a REDUCE's op): no identity.
-    case Op::Const:
-    case Op::Invalid:
-    case Op::Param:
-    case Op::Var:
-    case Op::Range:
-    case Op::Index:
-    case Op::Load:
-    case Op::Store:
-    case Op::End:
-    case Op::Reduce:
-    case Op::Reshape:
-    case Op::Permute:
-    case Op::Expand:
-    case Op::Pad:
-    case Op::Shrink:
-    case Op::Flip:
-    case Op::ReduceAxis:
-    case Op::Contiguous:
-    case Op::Realize:
-    case Op::Bufferize:
-    case Op::Sink:
-    case Op::Neg:
-    case Op::Cast:
-    case Op::Bitcast:
-    case Op::Reciprocal:
-    case Op::Sqrt:
-    case Op::Exp2:
-    case Op::Log2:
-    case Op::Sin:
-    case Op::Trunc:
-    case Op::Quantize:
-    case Op::Dequantize:
-    case Op::Requantize:
-    case Op::Sub:
-    case Op::Cdiv:
-    case Op::Cmod:
-    case Op::FloorDiv:
-    case Op::FloorMod:
-    case Op::CmpLt:
-    case Op::CmpNe:
-    case Op::CmpEq:
-    case Op::And:
-    case Op::Or:
-    case Op::Xor:
-    case Op::Shl:
-    case Op::Shr:
-    case Op::Where: return Value::of_int(0);
+    case OpKind::Leaf:
+    case OpKind::Structural:
+    case OpKind::Tensor:
+    case OpKind::Schedule: return Value::of_int(0);
+    case OpKind::Alu:
+      switch (alu_op(op)) {
+        case AluOp::Add: return dt.is_float() ? Value::of_float(0.0) : Value::of_int(0);
+        case AluOp::Mul: return dt.is_float() ? Value::of_float(1.0) : Value::of_int(1);
+        case AluOp::Max:
+          if (dt.is_float()) return Value::of_float(-INFINITY);
+          return is_unsigned(dt) ? Value::of_uint(0) : Value::of_int(dt.int_min());
+        case AluOp::Min:
+          if (dt.is_float()) return Value::of_float(INFINITY);
+          if (is_unsigned(dt))
+            return Value::of_uint(dt.bits() == 64 ? ~uint64_t{0} : (uint64_t{1} << dt.bits()) - 1);
+          return Value::of_int(dt.int_max());
+        // Not reduce ops (the verifier refuses them as a REDUCE's op): no identity.
+        case AluOp::Neg:
+        case AluOp::Cast:
+        case AluOp::Bitcast:
+        case AluOp::Reciprocal:
+        case AluOp::Sqrt:
+        case AluOp::Exp2:
+        case AluOp::Log2:
+        case AluOp::Sin:
+        case AluOp::Trunc:
+        case AluOp::Quantize:
+        case AluOp::Dequantize:
+        case AluOp::Requantize:
+        case AluOp::Sub:
+        case AluOp::Cdiv:
+        case AluOp::Cmod:
+        case AluOp::FloorDiv:
+        case AluOp::FloorMod:
+        case AluOp::CmpLt:
+        case AluOp::CmpNe:
+        case AluOp::CmpEq:
+        case AluOp::And:
+        case AluOp::Or:
+        case AluOp::Xor:
+        case AluOp::Shl:
+        case AluOp::Shr:
+        case AluOp::Where: return Value::of_int(0);
+      }
+      break;
   }
   return Value::of_int(0);
 }

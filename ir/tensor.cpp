@@ -50,111 +50,17 @@ std::variant<Shape, std::string> infer_shape(Op op, std::span<const UOp> src, co
     if (d < 0) return fmt::format("negative size in shape {}", shape_text(declared));
   const Shape empty;
   const Shape& in = src.empty() ? empty : src[0].shape();
-  switch (op) {
-    case Op::Param:
-    case Op::Const: return declared;
-    case Op::Reshape:
-      if (numel(declared) != numel(in))
-        return fmt::format("RESHAPE from {} to {} changes the element count ({} vs {})",
-                           shape_text(in), shape_text(declared), numel(in), numel(declared));
-      return declared;
-    case Op::Expand:
-      if (declared.size() != in.size())
-        return fmt::format("EXPAND from {} to {} changes the rank", shape_text(in),
-                           shape_text(declared));
-      for (size_t i = 0; i < in.size(); ++i)
-        if (in[i] != declared[i] && in[i] != 1)
-          return fmt::format("EXPAND from {} to {}: dim {} has size {}, neither equal nor 1",
-                             shape_text(in), shape_text(declared), i, in[i]);
-      return declared;
-    case Op::Permute: {
-      const auto* a = std::get_if<AxesArg>(&arg);
-      if (!a) return "PERMUTE needs order=[...]";
-      std::vector<int64_t> sorted = a->axes;
-      std::sort(sorted.begin(), sorted.end());
-      bool ok = sorted.size() == in.size();
-      for (size_t i = 0; ok && i < sorted.size(); ++i) ok = sorted[i] == static_cast<int64_t>(i);
-      if (!ok)
-        return fmt::format("PERMUTE order [{}] is not a permutation of the {} dims of {}",
-                           fmt::join(a->axes, ","), in.size(), shape_text(in));
-      Shape out;
-      for (int64_t i : a->axes) out.push_back(in[static_cast<size_t>(i)]);
-      return out;
-    }
-    case Op::Pad:
-    case Op::Shrink: {
-      const auto* p = std::get_if<PadArg>(&arg);
-      const char* name = op == Op::Pad ? "PAD" : "SHRINK";
-      if (!p) return fmt::format("{} needs one pair per dim", name);
-      if (p->pairs.size() != in.size())
-        return fmt::format("{} lists {} pairs for the {} dims of {}", name, p->pairs.size(),
-                           in.size(), shape_text(in));
-      Shape out;
-      for (size_t i = 0; i < in.size(); ++i) {
-        auto [a, b] = p->pairs[i];
-        if (op == Op::Pad) {
-          if (a < 0 || b < 0 || a > (int64_t{1} << 31) || b > (int64_t{1} << 31))
-            return fmt::format("PAD dim {}: ({},{}) is not a pair of sizes in 0..2^31", i, a, b);
-          out.push_back(in[i] + a + b);
-        } else {
-          if (a < 0 || a > b || b > in[i])
-            return fmt::format("SHRINK dim {}: {}:{} is not within 0 <= begin <= end <= {}", i, a,
-                               b, in[i]);
-          out.push_back(b - a);
-        }
+  switch (op_kind(op)) {
+    case OpKind::Leaf:
+      switch (leaf_op(op)) {
+        case LeafOp::Param:
+        case LeafOp::Const: return declared;
+        case LeafOp::Invalid:
+        case LeafOp::Var: return fmt::format("{} is a kernel op, not a tensor op", op_name(op));
       }
-      return out;
-    }
-    case Op::Flip: {
-      const auto* a = std::get_if<AxesArg>(&arg);
-      if (!a || !valid_axis_list(a->axes, in.size()))
-        return fmt::format("FLIP axes [{}] are not ascending, distinct dims of {}",
-                           a ? fmt::format("{}", fmt::join(a->axes, ",")) : "", shape_text(in));
-      return in;
-    }
-    case Op::ReduceAxis: {
-      const auto* r = std::get_if<ReduceAxisArg>(&arg);
-      if (!r || !valid_axis_list(r->axes, in.size()))
-        return fmt::format("REDUCE_AXIS axes [{}] are not ascending, distinct dims of {}",
-                           r ? fmt::format("{}", fmt::join(r->axes, ",")) : "", shape_text(in));
-      if (r->op != Op::Add && r->op != Op::Mul && r->op != Op::Max && r->op != Op::Min)
-        return fmt::format("REDUCE_AXIS op must be ADD, MUL, MAX or MIN, got {}", op_name(r->op));
-      Shape out = in;
-      for (int64_t ax : r->axes) out[static_cast<size_t>(ax)] = 1;
-      return out;
-    }
-    case Op::Contiguous: return in;
-    case Op::Realize: return Shape{};
-    case Op::Neg:
-    case Op::Cast:
-    case Op::Bitcast:
-    case Op::Reciprocal:
-    case Op::Sqrt:
-    case Op::Exp2:
-    case Op::Log2:
-    case Op::Sin:
-    case Op::Trunc:
-    case Op::Quantize:
-    case Op::Dequantize:
-    case Op::Requantize:
-    case Op::Add:
-    case Op::Sub:
-    case Op::Mul:
-    case Op::Cdiv:
-    case Op::Cmod:
-    case Op::FloorDiv:
-    case Op::FloorMod:
-    case Op::Max:
-    case Op::Min:
-    case Op::CmpLt:
-    case Op::CmpNe:
-    case Op::CmpEq:
-    case Op::And:
-    case Op::Or:
-    case Op::Xor:
-    case Op::Shl:
-    case Op::Shr:
-    case Op::Where:
+      break;
+    case OpKind::Structural: return fmt::format("{} is a kernel op, not a tensor op", op_name(op));
+    case OpKind::Alu:
       for (UOp s : src)
         if (s.shape() != in)
           return fmt::format(
@@ -162,16 +68,87 @@ std::variant<Shape, std::string> infer_shape(Op op, std::span<const UOp> src, co
               "RESHAPE and EXPAND first",
               op_name(op), shape_text(in), shape_text(s.shape()));
       return in;
-    case Op::Invalid:
-    case Op::Var:
-    case Op::Range:
-    case Op::Index:
-    case Op::Load:
-    case Op::Store:
-    case Op::End:
-    case Op::Reduce:
-    case Op::Sink: return fmt::format("{} is a kernel op, not a tensor op", op_name(op));
-    case Op::Bufferize: return fmt::format("{} is a scheduling op, not a tensor op", op_name(op));
+    case OpKind::Tensor:
+      switch (tensor_op(op)) {
+        case TensorOp::Reshape:
+          if (numel(declared) != numel(in))
+            return fmt::format("RESHAPE from {} to {} changes the element count ({} vs {})",
+                               shape_text(in), shape_text(declared), numel(in), numel(declared));
+          return declared;
+        case TensorOp::Expand:
+          if (declared.size() != in.size())
+            return fmt::format("EXPAND from {} to {} changes the rank", shape_text(in),
+                               shape_text(declared));
+          for (size_t i = 0; i < in.size(); ++i)
+            if (in[i] != declared[i] && in[i] != 1)
+              return fmt::format("EXPAND from {} to {}: dim {} has size {}, neither equal nor 1",
+                                 shape_text(in), shape_text(declared), i, in[i]);
+          return declared;
+        case TensorOp::Permute: {
+          const auto* a = std::get_if<AxesArg>(&arg);
+          if (!a) return "PERMUTE needs order=[...]";
+          std::vector<int64_t> sorted = a->axes;
+          std::sort(sorted.begin(), sorted.end());
+          bool ok = sorted.size() == in.size();
+          for (size_t i = 0; ok && i < sorted.size(); ++i)
+            ok = sorted[i] == static_cast<int64_t>(i);
+          if (!ok)
+            return fmt::format("PERMUTE order [{}] is not a permutation of the {} dims of {}",
+                               fmt::join(a->axes, ","), in.size(), shape_text(in));
+          Shape out;
+          for (int64_t i : a->axes) out.push_back(in[static_cast<size_t>(i)]);
+          return out;
+        }
+        case TensorOp::Pad:
+        case TensorOp::Shrink: {
+          const auto* p = std::get_if<PadArg>(&arg);
+          const char* name = op == Op::Pad ? "PAD" : "SHRINK";
+          if (!p) return fmt::format("{} needs one pair per dim", name);
+          if (p->pairs.size() != in.size())
+            return fmt::format("{} lists {} pairs for the {} dims of {}", name, p->pairs.size(),
+                               in.size(), shape_text(in));
+          Shape out;
+          for (size_t i = 0; i < in.size(); ++i) {
+            auto [a, b] = p->pairs[i];
+            if (op == Op::Pad) {
+              if (a < 0 || b < 0 || a > (int64_t{1} << 31) || b > (int64_t{1} << 31))
+                return fmt::format("PAD dim {}: ({},{}) is not a pair of sizes in 0..2^31", i, a,
+                                   b);
+              out.push_back(in[i] + a + b);
+            } else {
+              if (a < 0 || a > b || b > in[i])
+                return fmt::format("SHRINK dim {}: {}:{} is not within 0 <= begin <= end <= {}", i,
+                                   a, b, in[i]);
+              out.push_back(b - a);
+            }
+          }
+          return out;
+        }
+        case TensorOp::Flip: {
+          const auto* a = std::get_if<AxesArg>(&arg);
+          if (!a || !valid_axis_list(a->axes, in.size()))
+            return fmt::format("FLIP axes [{}] are not ascending, distinct dims of {}",
+                               a ? fmt::format("{}", fmt::join(a->axes, ",")) : "", shape_text(in));
+          return in;
+        }
+        case TensorOp::ReduceAxis: {
+          const auto* r = std::get_if<ReduceAxisArg>(&arg);
+          if (!r || !valid_axis_list(r->axes, in.size()))
+            return fmt::format("REDUCE_AXIS axes [{}] are not ascending, distinct dims of {}",
+                               r ? fmt::format("{}", fmt::join(r->axes, ",")) : "", shape_text(in));
+          if (r->op != Op::Add && r->op != Op::Mul && r->op != Op::Max && r->op != Op::Min)
+            return fmt::format("REDUCE_AXIS op must be ADD, MUL, MAX or MIN, got {}",
+                               op_name(r->op));
+          Shape out = in;
+          for (int64_t ax : r->axes) out[static_cast<size_t>(ax)] = 1;
+          return out;
+        }
+        case TensorOp::Contiguous: return in;
+        case TensorOp::Realize: return Shape{};
+      }
+      break;
+    case OpKind::Schedule:
+      return fmt::format("{} is a scheduling op, not a tensor op", op_name(op));
   }
   return fmt::format("{} is not a tensor op", op_name(op));
 }

@@ -82,58 +82,41 @@ class Verifier {
 
  private:
   static size_t expected_arg_kind(Op op) {
-    switch (op) {
-      case Op::Const: return variant_index<ConstArg>();
-      case Op::Param: return variant_index<ParamArg>();
-      case Op::Var: return variant_index<VarArg>();
-      case Op::Range: return variant_index<RangeArg>();
-      case Op::Reduce: return variant_index<ReduceArg>();
-      case Op::Permute:
-      case Op::Flip: return variant_index<AxesArg>();
-      case Op::Pad:
-      case Op::Shrink: return variant_index<PadArg>();
-      case Op::ReduceAxis: return variant_index<ReduceAxisArg>();
-      case Op::Bufferize: return variant_index<BufferizeArg>();
-      case Op::Invalid:
-      case Op::Index:
-      case Op::Load:
-      case Op::Store:
-      case Op::End:
-      case Op::Reshape:
-      case Op::Expand:
-      case Op::Contiguous:
-      case Op::Realize:
-      case Op::Sink:
-      case Op::Neg:
-      case Op::Cast:
-      case Op::Bitcast:
-      case Op::Reciprocal:
-      case Op::Sqrt:
-      case Op::Exp2:
-      case Op::Log2:
-      case Op::Sin:
-      case Op::Trunc:
-      case Op::Quantize:
-      case Op::Dequantize:
-      case Op::Requantize:
-      case Op::Add:
-      case Op::Sub:
-      case Op::Mul:
-      case Op::Cdiv:
-      case Op::Cmod:
-      case Op::FloorDiv:
-      case Op::FloorMod:
-      case Op::Max:
-      case Op::Min:
-      case Op::CmpLt:
-      case Op::CmpNe:
-      case Op::CmpEq:
-      case Op::And:
-      case Op::Or:
-      case Op::Xor:
-      case Op::Shl:
-      case Op::Shr:
-      case Op::Where: return variant_index<std::monostate>();
+    switch (op_kind(op)) {
+      case OpKind::Leaf:
+        switch (leaf_op(op)) {
+          case LeafOp::Const: return variant_index<ConstArg>();
+          case LeafOp::Param: return variant_index<ParamArg>();
+          case LeafOp::Var: return variant_index<VarArg>();
+          case LeafOp::Invalid: return variant_index<std::monostate>();
+        }
+        break;
+      case OpKind::Structural:
+        switch (structural_op(op)) {
+          case StructuralOp::Range: return variant_index<RangeArg>();
+          case StructuralOp::Reduce: return variant_index<ReduceArg>();
+          case StructuralOp::Index:
+          case StructuralOp::Load:
+          case StructuralOp::Store:
+          case StructuralOp::End:
+          case StructuralOp::Sink: return variant_index<std::monostate>();
+        }
+        break;
+      case OpKind::Alu: return variant_index<std::monostate>();
+      case OpKind::Tensor:
+        switch (tensor_op(op)) {
+          case TensorOp::Permute:
+          case TensorOp::Flip: return variant_index<AxesArg>();
+          case TensorOp::Pad:
+          case TensorOp::Shrink: return variant_index<PadArg>();
+          case TensorOp::ReduceAxis: return variant_index<ReduceAxisArg>();
+          case TensorOp::Reshape:
+          case TensorOp::Expand:
+          case TensorOp::Contiguous:
+          case TensorOp::Realize: return variant_index<std::monostate>();
+        }
+        break;
+      case OpKind::Schedule: return variant_index<BufferizeArg>();
     }
     return variant_index<std::monostate>();
   }
@@ -165,147 +148,91 @@ class Verifier {
           fmt::format("a kernel node has no shape, got {}", shape_text(u.shape())));
     check_uses(u);
     if (op_in(u.op(), Alu)) return check_alu(u);
-    switch (u.op()) {
-      case Op::Const: return check_const(u);
-      case Op::Invalid:
-        if (!u.dtype().is_index()) add(u, VerifyRule::ConstValue, "INVALID must have dtype index");
-        return;
-      case Op::Param: return check_param(u);
-      case Op::Var: return check_var(u);
-      case Op::Range: return check_range(u);
-      case Op::Index: return check_index(u);
-      case Op::Load: return check_load(u);
-      case Op::Store: return check_store(u);
-      case Op::End: return check_closer(u);
-      case Op::Reduce: return check_closer(u);
-      case Op::Reshape:
-      case Op::Permute:
-      case Op::Expand:
-      case Op::Pad:
-      case Op::Shrink:
-      case Op::Flip:
-      case Op::ReduceAxis:
-      case Op::Contiguous:
-      case Op::Realize:
-      case Op::Bufferize: return;  // reported above
-      case Op::Sink:
-        for (UOp s : u.src())
-          if (s.op() != Op::Store && s.op() != Op::End)
-            add(u, VerifyRule::Root,
-                fmt::format("SINK sources must be STORE or END, got {}", op_name(s.op())));
-        return;
-      case Op::Neg:
-      case Op::Cast:
-      case Op::Bitcast:
-      case Op::Reciprocal:
-      case Op::Sqrt:
-      case Op::Exp2:
-      case Op::Log2:
-      case Op::Sin:
-      case Op::Trunc:
-      case Op::Quantize:
-      case Op::Dequantize:
-      case Op::Requantize:
-      case Op::Add:
-      case Op::Sub:
-      case Op::Mul:
-      case Op::Cdiv:
-      case Op::Cmod:
-      case Op::FloorDiv:
-      case Op::FloorMod:
-      case Op::Max:
-      case Op::Min:
-      case Op::CmpLt:
-      case Op::CmpNe:
-      case Op::CmpEq:
-      case Op::And:
-      case Op::Or:
-      case Op::Xor:
-      case Op::Shl:
-      case Op::Shr:
-      case Op::Where: return;
+    switch (op_kind(u.op())) {
+      case OpKind::Leaf:
+        switch (leaf_op(u.op())) {
+          case LeafOp::Const: return check_const(u);
+          case LeafOp::Invalid:
+            if (!u.dtype().is_index())
+              add(u, VerifyRule::ConstValue, "INVALID must have dtype index");
+            return;
+          case LeafOp::Param: return check_param(u);
+          case LeafOp::Var: return check_var(u);
+        }
+        break;
+      case OpKind::Structural:
+        switch (structural_op(u.op())) {
+          case StructuralOp::Range: return check_range(u);
+          case StructuralOp::Index: return check_index(u);
+          case StructuralOp::Load: return check_load(u);
+          case StructuralOp::Store: return check_store(u);
+          case StructuralOp::End: return check_closer(u);
+          case StructuralOp::Reduce: return check_closer(u);
+          case StructuralOp::Sink:
+            for (UOp s : u.src())
+              if (s.op() != Op::Store && s.op() != Op::End)
+                add(u, VerifyRule::Root,
+                    fmt::format("SINK sources must be STORE or END, got {}", op_name(s.op())));
+            return;
+        }
+        break;
+      case OpKind::Alu: return;
+      case OpKind::Tensor:
+      case OpKind::Schedule: return;  // reported above
     }
   }
 
   void check_uses(UOp u) {
     const std::vector<UOp>& users = users_[u];
     for (UOp user : users) {
-      switch (u.op()) {
-        case Op::Store:
-        case Op::End:
-          if (user.op() != Op::End && user.op() != Op::Sink)
-            add(u, VerifyRule::VoidUse,
-                fmt::format("{} is used by {}; only END or SINK may use it", op_name(u.op()),
-                            op_name(user.op())));
-          else if (user.op() == Op::End && user.src(0) != u)
-            add(u, VerifyRule::VoidUse,
-                fmt::format("{} is used as a range of END", op_name(u.op())));
+      switch (op_kind(u.op())) {
+        case OpKind::Leaf:
+          switch (leaf_op(u.op())) {
+            case LeafOp::Param:
+              if (user.op() != Op::Index || user.src(0) != u)
+                add(u, VerifyRule::Memory,
+                    fmt::format("PARAM is used by {}; only INDEX takes a PARAM (as its buffer)",
+                                op_name(user.op())));
+              break;
+            case LeafOp::Invalid:
+              if (user.op() != Op::Where || user.num_src() != 3 || user.src(2) != u ||
+                  user.src(1) == u)
+                add(u, VerifyRule::Gate,
+                    fmt::format("INVALID is used by {}; it may only be the last source of a WHERE",
+                                op_name(user.op())));
+              break;
+            case LeafOp::Const:
+            case LeafOp::Var: break;
+          }
           break;
-        case Op::Index:
-          if ((user.op() != Op::Load && user.op() != Op::Store) || user.src(0) != u)
-            add(u, VerifyRule::VoidUse,
-                fmt::format("INDEX is used by {}; only LOAD and STORE take an INDEX (as their "
-                            "first source)",
-                            op_name(user.op())));
+        case OpKind::Structural:
+          switch (structural_op(u.op())) {
+            case StructuralOp::Store:
+            case StructuralOp::End:
+              if (user.op() != Op::End && user.op() != Op::Sink)
+                add(u, VerifyRule::VoidUse,
+                    fmt::format("{} is used by {}; only END or SINK may use it", op_name(u.op()),
+                                op_name(user.op())));
+              else if (user.op() == Op::End && user.src(0) != u)
+                add(u, VerifyRule::VoidUse,
+                    fmt::format("{} is used as a range of END", op_name(u.op())));
+              break;
+            case StructuralOp::Index:
+              if ((user.op() != Op::Load && user.op() != Op::Store) || user.src(0) != u)
+                add(u, VerifyRule::VoidUse,
+                    fmt::format("INDEX is used by {}; only LOAD and STORE take an INDEX (as their "
+                                "first source)",
+                                op_name(user.op())));
+              break;
+            case StructuralOp::Range:
+            case StructuralOp::Load:
+            case StructuralOp::Reduce:
+            case StructuralOp::Sink: break;
+          }
           break;
-        case Op::Param:
-          if (user.op() != Op::Index || user.src(0) != u)
-            add(u, VerifyRule::Memory,
-                fmt::format("PARAM is used by {}; only INDEX takes a PARAM (as its buffer)",
-                            op_name(user.op())));
-          break;
-        case Op::Invalid:
-          if (user.op() != Op::Where || user.num_src() != 3 || user.src(2) != u || user.src(1) == u)
-            add(u, VerifyRule::Gate,
-                fmt::format("INVALID is used by {}; it may only be the last source of a WHERE",
-                            op_name(user.op())));
-          break;
-        case Op::Const:
-        case Op::Var:
-        case Op::Range:
-        case Op::Load:
-        case Op::Reduce:
-        case Op::Reshape:
-        case Op::Permute:
-        case Op::Expand:
-        case Op::Pad:
-        case Op::Shrink:
-        case Op::Flip:
-        case Op::ReduceAxis:
-        case Op::Contiguous:
-        case Op::Realize:
-        case Op::Bufferize:
-        case Op::Sink:
-        case Op::Neg:
-        case Op::Cast:
-        case Op::Bitcast:
-        case Op::Reciprocal:
-        case Op::Sqrt:
-        case Op::Exp2:
-        case Op::Log2:
-        case Op::Sin:
-        case Op::Trunc:
-        case Op::Quantize:
-        case Op::Dequantize:
-        case Op::Requantize:
-        case Op::Add:
-        case Op::Sub:
-        case Op::Mul:
-        case Op::Cdiv:
-        case Op::Cmod:
-        case Op::FloorDiv:
-        case Op::FloorMod:
-        case Op::Max:
-        case Op::Min:
-        case Op::CmpLt:
-        case Op::CmpNe:
-        case Op::CmpEq:
-        case Op::And:
-        case Op::Or:
-        case Op::Xor:
-        case Op::Shl:
-        case Op::Shr:
-        case Op::Where: break;
+        case OpKind::Alu:
+        case OpKind::Tensor:
+        case OpKind::Schedule: break;
       }
     }
     // A gated index WHERE(valid, idx, INVALID) is only an INDEX's index.

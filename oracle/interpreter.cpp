@@ -123,63 +123,57 @@ class Compiler {
     uint64_t key = plan_->key(u, k);
     if (auto it = memo_.find(key); it != memo_.end()) return it->second;
     uint32_t reg = kNone;
-    switch (u.op()) {
-      case Op::Const: reg = const_reg(u.dtype(), u.const_value()); break;
-      case Op::Var:
-        reg = new_reg();
-        p_.vars.emplace_back(reg, p_.sig.var_of.at(u));
-        break;
-      case Op::Range:
-        // Its home scope is the loop that binds it (the verifier guarantees one exists).
-        if (k == 0) {
-          unbound_range_ = true;
-          reg = const_reg(dtypes::Index, Value::of_int(0));
-          break;
+    switch (op_kind(u.op())) {
+      case OpKind::Leaf:
+        switch (leaf_op(u.op())) {
+          case LeafOp::Const: reg = const_reg(u.dtype(), u.const_value()); break;
+          case LeafOp::Var:
+            reg = new_reg();
+            p_.vars.emplace_back(reg, p_.sig.var_of.at(u));
+            break;
+          // Not values: the verifier keeps them out of value positions.
+          case LeafOp::Invalid:
+          case LeafOp::Param:
+            if (!error_) error_ = Error{fmt::format("unsupported: {} as a value", op_name(u.op()))};
+            reg = const_reg(dtypes::Index, Value::of_int(0));
+            break;
         }
-        reg = p_.scopes[chain_[k]].range_reg;
         break;
-      case Op::Load: {
-        UOp idx = u.src(0);
-        Instr i{Kind::Load, Op::Load, u.dtype(), u.dtype()};
-        i.a = p_.sig.buffer_of.at(idx.src(0));
-        address(idx.src(1), k + 1, i.b, i.c);
-        i.d = u.num_src() == 2 ? place(u.src(1), k + 1) : const_reg(u.dtype(), Value::of_int(0));
-        reg = i.dst = new_reg();
-        i.node = node_ref(u);
-        emit(k, i);
+      case OpKind::Structural:
+        switch (structural_op(u.op())) {
+          case StructuralOp::Range:
+            // Its home scope is the loop that binds it (the verifier guarantees one exists).
+            if (k == 0) {
+              unbound_range_ = true;
+              reg = const_reg(dtypes::Index, Value::of_int(0));
+              break;
+            }
+            reg = p_.scopes[chain_[k]].range_reg;
+            break;
+          case StructuralOp::Load: {
+            UOp idx = u.src(0);
+            Instr i{Kind::Load, Op::Load, u.dtype(), u.dtype()};
+            i.a = p_.sig.buffer_of.at(idx.src(0));
+            address(idx.src(1), k + 1, i.b, i.c);
+            i.d =
+                u.num_src() == 2 ? place(u.src(1), k + 1) : const_reg(u.dtype(), Value::of_int(0));
+            reg = i.dst = new_reg();
+            i.node = node_ref(u);
+            emit(k, i);
+            break;
+          }
+          case StructuralOp::Reduce: reg = reduce(u, k); break;
+          // Not values: the verifier keeps them out of value positions.
+          case StructuralOp::Index:
+          case StructuralOp::Store:
+          case StructuralOp::End:
+          case StructuralOp::Sink:
+            if (!error_) error_ = Error{fmt::format("unsupported: {} as a value", op_name(u.op()))};
+            reg = const_reg(dtypes::Index, Value::of_int(0));
+            break;
+        }
         break;
-      }
-      case Op::Reduce: reg = reduce(u, k); break;
-      case Op::Neg:
-      case Op::Cast:
-      case Op::Bitcast:
-      case Op::Reciprocal:
-      case Op::Sqrt:
-      case Op::Exp2:
-      case Op::Log2:
-      case Op::Sin:
-      case Op::Trunc:
-      case Op::Quantize:
-      case Op::Dequantize:
-      case Op::Requantize:
-      case Op::Add:
-      case Op::Sub:
-      case Op::Mul:
-      case Op::Cdiv:
-      case Op::Cmod:
-      case Op::FloorDiv:
-      case Op::FloorMod:
-      case Op::Max:
-      case Op::Min:
-      case Op::CmpLt:
-      case Op::CmpNe:
-      case Op::CmpEq:
-      case Op::And:
-      case Op::Or:
-      case Op::Xor:
-      case Op::Shl:
-      case Op::Shr:
-      case Op::Where: {
+      case OpKind::Alu: {
         Instr i{Kind::Alu, u.op(), operand_dtype(u), u.dtype()};
         uint32_t* args[] = {&i.a, &i.b, &i.c};
         for (size_t s = 0; s < u.num_src(); ++s) *args[s] = place(u.src(s), k + 1);
@@ -189,22 +183,8 @@ class Compiler {
         break;
       }
       // Not values: the verifier keeps them out of value positions.
-      case Op::Invalid:
-      case Op::Param:
-      case Op::Index:
-      case Op::Store:
-      case Op::End:
-      case Op::Reshape:
-      case Op::Permute:
-      case Op::Expand:
-      case Op::Pad:
-      case Op::Shrink:
-      case Op::Flip:
-      case Op::ReduceAxis:
-      case Op::Contiguous:
-      case Op::Realize:
-      case Op::Bufferize:
-      case Op::Sink:
+      case OpKind::Tensor:
+      case OpKind::Schedule:
         if (!error_) error_ = Error{fmt::format("unsupported: {} as a value", op_name(u.op()))};
         reg = const_reg(dtypes::Index, Value::of_int(0));
         break;

@@ -136,67 +136,43 @@ class Evaluator {
   void report(UOp u, std::string what) { ub_ = UbReport{u, std::move(what), {}}; }
 
   std::optional<Error> eval(UOp u) {
-    switch (u.op()) {
-      case Op::Param: return input(u);
-      case Op::Const: {
-        if (!std::holds_alternative<ConstArg>(u.arg()))
-          return Error{"the tensor program does not verify: a CONST without a value"};
-        auto out = fresh(u);
-        if (!out) return out.error();
-        std::fill((*out)->begin(), (*out)->end(), u.const_value());
-        return std::nullopt;
-      }
-      case Op::Reshape:
-      case Op::Contiguous: alias(u, u.src(0)); return std::nullopt;
-      case Op::Permute:
-      case Op::Expand:
-      case Op::Shrink:
-      case Op::Flip: return gather(u);
-      case Op::Pad: return pad(u);
-      case Op::ReduceAxis: return reduce(u);
-      case Op::Neg:
-      case Op::Cast:
-      case Op::Bitcast:
-      case Op::Reciprocal:
-      case Op::Sqrt:
-      case Op::Exp2:
-      case Op::Log2:
-      case Op::Sin:
-      case Op::Trunc:
-      case Op::Quantize:
-      case Op::Dequantize:
-      case Op::Requantize:
-      case Op::Add:
-      case Op::Sub:
-      case Op::Mul:
-      case Op::Cdiv:
-      case Op::Cmod:
-      case Op::FloorDiv:
-      case Op::FloorMod:
-      case Op::Max:
-      case Op::Min:
-      case Op::CmpLt:
-      case Op::CmpNe:
-      case Op::CmpEq:
-      case Op::And:
-      case Op::Or:
-      case Op::Xor:
-      case Op::Shl:
-      case Op::Shr:
-      case Op::Where: return elementwise(u);
-      case Op::Realize: return Error{"the tensor program does not verify: REALIZE is not its root"};
-      case Op::Invalid:
-      case Op::Var:
-      case Op::Range:
-      case Op::Index:
-      case Op::Load:
-      case Op::Store:
-      case Op::End:
-      case Op::Reduce:
-      case Op::Sink:
-      case Op::Bufferize:
+    switch (op_kind(u.op())) {
+      case OpKind::Leaf:
+        switch (leaf_op(u.op())) {
+          case LeafOp::Param: return input(u);
+          case LeafOp::Const: {
+            if (!std::holds_alternative<ConstArg>(u.arg()))
+              return Error{"the tensor program does not verify: a CONST without a value"};
+            auto out = fresh(u);
+            if (!out) return out.error();
+            std::fill((*out)->begin(), (*out)->end(), u.const_value());
+            return std::nullopt;
+          }
+          case LeafOp::Invalid:
+          case LeafOp::Var:
+            return Error{fmt::format(
+                "{} is a kernel op: the tensor oracle runs tensor programs only", op_name(u.op()))};
+        }
+        break;
+      case OpKind::Structural:
+      case OpKind::Schedule:
         return Error{fmt::format("{} is a kernel op: the tensor oracle runs tensor programs only",
                                  op_name(u.op()))};
+      case OpKind::Alu: return elementwise(u);
+      case OpKind::Tensor:
+        switch (tensor_op(u.op())) {
+          case TensorOp::Reshape:
+          case TensorOp::Contiguous: alias(u, u.src(0)); return std::nullopt;
+          case TensorOp::Permute:
+          case TensorOp::Expand:
+          case TensorOp::Shrink:
+          case TensorOp::Flip: return gather(u);
+          case TensorOp::Pad: return pad(u);
+          case TensorOp::ReduceAxis: return reduce(u);
+          case TensorOp::Realize:
+            return Error{"the tensor program does not verify: REALIZE is not its root"};
+        }
+        break;
     }
     return Error{fmt::format("unsupported: {} in a tensor program", op_name(u.op()))};
   }

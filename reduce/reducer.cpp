@@ -37,77 +37,60 @@ Size size_of(const Kernel& k) {
     ++s.nodes;
     if (!u.shape().empty()) s.tensor_elems += static_cast<double>(numel(u.shape()));
     if (!op_in(u.op(), Leaf)) ++s.ops;
-    switch (u.op()) {
-      case Op::Var: {
-        ++s.vars;
-        const VarArg& v = u.arg<VarArg>();
-        s.var_spans += static_cast<double>(v.max) - static_cast<double>(v.min);
+    switch (op_kind(u.op())) {
+      case OpKind::Leaf:
+        switch (leaf_op(u.op())) {
+          case LeafOp::Var: {
+            ++s.vars;
+            const VarArg& v = u.arg<VarArg>();
+            s.var_spans += static_cast<double>(v.max) - static_cast<double>(v.min);
+            break;
+          }
+          case LeafOp::Const:
+            s.consts += value_cost(u.dtype(), u.const_value());
+            s.odd_consts += odd_value(u.dtype(), u.const_value());
+            break;
+          case LeafOp::Param:
+            s.param_slots += u.arg<ParamArg>().slot;
+            s.buffer_elems += static_cast<double>(u.arg<ParamArg>().size);
+            break;
+          case LeafOp::Invalid: break;  // counted in nodes and ops only
+        }
         break;
-      }
-      case Op::Reduce:
-        ++s.reduces;
-        s.closings += u.num_src() - 1;
+      case OpKind::Structural:
+        switch (structural_op(u.op())) {
+          case StructuralOp::Reduce:
+            ++s.reduces;
+            s.closings += u.num_src() - 1;
+            break;
+          case StructuralOp::End: s.closings += u.num_src() - 1; break;
+          case StructuralOp::Range:
+            if (u.src(0).is_const())
+              s.range_ends += std::max<double>(0, static_cast<double>(u.src(0).const_value().i));
+            else
+              ++s.computed_ends;
+            break;
+          case StructuralOp::Index:
+          case StructuralOp::Load:
+          case StructuralOp::Store:
+          case StructuralOp::Sink: break;  // counted in nodes and ops only
+        }
         break;
-      case Op::End: s.closings += u.num_src() - 1; break;
-      case Op::Const:
-        s.consts += value_cost(u.dtype(), u.const_value());
-        s.odd_consts += odd_value(u.dtype(), u.const_value());
+      case OpKind::Alu:
+      case OpKind::Schedule: break;  // counted in nodes and ops only
+      case OpKind::Tensor:
+        switch (tensor_op(u.op())) {
+          case TensorOp::Permute:
+          case TensorOp::Expand:
+          case TensorOp::Pad:
+          case TensorOp::Shrink:
+          case TensorOp::Flip: ++s.movements; break;
+          case TensorOp::ReduceAxis: s.reduce_axes += u.arg<ReduceAxisArg>().axes.size(); break;
+          case TensorOp::Realize: s.outputs += u.num_src(); break;
+          case TensorOp::Reshape:
+          case TensorOp::Contiguous: break;  // counted in nodes and ops only
+        }
         break;
-      case Op::Param:
-        s.param_slots += u.arg<ParamArg>().slot;
-        s.buffer_elems += static_cast<double>(u.arg<ParamArg>().size);
-        break;
-      case Op::Range:
-        if (u.src(0).is_const())
-          s.range_ends += std::max<double>(0, static_cast<double>(u.src(0).const_value().i));
-        else
-          ++s.computed_ends;
-        break;
-      case Op::Permute:
-      case Op::Expand:
-      case Op::Pad:
-      case Op::Shrink:
-      case Op::Flip: ++s.movements; break;
-      case Op::ReduceAxis: s.reduce_axes += u.arg<ReduceAxisArg>().axes.size(); break;
-      case Op::Realize: s.outputs += u.num_src(); break;
-      case Op::Invalid:
-      case Op::Index:
-      case Op::Load:
-      case Op::Store:
-      case Op::Reshape:
-      case Op::Contiguous:
-      case Op::Bufferize:
-      case Op::Sink:
-      case Op::Neg:
-      case Op::Cast:
-      case Op::Bitcast:
-      case Op::Reciprocal:
-      case Op::Sqrt:
-      case Op::Exp2:
-      case Op::Log2:
-      case Op::Sin:
-      case Op::Trunc:
-      case Op::Quantize:
-      case Op::Dequantize:
-      case Op::Requantize:
-      case Op::Add:
-      case Op::Sub:
-      case Op::Mul:
-      case Op::Cdiv:
-      case Op::Cmod:
-      case Op::FloorDiv:
-      case Op::FloorMod:
-      case Op::Max:
-      case Op::Min:
-      case Op::CmpLt:
-      case Op::CmpNe:
-      case Op::CmpEq:
-      case Op::And:
-      case Op::Or:
-      case Op::Xor:
-      case Op::Shl:
-      case Op::Shr:
-      case Op::Where: break;  // counted in nodes and ops only
     }
   }
   s.header = k.header.vars.size() + k.header.outputs.size() + k.header.inputs.size();

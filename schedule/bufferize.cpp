@@ -132,87 +132,57 @@ class GraphBuilder {
       src.push_back(*v);
     }
     UOp out;
-    switch (node.op()) {
-      case Op::Reshape:
-      case Op::Permute:
-      case Op::Expand:
-      case Op::Shrink:
-      case Op::Flip:
-      case Op::Contiguous: out = src[0]; break;
-      case Op::Pad:
-        out = src[0];
-        if (gate && !reads_zero_when_gated(out))
-          out = ctx_.alu(Op::Where, {gate, out, ctx_.const_int(node.dtype(), 0)});
-        break;
-      case Op::ReduceAxis: {
-        std::vector<UOp> rsrc{src[0]};
-        for (UOp r : nr.reduce_ranges)
-          if (r.op() == Op::Range) rsrc.push_back(r);
-        const Op rop = node.arg<ir::ReduceAxisArg>().op;
-        if (node.src(0).dtype().is_quantized()) {
-          Result<UOp> q = quantized_reduce(node, src[0], std::move(rsrc));
-          if (!q) return q.error();
-          out = *q;
-        } else if (node.arg<ir::ReduceAxisArg>().axes.empty()) {
-          out = src[0];  // reduces nothing: the value itself, not a fold of one element
-        } else if (rsrc.size() > 1) {
-          out = ctx_.make(Op::Reduce, node.dtype(), std::move(rsrc), ir::ReduceArg{rop});
-        } else if (node.dtype().is_float()) {
-          // Every reduced dim has size 1: one step from the identity, as REDUCE_AXIS is
-          // defined; for floats that step is not a no-op (0.0 + -0.0 is +0.0).
-          out = ctx_.alu(
-              rop,
-              {ctx_.const_value(node.dtype(), ir::reduce_identity(rop, node.dtype())), src[0]});
-        } else {
-          out = src[0];  // the identity step is exact on integers and bools
-        }
-        break;
-      }
-      case Op::Neg:
-      case Op::Cast:
-      case Op::Bitcast:
-      case Op::Reciprocal:
-      case Op::Sqrt:
-      case Op::Exp2:
-      case Op::Log2:
-      case Op::Sin:
-      case Op::Trunc:
-      case Op::Quantize:
-      case Op::Dequantize:
-      case Op::Requantize:
-      case Op::Add:
-      case Op::Sub:
-      case Op::Mul:
-      case Op::Cdiv:
-      case Op::Cmod:
-      case Op::FloorDiv:
-      case Op::FloorMod:
-      case Op::Max:
-      case Op::Min:
-      case Op::CmpLt:
-      case Op::CmpNe:
-      case Op::CmpEq:
-      case Op::And:
-      case Op::Or:
-      case Op::Xor:
-      case Op::Shl:
-      case Op::Shr:
-      case Op::Where: out = ctx_.make(node.op(), node.dtype(), std::move(src), node.arg()); break;
-      case Op::Const:
-      case Op::Invalid:
-      case Op::Param:
-      case Op::Var:
-      case Op::Range:
-      case Op::Index:
-      case Op::Load:
-      case Op::Store:
-      case Op::End:
-      case Op::Reduce:
-      case Op::Sink:
-      case Op::Realize:
-      case Op::Bufferize:
+    switch (ir::op_kind(node.op())) {
+      case ir::OpKind::Leaf:
+      case ir::OpKind::Structural:
+      case ir::OpKind::Schedule:
         return Error{
             fmt::format("unsupported: {} inside a tensor program", ir::op_name(node.op()))};
+      case ir::OpKind::Alu:
+        out = ctx_.make(node.op(), node.dtype(), std::move(src), node.arg());
+        break;
+      case ir::OpKind::Tensor:
+        switch (ir::tensor_op(node.op())) {
+          case ir::TensorOp::Reshape:
+          case ir::TensorOp::Permute:
+          case ir::TensorOp::Expand:
+          case ir::TensorOp::Shrink:
+          case ir::TensorOp::Flip:
+          case ir::TensorOp::Contiguous: out = src[0]; break;
+          case ir::TensorOp::Pad:
+            out = src[0];
+            if (gate && !reads_zero_when_gated(out))
+              out = ctx_.alu(Op::Where, {gate, out, ctx_.const_int(node.dtype(), 0)});
+            break;
+          case ir::TensorOp::ReduceAxis: {
+            std::vector<UOp> rsrc{src[0]};
+            for (UOp r : nr.reduce_ranges)
+              if (r.op() == Op::Range) rsrc.push_back(r);
+            const Op rop = node.arg<ir::ReduceAxisArg>().op;
+            if (node.src(0).dtype().is_quantized()) {
+              Result<UOp> q = quantized_reduce(node, src[0], std::move(rsrc));
+              if (!q) return q.error();
+              out = *q;
+            } else if (node.arg<ir::ReduceAxisArg>().axes.empty()) {
+              out = src[0];  // reduces nothing: the value itself, not a fold of one element
+            } else if (rsrc.size() > 1) {
+              out = ctx_.make(Op::Reduce, node.dtype(), std::move(rsrc), ir::ReduceArg{rop});
+            } else if (node.dtype().is_float()) {
+              // Every reduced dim has size 1: one step from the identity, as REDUCE_AXIS is
+              // defined; for floats that step is not a no-op (0.0 + -0.0 is +0.0).
+              out = ctx_.alu(
+                  rop,
+                  {ctx_.const_value(node.dtype(), ir::reduce_identity(rop, node.dtype())), src[0]});
+            } else {
+              out = src[0];  // the identity step is exact on integers and bools
+            }
+            break;
+          }
+          case ir::TensorOp::Realize:
+            return Error{
+                fmt::format("unsupported: {} inside a tensor program", ir::op_name(node.op()))};
+        }
+        break;
     }
     memo_.emplace(node, out);
     return out;

@@ -112,109 +112,79 @@ Access source_access(IndexSimplifier& simplify, UOp node, const NodeRanges& nr,
   Access a{nr.at.idx, nr.at.valid, nr.at.broadcast};
   if (own_gate) *own_gate = UOp();
   const ir::Shape& in = node.num_src() ? node.src(0).shape() : node.shape();
-  switch (node.op()) {
-    case Op::Reshape: a.idx = reshape_access(simplify, nr.at.idx, node.shape(), in, bugs); break;
-    case Op::Permute: {
-      const auto& order = node.arg<ir::AxesArg>().axes;
-      for (size_t i = 0; i < order.size(); ++i) a.idx[static_cast<size_t>(order[i])] = nr.at.idx[i];
-      break;
-    }
-    case Op::Expand:
-      for (size_t i = 0; i < in.size(); ++i) {
-        if (in[i] != 1) continue;
-        a.idx[i] = index_const(ctx, 0);
-        if (node.shape()[i] != 1) a.broadcast = true;
-      }
-      break;
-    case Op::Pad: {
-      const auto& pairs = node.arg<ir::PadArg>().pairs;
-      UOp gate;
-      for (size_t i = 0; i < in.size(); ++i) {
-        auto [before, after] = pairs[i];
-        UOp r = nr.at.idx[i];
-        // r >= before spelled as tinygrad does, not (r < before): the reduce rules that
-        // fold a sum over a gate (bound_lower, bound_two_sided) match this form.
-        if (before > 0)
-          gate = both(ctx, gate,
-                      ctx.alu(Op::CmpNe, {ctx.alu(Op::CmpLt, {r, index_const(ctx, before)}),
-                                          ctx.const_bool(true)}));
-        if (after > 0) {
-          int64_t end = in[i] + before + (bugs.contains(LoweringBug::PadValidOffByOne) ? 1 : 0);
-          gate = both(ctx, gate, ctx.alu(Op::CmpLt, {r, index_const(ctx, end)}));
+  switch (ir::op_kind(node.op())) {
+    case ir::OpKind::Leaf:
+    case ir::OpKind::Structural:
+    case ir::OpKind::Alu:
+    case ir::OpKind::Schedule: break;
+    case ir::OpKind::Tensor:
+      switch (ir::tensor_op(node.op())) {
+        case ir::TensorOp::Reshape:
+          a.idx = reshape_access(simplify, nr.at.idx, node.shape(), in, bugs);
+          break;
+        case ir::TensorOp::Permute: {
+          const auto& order = node.arg<ir::AxesArg>().axes;
+          for (size_t i = 0; i < order.size(); ++i)
+            a.idx[static_cast<size_t>(order[i])] = nr.at.idx[i];
+          break;
         }
-        a.idx[i] = simplify(ctx.alu(Op::Sub, {r, index_const(ctx, before)}));
+        case ir::TensorOp::Expand:
+          for (size_t i = 0; i < in.size(); ++i) {
+            if (in[i] != 1) continue;
+            a.idx[i] = index_const(ctx, 0);
+            if (node.shape()[i] != 1) a.broadcast = true;
+          }
+          break;
+        case ir::TensorOp::Pad: {
+          const auto& pairs = node.arg<ir::PadArg>().pairs;
+          UOp gate;
+          for (size_t i = 0; i < in.size(); ++i) {
+            auto [before, after] = pairs[i];
+            UOp r = nr.at.idx[i];
+            // r >= before spelled as tinygrad does, not (r < before): the reduce rules that
+            // fold a sum over a gate (bound_lower, bound_two_sided) match this form.
+            if (before > 0)
+              gate = both(ctx, gate,
+                          ctx.alu(Op::CmpNe, {ctx.alu(Op::CmpLt, {r, index_const(ctx, before)}),
+                                              ctx.const_bool(true)}));
+            if (after > 0) {
+              int64_t end = in[i] + before + (bugs.contains(LoweringBug::PadValidOffByOne) ? 1 : 0);
+              gate = both(ctx, gate, ctx.alu(Op::CmpLt, {r, index_const(ctx, end)}));
+            }
+            a.idx[i] = simplify(ctx.alu(Op::Sub, {r, index_const(ctx, before)}));
+          }
+          if (gate) gate = simplify(gate);
+          if (always(gate)) gate = UOp();
+          if (own_gate) *own_gate = gate;
+          a.valid = both(ctx, a.valid, gate);
+          if (a.valid) a.valid = simplify(a.valid);
+          break;
+        }
+        case ir::TensorOp::Shrink: {
+          const auto& pairs = node.arg<ir::PadArg>().pairs;
+          for (size_t i = 0; i < in.size(); ++i)
+            if (pairs[i].first != 0)
+              a.idx[i] =
+                  simplify(ctx.alu(Op::Add, {nr.at.idx[i], index_const(ctx, pairs[i].first)}));
+          break;
+        }
+        case ir::TensorOp::Flip:
+          for (int64_t ax : node.arg<ir::AxesArg>().axes) {
+            size_t i = static_cast<size_t>(ax);
+            int64_t last = bugs.contains(LoweringBug::FlipNoSizeMinusOne) ? in[i] : in[i] - 1;
+            a.idx[i] = simplify(ctx.alu(Op::Sub, {index_const(ctx, last), nr.at.idx[i]}));
+          }
+          break;
+        case ir::TensorOp::ReduceAxis: {
+          const auto& axes = node.arg<ir::ReduceAxisArg>().axes;
+          for (size_t k = 0; k < axes.size(); ++k)
+            a.idx[static_cast<size_t>(axes[k])] = nr.reduce_ranges[k];
+          break;
+        }
+        case ir::TensorOp::Contiguous:
+        case ir::TensorOp::Realize: break;
       }
-      if (gate) gate = simplify(gate);
-      if (always(gate)) gate = UOp();
-      if (own_gate) *own_gate = gate;
-      a.valid = both(ctx, a.valid, gate);
-      if (a.valid) a.valid = simplify(a.valid);
       break;
-    }
-    case Op::Shrink: {
-      const auto& pairs = node.arg<ir::PadArg>().pairs;
-      for (size_t i = 0; i < in.size(); ++i)
-        if (pairs[i].first != 0)
-          a.idx[i] = simplify(ctx.alu(Op::Add, {nr.at.idx[i], index_const(ctx, pairs[i].first)}));
-      break;
-    }
-    case Op::Flip:
-      for (int64_t ax : node.arg<ir::AxesArg>().axes) {
-        size_t i = static_cast<size_t>(ax);
-        int64_t last = bugs.contains(LoweringBug::FlipNoSizeMinusOne) ? in[i] : in[i] - 1;
-        a.idx[i] = simplify(ctx.alu(Op::Sub, {index_const(ctx, last), nr.at.idx[i]}));
-      }
-      break;
-    case Op::ReduceAxis: {
-      const auto& axes = node.arg<ir::ReduceAxisArg>().axes;
-      for (size_t k = 0; k < axes.size(); ++k)
-        a.idx[static_cast<size_t>(axes[k])] = nr.reduce_ranges[k];
-      break;
-    }
-    case Op::Const:
-    case Op::Invalid:
-    case Op::Param:
-    case Op::Var:
-    case Op::Range:
-    case Op::Index:
-    case Op::Load:
-    case Op::Store:
-    case Op::End:
-    case Op::Reduce:
-    case Op::Sink:
-    case Op::Neg:
-    case Op::Cast:
-    case Op::Bitcast:
-    case Op::Reciprocal:
-    case Op::Sqrt:
-    case Op::Exp2:
-    case Op::Log2:
-    case Op::Sin:
-    case Op::Trunc:
-    case Op::Quantize:
-    case Op::Dequantize:
-    case Op::Requantize:
-    case Op::Add:
-    case Op::Sub:
-    case Op::Mul:
-    case Op::Cdiv:
-    case Op::Cmod:
-    case Op::FloorDiv:
-    case Op::FloorMod:
-    case Op::Max:
-    case Op::Min:
-    case Op::CmpLt:
-    case Op::CmpNe:
-    case Op::CmpEq:
-    case Op::And:
-    case Op::Or:
-    case Op::Xor:
-    case Op::Shl:
-    case Op::Shr:
-    case Op::Where:
-    case Op::Contiguous:
-    case Op::Realize:
-    case Op::Bufferize: break;
   }
   return a;
 }

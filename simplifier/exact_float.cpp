@@ -49,105 +49,110 @@ std::optional<Dyadic> dyadic_compute(RewriteCtx& rc, UOp u, DyadicMemo& memo) {
     ka = a.k << (a.e - e), kb = b.k << (b.e - e);
     return std::optional<int>(e);
   };
-  switch (u.op()) {
-    case Op::Const: {
-      double v = u.const_value().f;
-      if (!std::isfinite(v)) return std::nullopt;
-      if (v == 0) return Dyadic{0, 0};
-      int ex;
-      double m = std::frexp(std::fabs(v), &ex);  // |v| = m * 2^ex, m in [0.5, 1)
-      auto j = static_cast<int64_t>(std::ldexp(m, 53));
-      int e = ex - 53;
-      while ((j & 1) == 0) j >>= 1, ++e;
-      return check({j, e});
-    }
-    case Op::Var: {  // a float temporary of reduce_collapse: (e, k) carried in (min, max)
-      const auto& v = u.arg<VarArg>();
-      if (!v.name.starts_with(kTmpPrefix) || v.max < 0) return std::nullopt;
-      return check({v.max, static_cast<int>(v.min)});
-    }
-    case Op::Cast: {
-      DType from = u.src(0).dtype();
-      if (from.is_float()) {
-        auto d = sub(0);
-        return d ? check(*d) : std::nullopt;
+  switch (op_kind(u.op())) {
+    case OpKind::Leaf:
+      switch (leaf_op(u.op())) {
+        case LeafOp::Const: {
+          double v = u.const_value().f;
+          if (!std::isfinite(v)) return std::nullopt;
+          if (v == 0) return Dyadic{0, 0};
+          int ex;
+          double m = std::frexp(std::fabs(v), &ex);  // |v| = m * 2^ex, m in [0.5, 1)
+          auto j = static_cast<int64_t>(std::ldexp(m, 53));
+          int e = ex - 53;
+          while ((j & 1) == 0) j >>= 1, ++e;
+          return check({j, e});
+        }
+        case LeafOp::Var: {  // a float temporary of reduce_collapse: (e, k) carried in (min, max)
+          const auto& v = u.arg<VarArg>();
+          if (!v.name.starts_with(kTmpPrefix) || v.max < 0) return std::nullopt;
+          return check({v.max, static_cast<int>(v.min)});
+        }
+        case LeafOp::Invalid:
+        case LeafOp::Param: return std::nullopt;  // loaded, rounded or not a float: unknown
       }
-      if (!from.is_int() && !from.is_bool()) return std::nullopt;
-      Interval iv = state(rc).analysis.bounds(u.src(0));
-      return check({std::max<__int128>(-__int128{iv.lo}, iv.hi), 0});
-    }
-    case Op::Neg: return sub(0);
-    case Op::Add:
-    case Op::Sub:
-    case Op::Max:
-    case Op::Min:
-    case Op::Where: {
-      size_t i = u.op() == Op::Where ? 1 : 0;
-      auto a = sub(i), b = sub(i + 1);
-      if (!a || !b) return std::nullopt;
-      __int128 ka, kb;
-      auto e = align(*a, *b, ka, kb);
-      if (!e) return std::nullopt;
-      bool sum = u.op() == Op::Add || u.op() == Op::Sub;
-      return check({sum ? ka + kb : std::max(ka, kb), *e});
-    }
-    case Op::Mul: {
-      auto a = sub(0), b = sub(1);
-      if (!a || !b || a->k > (__int128{1} << 60) || b->k > (__int128{1} << 60)) return std::nullopt;
-      return check({a->k * b->k, a->e + b->e});
-    }
-    case Op::Reduce: {
-      if (u.arg<ReduceArg>().op != Op::Add) return std::nullopt;
-      auto a = sub(0);
-      if (!a) return std::nullopt;
-      __int128 k = a->k;
-      for (size_t i = 1; i < u.num_src(); ++i) {
-        if (u.src(i).op() != Op::Range) return std::nullopt;
-        k *= std::max<int64_t>(0, state(rc).analysis.bounds(u.src(i).src(0)).hi);
-        if (k > (__int128{1} << 62)) return std::nullopt;
+      break;
+    case OpKind::Structural:
+      switch (structural_op(u.op())) {
+        case StructuralOp::Reduce: {
+          if (u.arg<ReduceArg>().op != Op::Add) return std::nullopt;
+          auto a = sub(0);
+          if (!a) return std::nullopt;
+          __int128 k = a->k;
+          for (size_t i = 1; i < u.num_src(); ++i) {
+            if (u.src(i).op() != Op::Range) return std::nullopt;
+            k *= std::max<int64_t>(0, state(rc).analysis.bounds(u.src(i).src(0)).hi);
+            if (k > (__int128{1} << 62)) return std::nullopt;
+          }
+          return check({k, a->e});
+        }
+        case StructuralOp::Range:
+        case StructuralOp::Index:
+        case StructuralOp::Load:
+        case StructuralOp::Store:
+        case StructuralOp::End:
+        case StructuralOp::Sink: return std::nullopt;  // loaded, rounded or not a float: unknown
       }
-      return check({k, a->e});
-    }
-    case Op::Invalid:
-    case Op::Param:
-    case Op::Range:
-    case Op::Index:
-    case Op::Load:
-    case Op::Store:
-    case Op::End:
-    case Op::Reshape:
-    case Op::Permute:
-    case Op::Expand:
-    case Op::Pad:
-    case Op::Shrink:
-    case Op::Flip:
-    case Op::ReduceAxis:
-    case Op::Contiguous:
-    case Op::Realize:
-    case Op::Bufferize:
-    case Op::Sink:
-    case Op::Bitcast:
-    case Op::Reciprocal:
-    case Op::Sqrt:
-    case Op::Exp2:
-    case Op::Log2:
-    case Op::Sin:
-    case Op::Trunc:
-    case Op::Quantize:
-    case Op::Dequantize:
-    case Op::Requantize:
-    case Op::Cdiv:
-    case Op::Cmod:
-    case Op::FloorDiv:
-    case Op::FloorMod:
-    case Op::CmpLt:
-    case Op::CmpNe:
-    case Op::CmpEq:
-    case Op::And:
-    case Op::Or:
-    case Op::Xor:
-    case Op::Shl:
-    case Op::Shr: return std::nullopt;  // loaded, rounded or not a float: unknown
+      break;
+    case OpKind::Alu:
+      switch (alu_op(u.op())) {
+        case AluOp::Cast: {
+          DType from = u.src(0).dtype();
+          if (from.is_float()) {
+            auto d = sub(0);
+            return d ? check(*d) : std::nullopt;
+          }
+          if (!from.is_int() && !from.is_bool()) return std::nullopt;
+          Interval iv = state(rc).analysis.bounds(u.src(0));
+          return check({std::max<__int128>(-__int128{iv.lo}, iv.hi), 0});
+        }
+        case AluOp::Neg: return sub(0);
+        case AluOp::Add:
+        case AluOp::Sub:
+        case AluOp::Max:
+        case AluOp::Min:
+        case AluOp::Where: {
+          size_t i = u.op() == Op::Where ? 1 : 0;
+          auto a = sub(i), b = sub(i + 1);
+          if (!a || !b) return std::nullopt;
+          __int128 ka, kb;
+          auto e = align(*a, *b, ka, kb);
+          if (!e) return std::nullopt;
+          bool sum = u.op() == Op::Add || u.op() == Op::Sub;
+          return check({sum ? ka + kb : std::max(ka, kb), *e});
+        }
+        case AluOp::Mul: {
+          auto a = sub(0), b = sub(1);
+          if (!a || !b || a->k > (__int128{1} << 60) || b->k > (__int128{1} << 60))
+            return std::nullopt;
+          return check({a->k * b->k, a->e + b->e});
+        }
+        case AluOp::Bitcast:
+        case AluOp::Reciprocal:
+        case AluOp::Sqrt:
+        case AluOp::Exp2:
+        case AluOp::Log2:
+        case AluOp::Sin:
+        case AluOp::Trunc:
+        case AluOp::Quantize:
+        case AluOp::Dequantize:
+        case AluOp::Requantize:
+        case AluOp::Cdiv:
+        case AluOp::Cmod:
+        case AluOp::FloorDiv:
+        case AluOp::FloorMod:
+        case AluOp::CmpLt:
+        case AluOp::CmpNe:
+        case AluOp::CmpEq:
+        case AluOp::And:
+        case AluOp::Or:
+        case AluOp::Xor:
+        case AluOp::Shl:
+        case AluOp::Shr: return std::nullopt;  // loaded, rounded or not a float: unknown
+      }
+      break;
+    case OpKind::Tensor:
+    case OpKind::Schedule: return std::nullopt;  // loaded, rounded or not a float: unknown
   }
   return std::nullopt;
 }

@@ -27,91 +27,64 @@ bool in_set(const RangeSet& s, UOp r) {
 }
 
 bool may_fault_on_some_operand(UOp n) {
-  switch (n.op()) {
-    case Op::Cdiv:
-    case Op::Cmod:
-    case Op::FloorDiv:
-    case Op::FloorMod:
-    case Op::Shl:
-    case Op::Shr:
-    case Op::Bitcast: return true;
-    case Op::Cast:
+  switch (op_kind(n.op())) {
+    case OpKind::Leaf:
+    case OpKind::Structural:
+    case OpKind::Tensor:
+    case OpKind::Schedule: return false;  // loads are the caller's (gated, or in bounds)
+    case OpKind::Alu: break;
+  }
+  // Every ALU op states its fault class in ops.def, so a new op cannot count as safe
+  // by omission.
+  switch (alu_fault(n.op())) {
+    case AluFault::Total: return false;
+    case AluFault::DivByZero:
+    case AluFault::Faults: return true;
+    case AluFault::CastRange:
       return (n.src(0).dtype().is_float() && !n.dtype().is_float() && !n.dtype().is_bool()) ||
              (n.dtype().is_index() && n.src(0).dtype() == dtypes::UInt64);
-    case Op::Add:
-    case Op::Sub:
-    case Op::Mul:
-    case Op::Neg: return n.dtype().is_index();
-    default: return false;  // total ALU ops; loads are the caller's (gated, or in bounds)
+    case AluFault::IndexOverflow: return n.dtype().is_index();
   }
+  return false;
 }
 
 bool may_fault(RewriteCtx& rc, UOp u) {
   return any_node(u, [&](UOp n) {
-    switch (n.op()) {
-      case Op::Cdiv:
-      case Op::Cmod:
-      case Op::FloorDiv:
-      case Op::FloorMod:
+    switch (op_kind(n.op())) {
+      case OpKind::Structural:
+        switch (structural_op(n.op())) {
+          case StructuralOp::Load: {  // faults only out of bounds
+            UOp buf = n.src(0).src(0), idx = n.src(0).src(1);
+            if (idx.op() == Op::Where && idx.src(2).op() == Op::Invalid) idx = idx.src(1);
+            Interval b = state(rc).analysis.bounds(idx);
+            return buf.op() != Op::Param || b.lo < 0 || b.hi >= buf.arg<ParamArg>().size;
+          }
+          case StructuralOp::Range:
+          case StructuralOp::Index:
+          case StructuralOp::Store:
+          case StructuralOp::End:
+          case StructuralOp::Reduce:
+          case StructuralOp::Sink: return false;
+        }
+        return false;
+      case OpKind::Leaf:
+      case OpKind::Tensor:
+      case OpKind::Schedule: return false;
+      case OpKind::Alu: break;
+    }
+    switch (alu_fault(n.op())) {
+      case AluFault::Total: return false;
+      case AluFault::DivByZero:
         // An integer divisor proven positive is never 0 (nor -1 under the minimum). Calling
         // r % 2 faulting held reduce_collapse back until split_ranges had made r % 2 a
         // range, leaving a result that kernel_graph changed on a second simplify (a
         // not-idempotent finding).
         return !n.dtype().is_int() || state(rc).analysis.bounds(n.src(1)).lo <= 0;
-      case Op::Shl:
-      case Op::Shr:
-      case Op::Bitcast: return true;
-      case Op::Load: {  // faults only out of bounds
-        UOp buf = n.src(0).src(0), idx = n.src(0).src(1);
-        if (idx.op() == Op::Where && idx.src(2).op() == Op::Invalid) idx = idx.src(1);
-        Interval b = state(rc).analysis.bounds(idx);
-        return buf.op() != Op::Param || b.lo < 0 || b.hi >= buf.arg<ParamArg>().size;
-      }
-      case Op::Cast:
+      case AluFault::Faults: return true;
+      case AluFault::CastRange:
         return n.src(0).dtype().is_float() && !n.dtype().is_float() && !n.dtype().is_bool();
-      case Op::Add:
-      case Op::Sub:
-      case Op::Mul:
-      case Op::Neg:
+      case AluFault::IndexOverflow:
         return n.dtype().is_index() && state(rc).analysis.bounds(n) == dtype_interval(n.dtype());
-      case Op::Const:
-      case Op::Invalid:
-      case Op::Param:
-      case Op::Var:
-      case Op::Range:
-      case Op::Index:
-      case Op::Store:
-      case Op::End:
-      case Op::Reduce:
-      case Op::Reshape:
-      case Op::Permute:
-      case Op::Expand:
-      case Op::Pad:
-      case Op::Shrink:
-      case Op::Flip:
-      case Op::ReduceAxis:
-      case Op::Contiguous:
-      case Op::Realize:
-      case Op::Bufferize:
-      case Op::Sink:
-      case Op::Reciprocal:
-      case Op::Sqrt:
-      case Op::Exp2:
-      case Op::Log2:
-      case Op::Sin:
-      case Op::Trunc:
-      case Op::Quantize:
-      case Op::Dequantize:
-      case Op::Requantize:
-      case Op::Max:
-      case Op::Min:
-      case Op::CmpLt:
-      case Op::CmpNe:
-      case Op::CmpEq:
-      case Op::And:
-      case Op::Or:
-      case Op::Xor:
-      case Op::Where: return false;
     }
     return false;
   });

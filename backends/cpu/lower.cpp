@@ -317,44 +317,31 @@ class Lowerer {
     uint64_t key = plan_->key(u, k);
     if (auto it = memo_.find(key); it != memo_.end()) return it->second;
     llvm::Value* v = nullptr;
-    switch (u.op()) {
-      case Op::Const: v = constant(u.dtype(), u.const_value()); break;
-      case Op::Var: v = var_values_[sig_->var_of.at(u)]; break;
-      case Op::Range:
-        v = chain_[k]->range == u ? static_cast<llvm::Value*>(chain_[k]->iv) : b_.getInt64(0);
+    switch (op_kind(u.op())) {
+      case OpKind::Leaf:
+        switch (leaf_op(u.op())) {
+          case LeafOp::Const: v = constant(u.dtype(), u.const_value()); break;
+          case LeafOp::Var: v = var_values_[sig_->var_of.at(u)]; break;
+          // Not values: the verifier keeps them out of value positions.
+          case LeafOp::Invalid:
+          case LeafOp::Param: v = unsupported(u.op(), u.dtype()); break;
+        }
         break;
-      case Op::Load: v = load(u, k); break;
-      case Op::Reduce: v = reduce(u, k); break;
-      case Op::Neg:
-      case Op::Cast:
-      case Op::Bitcast:
-      case Op::Reciprocal:
-      case Op::Sqrt:
-      case Op::Exp2:
-      case Op::Log2:
-      case Op::Sin:
-      case Op::Trunc:
-      case Op::Quantize:
-      case Op::Dequantize:
-      case Op::Requantize:
-      case Op::Add:
-      case Op::Sub:
-      case Op::Mul:
-      case Op::Cdiv:
-      case Op::Cmod:
-      case Op::FloorDiv:
-      case Op::FloorMod:
-      case Op::Max:
-      case Op::Min:
-      case Op::CmpLt:
-      case Op::CmpNe:
-      case Op::CmpEq:
-      case Op::And:
-      case Op::Or:
-      case Op::Xor:
-      case Op::Shl:
-      case Op::Shr:
-      case Op::Where: {
+      case OpKind::Structural:
+        switch (structural_op(u.op())) {
+          case StructuralOp::Range:
+            v = chain_[k]->range == u ? static_cast<llvm::Value*>(chain_[k]->iv) : b_.getInt64(0);
+            break;
+          case StructuralOp::Load: v = load(u, k); break;
+          case StructuralOp::Reduce: v = reduce(u, k); break;
+          // Not values: the verifier keeps them out of value positions.
+          case StructuralOp::Index:
+          case StructuralOp::Store:
+          case StructuralOp::End:
+          case StructuralOp::Sink: v = unsupported(u.op(), u.dtype()); break;
+        }
+        break;
+      case OpKind::Alu: {
         llvm::Value* a[3] = {nullptr, nullptr, nullptr};
         for (size_t s = 0; s < u.num_src(); ++s) a[s] = place(u.src(s), k + 1);
         at(chain_[k]);
@@ -362,22 +349,8 @@ class Lowerer {
         break;
       }
       // Not values: the verifier keeps them out of value positions.
-      case Op::Invalid:
-      case Op::Param:
-      case Op::Index:
-      case Op::Store:
-      case Op::End:
-      case Op::Reshape:
-      case Op::Permute:
-      case Op::Expand:
-      case Op::Pad:
-      case Op::Shrink:
-      case Op::Flip:
-      case Op::ReduceAxis:
-      case Op::Contiguous:
-      case Op::Realize:
-      case Op::Bufferize:
-      case Op::Sink: v = unsupported(u.op(), u.dtype()); break;
+      case OpKind::Tensor:
+      case OpKind::Schedule: v = unsupported(u.op(), u.dtype()); break;
     }
     memo_.emplace(key, v);
     return v;
@@ -588,60 +561,47 @@ class Lowerer {
   }
 
   llvm::Value* alu(Op op, DType in, DType out, llvm::Value* const* a) {
-    switch (op) {
-      case Op::Where: return b_.CreateSelect(a[0], a[1], a[2]);
-      case Op::Cast: return cast(in, out, a[0]);
-      case Op::Bitcast: return bitcast(in, out, a[0]);
-      case Op::Quantize: return quantize(out, a[0]);
-      case Op::Dequantize: return dequantize(in, out, a[0]);
-      case Op::Requantize: return requantize(in, out, a[0]);
-      case Op::Neg:
-      case Op::Reciprocal:
-      case Op::Sqrt:
-      case Op::Exp2:
-      case Op::Log2:
-      case Op::Sin:
-      case Op::Trunc:
-      case Op::Add:
-      case Op::Sub:
-      case Op::Mul:
-      case Op::Cdiv:
-      case Op::Cmod:
-      case Op::FloorDiv:
-      case Op::FloorMod:
-      case Op::Max:
-      case Op::Min:
-      case Op::CmpLt:
-      case Op::CmpNe:
-      case Op::CmpEq:
-      case Op::And:
-      case Op::Or:
-      case Op::Xor:
-      case Op::Shl:
-      case Op::Shr:
-        if (in.is_float()) return float_op(op, in, a);
-        return int_op(op, in, a);
-      case Op::Const:
-      case Op::Invalid:
-      case Op::Param:
-      case Op::Var:
-      case Op::Range:
-      case Op::Index:
-      case Op::Load:
-      case Op::Store:
-      case Op::End:
-      case Op::Reduce:
-      case Op::Reshape:
-      case Op::Permute:
-      case Op::Expand:
-      case Op::Pad:
-      case Op::Shrink:
-      case Op::Flip:
-      case Op::ReduceAxis:
-      case Op::Contiguous:
-      case Op::Realize:
-      case Op::Bufferize:
-      case Op::Sink: break;
+    switch (op_kind(op)) {
+      case OpKind::Leaf:
+      case OpKind::Structural:
+      case OpKind::Tensor:
+      case OpKind::Schedule: break;
+      case OpKind::Alu:
+        switch (alu_op(op)) {
+          case AluOp::Where: return b_.CreateSelect(a[0], a[1], a[2]);
+          case AluOp::Cast: return cast(in, out, a[0]);
+          case AluOp::Bitcast: return bitcast(in, out, a[0]);
+          case AluOp::Quantize: return quantize(out, a[0]);
+          case AluOp::Dequantize: return dequantize(in, out, a[0]);
+          case AluOp::Requantize: return requantize(in, out, a[0]);
+          case AluOp::Neg:
+          case AluOp::Reciprocal:
+          case AluOp::Sqrt:
+          case AluOp::Exp2:
+          case AluOp::Log2:
+          case AluOp::Sin:
+          case AluOp::Trunc:
+          case AluOp::Add:
+          case AluOp::Sub:
+          case AluOp::Mul:
+          case AluOp::Cdiv:
+          case AluOp::Cmod:
+          case AluOp::FloorDiv:
+          case AluOp::FloorMod:
+          case AluOp::Max:
+          case AluOp::Min:
+          case AluOp::CmpLt:
+          case AluOp::CmpNe:
+          case AluOp::CmpEq:
+          case AluOp::And:
+          case AluOp::Or:
+          case AluOp::Xor:
+          case AluOp::Shl:
+          case AluOp::Shr:
+            if (in.is_float()) return float_op(op, in, a);
+            return int_op(op, in, a);
+        }
+        break;
     }
     return unsupported(op, in);
   }
@@ -649,77 +609,65 @@ class Lowerer {
   llvm::Value* float_op(Op op, DType dt, llvm::Value* const* a) {
     const bool half = dt.scalar() == ScalarType::Float16;
     auto rounded = [&](llvm::Value* v) { return half ? half_round(v) : v; };
-    switch (op) {
-      case Op::Neg: return b_.CreateFNeg(a[0]);
-      case Op::Reciprocal:
-        return rounded(b_.CreateFDiv(llvm::ConstantFP::get(a[0]->getType(), 1.0), a[0]));
-      case Op::Sqrt: return rounded(intrinsic(llvm::Intrinsic::sqrt, a[0]));
-      case Op::Trunc: return intrinsic(llvm::Intrinsic::trunc, a[0]);
-      // The oracle computes these in double with libm and rounds once: so do we.
-      case Op::Exp2: return round_to(dt, intrinsic(llvm::Intrinsic::exp2, f64(a[0])));
-      case Op::Log2: return round_to(dt, intrinsic(llvm::Intrinsic::log2, f64(a[0])));
-      case Op::Sin: return round_to(dt, intrinsic(llvm::Intrinsic::sin, f64(a[0])));
-      case Op::Add: return rounded(b_.CreateFAdd(a[0], a[1]));
-      case Op::Sub: return rounded(b_.CreateFSub(a[0], a[1]));
-      case Op::Mul: return rounded(b_.CreateFMul(a[0], a[1]));
-      case Op::CmpLt: return b_.CreateFCmpOLT(a[0], a[1]);
-      case Op::CmpNe: return b_.CreateFCmpUNE(a[0], a[1]);
-      case Op::CmpEq: return b_.CreateFCmpOEQ(a[0], a[1]);
-      case Op::Max:
-      case Op::Min: {
-        // NaN if either is NaN; equal operands (+0/-0) combine by bits: MAX ands the
-        // sign bits (+0 wins), MIN ors them (-0 wins); equal nonzero values are identical.
-        llvm::Type* t = a[0]->getType();
-        llvm::Type* it = b_.getIntNTy(t->getPrimitiveSizeInBits().getFixedSize());
-        llvm::Value* ab = b_.CreateBitCast(a[0], it);
-        llvm::Value* bb = b_.CreateBitCast(a[1], it);
-        llvm::Value* eq =
-            b_.CreateBitCast(op == Op::Max ? b_.CreateAnd(ab, bb) : b_.CreateOr(ab, bb), t);
-        llvm::Value* a_wins =
-            op == Op::Max ? b_.CreateFCmpOGT(a[0], a[1]) : b_.CreateFCmpOLT(a[0], a[1]);
-        llvm::Value* b_wins =
-            op == Op::Max ? b_.CreateFCmpOLT(a[0], a[1]) : b_.CreateFCmpOGT(a[0], a[1]);
-        llvm::Value* r = b_.CreateSelect(a_wins, a[0], b_.CreateSelect(b_wins, a[1], eq));
-        llvm::Value* nan = b_.CreateFCmpUNO(a[0], a[1]);
-        return b_.CreateSelect(nan, llvm::ConstantFP::getNaN(t), r);
-      }
+    switch (op_kind(op)) {
       // Not float ops (the verifier refuses them); WHERE, CAST and BITCAST are alu()'s.
-      case Op::Const:
-      case Op::Invalid:
-      case Op::Param:
-      case Op::Var:
-      case Op::Range:
-      case Op::Index:
-      case Op::Load:
-      case Op::Store:
-      case Op::End:
-      case Op::Reduce:
-      case Op::Reshape:
-      case Op::Permute:
-      case Op::Expand:
-      case Op::Pad:
-      case Op::Shrink:
-      case Op::Flip:
-      case Op::ReduceAxis:
-      case Op::Contiguous:
-      case Op::Realize:
-      case Op::Bufferize:
-      case Op::Sink:
-      case Op::Cast:
-      case Op::Bitcast:
-      case Op::Quantize:
-      case Op::Dequantize:
-      case Op::Requantize:
-      case Op::Cdiv:
-      case Op::Cmod:
-      case Op::FloorDiv:
-      case Op::FloorMod:
-      case Op::And:
-      case Op::Or:
-      case Op::Xor:
-      case Op::Shl:
-      case Op::Shr:
-      case Op::Where: return unsupported(op, dt);
+      case OpKind::Leaf:
+      case OpKind::Structural:
+      case OpKind::Tensor:
+      case OpKind::Schedule: return unsupported(op, dt);
+      case OpKind::Alu:
+        switch (alu_op(op)) {
+          case AluOp::Neg: return b_.CreateFNeg(a[0]);
+          case AluOp::Reciprocal:
+            return rounded(b_.CreateFDiv(llvm::ConstantFP::get(a[0]->getType(), 1.0), a[0]));
+          case AluOp::Sqrt: return rounded(intrinsic(llvm::Intrinsic::sqrt, a[0]));
+          case AluOp::Trunc: return intrinsic(llvm::Intrinsic::trunc, a[0]);
+          // The oracle computes these in double with libm and rounds once: so do we.
+          case AluOp::Exp2: return round_to(dt, intrinsic(llvm::Intrinsic::exp2, f64(a[0])));
+          case AluOp::Log2: return round_to(dt, intrinsic(llvm::Intrinsic::log2, f64(a[0])));
+          case AluOp::Sin: return round_to(dt, intrinsic(llvm::Intrinsic::sin, f64(a[0])));
+          case AluOp::Add: return rounded(b_.CreateFAdd(a[0], a[1]));
+          case AluOp::Sub: return rounded(b_.CreateFSub(a[0], a[1]));
+          case AluOp::Mul: return rounded(b_.CreateFMul(a[0], a[1]));
+          case AluOp::CmpLt: return b_.CreateFCmpOLT(a[0], a[1]);
+          case AluOp::CmpNe: return b_.CreateFCmpUNE(a[0], a[1]);
+          case AluOp::CmpEq: return b_.CreateFCmpOEQ(a[0], a[1]);
+          case AluOp::Max:
+          case AluOp::Min: {
+            // NaN if either is NaN; equal operands (+0/-0) combine by bits: MAX ands the
+            // sign bits (+0 wins), MIN ors them (-0 wins); equal nonzero values are identical.
+            llvm::Type* t = a[0]->getType();
+            llvm::Type* it = b_.getIntNTy(t->getPrimitiveSizeInBits().getFixedSize());
+            llvm::Value* ab = b_.CreateBitCast(a[0], it);
+            llvm::Value* bb = b_.CreateBitCast(a[1], it);
+            llvm::Value* eq =
+                b_.CreateBitCast(op == Op::Max ? b_.CreateAnd(ab, bb) : b_.CreateOr(ab, bb), t);
+            llvm::Value* a_wins =
+                op == Op::Max ? b_.CreateFCmpOGT(a[0], a[1]) : b_.CreateFCmpOLT(a[0], a[1]);
+            llvm::Value* b_wins =
+                op == Op::Max ? b_.CreateFCmpOLT(a[0], a[1]) : b_.CreateFCmpOGT(a[0], a[1]);
+            llvm::Value* r = b_.CreateSelect(a_wins, a[0], b_.CreateSelect(b_wins, a[1], eq));
+            llvm::Value* nan = b_.CreateFCmpUNO(a[0], a[1]);
+            return b_.CreateSelect(nan, llvm::ConstantFP::getNaN(t), r);
+          }
+          // Not float ops (the verifier refuses them); WHERE, CAST and BITCAST are alu()'s.
+          case AluOp::Cast:
+          case AluOp::Bitcast:
+          case AluOp::Quantize:
+          case AluOp::Dequantize:
+          case AluOp::Requantize:
+          case AluOp::Cdiv:
+          case AluOp::Cmod:
+          case AluOp::FloorDiv:
+          case AluOp::FloorMod:
+          case AluOp::And:
+          case AluOp::Or:
+          case AluOp::Xor:
+          case AluOp::Shl:
+          case AluOp::Shr:
+          case AluOp::Where: return unsupported(op, dt);
+        }
+        break;
     }
     return unsupported(op, dt);
   }
@@ -728,96 +676,85 @@ class Lowerer {
     const bool uns = is_unsigned(dt);
     llvm::Type* t = a[0]->getType();
     const unsigned bits = t->getIntegerBitWidth();
-    switch (op) {
-      case Op::Neg: return b_.CreateSub(llvm::ConstantInt::get(t, 0), a[0]);
-      case Op::Add: return b_.CreateAdd(a[0], a[1]);
-      case Op::Sub: return b_.CreateSub(a[0], a[1]);
-      case Op::Mul: return b_.CreateMul(a[0], a[1]);
-      case Op::Cdiv:
-      case Op::Cmod:
-      case Op::FloorDiv:
-      case Op::FloorMod: {
-        const bool div = op == Op::Cdiv || op == Op::FloorDiv;
-        llvm::Value* zero = llvm::ConstantInt::get(t, 0);
-        llvm::Value* one = llvm::ConstantInt::get(t, 1);
-        // The divisor is made safe (0 -> 1; signed -1 -> 1 with the result fixed up), so a
-        // division computed ahead of need never traps. Where it is needed, the oracle has
-        // shown the divisor is not 0.
-        if (uns) {
-          llvm::Value* d = b_.CreateSelect(b_.CreateICmpEQ(a[1], zero), one, a[1]);
-          return div ? b_.CreateUDiv(a[0], d) : b_.CreateURem(a[0], d);
-        }
-        llvm::Value* minus1 = llvm::ConstantInt::getSigned(t, -1);
-        llvm::Value* is_m1 = b_.CreateICmpEQ(a[1], minus1);
-        llvm::Value* d =
-            b_.CreateSelect(b_.CreateOr(b_.CreateICmpEQ(a[1], zero), is_m1), one, a[1]);
-        llvm::Value* q = b_.CreateSDiv(a[0], d);
-        llvm::Value* r = b_.CreateSRem(a[0], d);
-        // x / -1 = -x (wrapping: INT_MIN / -1 = INT_MIN), remainder 0, floor or not.
-        if (op == Op::Cdiv) return b_.CreateSelect(is_m1, b_.CreateSub(zero, a[0]), q);
-        if (op == Op::Cmod) return b_.CreateSelect(is_m1, zero, r);
-        // Floor: adjust when the remainder is nonzero and its sign differs from the divisor's.
-        llvm::Value* adjust =
-            b_.CreateAnd(b_.CreateICmpNE(r, zero), b_.CreateICmpSLT(b_.CreateXor(r, d), zero));
-        if (op == Op::FloorDiv)
-          return b_.CreateSelect(is_m1, b_.CreateSub(zero, a[0]),
-                                 b_.CreateSub(q, b_.CreateZExt(adjust, t)));
-        return b_.CreateSelect(is_m1, zero, b_.CreateSelect(adjust, b_.CreateAdd(r, d), r));
-      }
-      case Op::Max:
-        return b_.CreateSelect(uns ? b_.CreateICmpUGT(a[0], a[1]) : b_.CreateICmpSGT(a[0], a[1]),
-                               a[0], a[1]);
-      case Op::Min:
-        return b_.CreateSelect(uns ? b_.CreateICmpULT(a[0], a[1]) : b_.CreateICmpSLT(a[0], a[1]),
-                               a[0], a[1]);
-      case Op::CmpLt: return uns ? b_.CreateICmpULT(a[0], a[1]) : b_.CreateICmpSLT(a[0], a[1]);
-      case Op::CmpNe: return b_.CreateICmpNE(a[0], a[1]);
-      case Op::CmpEq: return b_.CreateICmpEQ(a[0], a[1]);
-      case Op::And: return b_.CreateAnd(a[0], a[1]);
-      case Op::Or: return b_.CreateOr(a[0], a[1]);
-      case Op::Xor: return b_.CreateXor(a[0], a[1]);
-      case Op::Shl:
-      case Op::Shr: {
-        // The amount is masked: equal in range (the only case a UB-free kernel needs),
-        // and never LLVM poison when computed ahead of need.
-        llvm::Value* amt = b_.CreateAnd(a[1], llvm::ConstantInt::get(t, bits - 1));
-        if (op == Op::Shl) return b_.CreateShl(a[0], amt);
-        return uns ? b_.CreateLShr(a[0], amt) : b_.CreateAShr(a[0], amt);
-      }
+    switch (op_kind(op)) {
       // Not integer ops (the verifier refuses them); WHERE, CAST and BITCAST are alu()'s.
-      case Op::Const:
-      case Op::Invalid:
-      case Op::Param:
-      case Op::Var:
-      case Op::Range:
-      case Op::Index:
-      case Op::Load:
-      case Op::Store:
-      case Op::End:
-      case Op::Reduce:
-      case Op::Reshape:
-      case Op::Permute:
-      case Op::Expand:
-      case Op::Pad:
-      case Op::Shrink:
-      case Op::Flip:
-      case Op::ReduceAxis:
-      case Op::Contiguous:
-      case Op::Realize:
-      case Op::Bufferize:
-      case Op::Sink:
-      case Op::Cast:
-      case Op::Bitcast:
-      case Op::Reciprocal:
-      case Op::Sqrt:
-      case Op::Exp2:
-      case Op::Log2:
-      case Op::Sin:
-      case Op::Trunc:
-      case Op::Quantize:
-      case Op::Dequantize:
-      case Op::Requantize:
-      case Op::Where: return unsupported(op, dt);
+      case OpKind::Leaf:
+      case OpKind::Structural:
+      case OpKind::Tensor:
+      case OpKind::Schedule: return unsupported(op, dt);
+      case OpKind::Alu:
+        switch (alu_op(op)) {
+          case AluOp::Neg: return b_.CreateSub(llvm::ConstantInt::get(t, 0), a[0]);
+          case AluOp::Add: return b_.CreateAdd(a[0], a[1]);
+          case AluOp::Sub: return b_.CreateSub(a[0], a[1]);
+          case AluOp::Mul: return b_.CreateMul(a[0], a[1]);
+          case AluOp::Cdiv:
+          case AluOp::Cmod:
+          case AluOp::FloorDiv:
+          case AluOp::FloorMod: {
+            const bool div = op == Op::Cdiv || op == Op::FloorDiv;
+            llvm::Value* zero = llvm::ConstantInt::get(t, 0);
+            llvm::Value* one = llvm::ConstantInt::get(t, 1);
+            // The divisor is made safe (0 -> 1; signed -1 -> 1 with the result fixed up), so a
+            // division computed ahead of need never traps. Where it is needed, the oracle has
+            // shown the divisor is not 0.
+            if (uns) {
+              llvm::Value* d = b_.CreateSelect(b_.CreateICmpEQ(a[1], zero), one, a[1]);
+              return div ? b_.CreateUDiv(a[0], d) : b_.CreateURem(a[0], d);
+            }
+            llvm::Value* minus1 = llvm::ConstantInt::getSigned(t, -1);
+            llvm::Value* is_m1 = b_.CreateICmpEQ(a[1], minus1);
+            llvm::Value* d =
+                b_.CreateSelect(b_.CreateOr(b_.CreateICmpEQ(a[1], zero), is_m1), one, a[1]);
+            llvm::Value* q = b_.CreateSDiv(a[0], d);
+            llvm::Value* r = b_.CreateSRem(a[0], d);
+            // x / -1 = -x (wrapping: INT_MIN / -1 = INT_MIN), remainder 0, floor or not.
+            if (op == Op::Cdiv) return b_.CreateSelect(is_m1, b_.CreateSub(zero, a[0]), q);
+            if (op == Op::Cmod) return b_.CreateSelect(is_m1, zero, r);
+            // Floor: adjust when the remainder is nonzero and its sign differs from the divisor's.
+            llvm::Value* adjust =
+                b_.CreateAnd(b_.CreateICmpNE(r, zero), b_.CreateICmpSLT(b_.CreateXor(r, d), zero));
+            if (op == Op::FloorDiv)
+              return b_.CreateSelect(is_m1, b_.CreateSub(zero, a[0]),
+                                     b_.CreateSub(q, b_.CreateZExt(adjust, t)));
+            return b_.CreateSelect(is_m1, zero, b_.CreateSelect(adjust, b_.CreateAdd(r, d), r));
+          }
+          case AluOp::Max:
+            return b_.CreateSelect(
+                uns ? b_.CreateICmpUGT(a[0], a[1]) : b_.CreateICmpSGT(a[0], a[1]), a[0], a[1]);
+          case AluOp::Min:
+            return b_.CreateSelect(
+                uns ? b_.CreateICmpULT(a[0], a[1]) : b_.CreateICmpSLT(a[0], a[1]), a[0], a[1]);
+          case AluOp::CmpLt:
+            return uns ? b_.CreateICmpULT(a[0], a[1]) : b_.CreateICmpSLT(a[0], a[1]);
+          case AluOp::CmpNe: return b_.CreateICmpNE(a[0], a[1]);
+          case AluOp::CmpEq: return b_.CreateICmpEQ(a[0], a[1]);
+          case AluOp::And: return b_.CreateAnd(a[0], a[1]);
+          case AluOp::Or: return b_.CreateOr(a[0], a[1]);
+          case AluOp::Xor: return b_.CreateXor(a[0], a[1]);
+          case AluOp::Shl:
+          case AluOp::Shr: {
+            // The amount is masked: equal in range (the only case a UB-free kernel needs),
+            // and never LLVM poison when computed ahead of need.
+            llvm::Value* amt = b_.CreateAnd(a[1], llvm::ConstantInt::get(t, bits - 1));
+            if (op == Op::Shl) return b_.CreateShl(a[0], amt);
+            return uns ? b_.CreateLShr(a[0], amt) : b_.CreateAShr(a[0], amt);
+          }
+          // Not integer ops (the verifier refuses them); WHERE, CAST and BITCAST are alu()'s.
+          case AluOp::Cast:
+          case AluOp::Bitcast:
+          case AluOp::Reciprocal:
+          case AluOp::Sqrt:
+          case AluOp::Exp2:
+          case AluOp::Log2:
+          case AluOp::Sin:
+          case AluOp::Trunc:
+          case AluOp::Quantize:
+          case AluOp::Dequantize:
+          case AluOp::Requantize:
+          case AluOp::Where: return unsupported(op, dt);
+        }
+        break;
     }
     return unsupported(op, dt);
   }

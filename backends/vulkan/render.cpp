@@ -269,67 +269,42 @@ class Renderer {
     uint64_t key = plan_->key(u, k);
     if (auto it = memo_.find(key); it != memo_.end()) return it->second;
     std::string v;
-    switch (u.op()) {
-      case Op::Const: v = define(chain_[k], u.dtype(), literal(u.dtype(), u.const_value())); break;
-      case Op::Var:
-        v = define(chain_[k], u.dtype(),
-                   fmt::format("{}(pc.v[{}])", gtype(u.dtype()), sig_->var_of.at(u)));
+    switch (op_kind(u.op())) {
+      case OpKind::Leaf:
+        switch (leaf_op(u.op())) {
+          case LeafOp::Const:
+            v = define(chain_[k], u.dtype(), literal(u.dtype(), u.const_value()));
+            break;
+          case LeafOp::Var:
+            v = define(chain_[k], u.dtype(),
+                       fmt::format("{}(pc.v[{}])", gtype(u.dtype()), sig_->var_of.at(u)));
+            break;
+          // Not values: the verifier keeps them out of value positions.
+          case LeafOp::Invalid:
+          case LeafOp::Param: v = unsupported(u.op(), u.dtype()); break;
+        }
         break;
-      case Op::Range: v = chain_[k]->range == u ? chain_[k]->iv : "int64_t(0)"; break;
-      case Op::Load: v = load(u, k); break;
-      case Op::Reduce: v = reduce(u, k); break;
-      case Op::Neg:
-      case Op::Cast:
-      case Op::Bitcast:
-      case Op::Reciprocal:
-      case Op::Sqrt:
-      case Op::Exp2:
-      case Op::Log2:
-      case Op::Sin:
-      case Op::Trunc:
-      case Op::Quantize:
-      case Op::Dequantize:
-      case Op::Requantize:
-      case Op::Add:
-      case Op::Sub:
-      case Op::Mul:
-      case Op::Cdiv:
-      case Op::Cmod:
-      case Op::FloorDiv:
-      case Op::FloorMod:
-      case Op::Max:
-      case Op::Min:
-      case Op::CmpLt:
-      case Op::CmpNe:
-      case Op::CmpEq:
-      case Op::And:
-      case Op::Or:
-      case Op::Xor:
-      case Op::Shl:
-      case Op::Shr:
-      case Op::Where: {
+      case OpKind::Structural:
+        switch (structural_op(u.op())) {
+          case StructuralOp::Range: v = chain_[k]->range == u ? chain_[k]->iv : "int64_t(0)"; break;
+          case StructuralOp::Load: v = load(u, k); break;
+          case StructuralOp::Reduce: v = reduce(u, k); break;
+          // Not values: the verifier keeps them out of value positions.
+          case StructuralOp::Index:
+          case StructuralOp::Store:
+          case StructuralOp::End:
+          case StructuralOp::Sink: v = unsupported(u.op(), u.dtype()); break;
+        }
+        break;
+      case OpKind::Alu: {
         std::string a[3];
         for (size_t s = 0; s < u.num_src(); ++s) a[s] = place(u.src(s), k + 1);
         v = define(chain_[k], u.dtype(), alu(u.op(), operand_dtype(u), u.dtype(), a));
         break;
       }
       // Not values: the verifier keeps them out of value positions.
-      case Op::Invalid:
-      case Op::Param:
-      case Op::Index:
-      case Op::Store:
-      case Op::End:
-      case Op::Reshape:
-      case Op::Permute:
-      case Op::Expand:
-      case Op::Pad:
-      case Op::Shrink:
-      case Op::Flip:
-      case Op::ReduceAxis:
-      case Op::Contiguous:
-      case Op::Realize:
-      case Op::Bufferize:
-      case Op::Sink: v = unsupported(u.op(), u.dtype()); break;
+      case OpKind::Tensor:
+      case OpKind::Schedule: v = unsupported(u.op(), u.dtype()); break;
     }
     memo_.emplace(key, v);
     return v;
@@ -441,61 +416,48 @@ class Renderer {
   }
 
   std::string alu(Op op, DType in, DType out, const std::string* a) {
-    switch (op) {
-      case Op::Where: return fmt::format("({} ? {} : {})", a[0], a[1], a[2]);
-      case Op::Cast: return cast(in, out, a[0]);
-      case Op::Bitcast: return bitcast(in, out, a[0]);
-      case Op::Quantize: return quantize(out, a[0]);
-      case Op::Dequantize: return dequantize(in, out, a[0]);
-      case Op::Requantize: return requantize(in, out, a[0]);
-      case Op::Neg:
-      case Op::Reciprocal:
-      case Op::Sqrt:
-      case Op::Exp2:
-      case Op::Log2:
-      case Op::Sin:
-      case Op::Trunc:
-      case Op::Add:
-      case Op::Sub:
-      case Op::Mul:
-      case Op::Cdiv:
-      case Op::Cmod:
-      case Op::FloorDiv:
-      case Op::FloorMod:
-      case Op::Max:
-      case Op::Min:
-      case Op::CmpLt:
-      case Op::CmpNe:
-      case Op::CmpEq:
-      case Op::And:
-      case Op::Or:
-      case Op::Xor:
-      case Op::Shl:
-      case Op::Shr:
-        if (in.is_float()) return float_op(op, in, a);
-        if (in.is_bool()) return bool_op(op, a);
-        return int_op(op, in, a);
-      case Op::Const:
-      case Op::Invalid:
-      case Op::Param:
-      case Op::Var:
-      case Op::Range:
-      case Op::Index:
-      case Op::Load:
-      case Op::Store:
-      case Op::End:
-      case Op::Reduce:
-      case Op::Reshape:
-      case Op::Permute:
-      case Op::Expand:
-      case Op::Pad:
-      case Op::Shrink:
-      case Op::Flip:
-      case Op::ReduceAxis:
-      case Op::Contiguous:
-      case Op::Realize:
-      case Op::Bufferize:
-      case Op::Sink: break;
+    switch (op_kind(op)) {
+      case OpKind::Leaf:
+      case OpKind::Structural:
+      case OpKind::Tensor:
+      case OpKind::Schedule: break;
+      case OpKind::Alu:
+        switch (alu_op(op)) {
+          case AluOp::Where: return fmt::format("({} ? {} : {})", a[0], a[1], a[2]);
+          case AluOp::Cast: return cast(in, out, a[0]);
+          case AluOp::Bitcast: return bitcast(in, out, a[0]);
+          case AluOp::Quantize: return quantize(out, a[0]);
+          case AluOp::Dequantize: return dequantize(in, out, a[0]);
+          case AluOp::Requantize: return requantize(in, out, a[0]);
+          case AluOp::Neg:
+          case AluOp::Reciprocal:
+          case AluOp::Sqrt:
+          case AluOp::Exp2:
+          case AluOp::Log2:
+          case AluOp::Sin:
+          case AluOp::Trunc:
+          case AluOp::Add:
+          case AluOp::Sub:
+          case AluOp::Mul:
+          case AluOp::Cdiv:
+          case AluOp::Cmod:
+          case AluOp::FloorDiv:
+          case AluOp::FloorMod:
+          case AluOp::Max:
+          case AluOp::Min:
+          case AluOp::CmpLt:
+          case AluOp::CmpNe:
+          case AluOp::CmpEq:
+          case AluOp::And:
+          case AluOp::Or:
+          case AluOp::Xor:
+          case AluOp::Shl:
+          case AluOp::Shr:
+            if (in.is_float()) return float_op(op, in, a);
+            if (in.is_bool()) return bool_op(op, a);
+            return int_op(op, in, a);
+        }
+        break;
     }
     return unsupported(op, in);
   }
@@ -510,60 +472,48 @@ class Renderer {
   }
 
   std::string bool_op(Op op, const std::string* a) {
-    switch (op) {
-      case Op::And: return fmt::format("({} && {})", a[0], a[1]);
-      case Op::Or: return fmt::format("({} || {})", a[0], a[1]);
-      // A bool REDUCE's step (any, all): false < true, as on the integers.
-      case Op::Max: return fmt::format("({} || {})", a[0], a[1]);
-      case Op::Min: return fmt::format("({} && {})", a[0], a[1]);
-      case Op::Xor:
-      case Op::CmpNe: return fmt::format("({} != {})", a[0], a[1]);
-      case Op::CmpEq: return fmt::format("({} == {})", a[0], a[1]);
-      case Op::CmpLt: return fmt::format("(!{} && {})", a[0], a[1]);
-      case Op::Const:
-      case Op::Invalid:
-      case Op::Param:
-      case Op::Var:
-      case Op::Range:
-      case Op::Index:
-      case Op::Load:
-      case Op::Store:
-      case Op::End:
-      case Op::Reduce:
-      case Op::Reshape:
-      case Op::Permute:
-      case Op::Expand:
-      case Op::Pad:
-      case Op::Shrink:
-      case Op::Flip:
-      case Op::ReduceAxis:
-      case Op::Contiguous:
-      case Op::Realize:
-      case Op::Bufferize:
-      case Op::Sink:
-      case Op::Neg:
-      case Op::Cast:
-      case Op::Bitcast:
-      case Op::Reciprocal:
-      case Op::Sqrt:
-      case Op::Exp2:
-      case Op::Log2:
-      case Op::Sin:
-      case Op::Trunc:
-      case Op::Quantize:
-      case Op::Dequantize:
-      case Op::Requantize:
-      case Op::Add:
-      case Op::Sub:
-      case Op::Mul:
-      case Op::Cdiv:
-      case Op::Cmod:
-      case Op::FloorDiv:
-      case Op::FloorMod:
-      case Op::Shl:
-      case Op::Shr:
-      case Op::Where:
+    switch (op_kind(op)) {
+      case OpKind::Leaf:
+      case OpKind::Structural:
+      case OpKind::Tensor:
+      case OpKind::Schedule:
         return unsupported(op, dtypes::Bool);  // not a bool op (the verifier refuses it)
+      case OpKind::Alu:
+        switch (alu_op(op)) {
+          case AluOp::And: return fmt::format("({} && {})", a[0], a[1]);
+          case AluOp::Or: return fmt::format("({} || {})", a[0], a[1]);
+          // A bool REDUCE's step (any, all): false < true, as on the integers.
+          case AluOp::Max: return fmt::format("({} || {})", a[0], a[1]);
+          case AluOp::Min: return fmt::format("({} && {})", a[0], a[1]);
+          case AluOp::Xor:
+          case AluOp::CmpNe: return fmt::format("({} != {})", a[0], a[1]);
+          case AluOp::CmpEq: return fmt::format("({} == {})", a[0], a[1]);
+          case AluOp::CmpLt: return fmt::format("(!{} && {})", a[0], a[1]);
+          case AluOp::Neg:
+          case AluOp::Cast:
+          case AluOp::Bitcast:
+          case AluOp::Reciprocal:
+          case AluOp::Sqrt:
+          case AluOp::Exp2:
+          case AluOp::Log2:
+          case AluOp::Sin:
+          case AluOp::Trunc:
+          case AluOp::Quantize:
+          case AluOp::Dequantize:
+          case AluOp::Requantize:
+          case AluOp::Add:
+          case AluOp::Sub:
+          case AluOp::Mul:
+          case AluOp::Cdiv:
+          case AluOp::Cmod:
+          case AluOp::FloorDiv:
+          case AluOp::FloorMod:
+          case AluOp::Shl:
+          case AluOp::Shr:
+          case AluOp::Where:
+            return unsupported(op, dtypes::Bool);  // not a bool op (the verifier refuses it)
+        }
+        break;
     }
     return unsupported(op, dtypes::Bool);
   }
@@ -589,93 +539,82 @@ class Renderer {
       out_->needs.float64 = out_->needs.int64 = true;  // the routines work on the bits too
       return fmt::format("{}({}(double({})))", t, fn, a[0]);
     };
-    switch (op) {
-      case Op::Neg: return fmt::format("(-{})", a[0]);
-      case Op::Reciprocal:
-        if (via_double(dt)) {
-          out_->needs.float64 = true;
-          return fmt::format("{}(1.0lf / double({}))", t, a[0]);
+    switch (op_kind(op)) {
+      case OpKind::Leaf:
+      case OpKind::Structural:
+      case OpKind::Tensor:
+      case OpKind::Schedule:
+        return unsupported(op, dt);  // not a float op (the verifier refuses it)
+      case OpKind::Alu:
+        switch (alu_op(op)) {
+          case AluOp::Neg: return fmt::format("(-{})", a[0]);
+          case AluOp::Reciprocal:
+            if (via_double(dt)) {
+              out_->needs.float64 = true;
+              return fmt::format("{}(1.0lf / double({}))", t, a[0]);
+            }
+            return fmt::format("({}(1) / {})", t, a[0]);
+          case AluOp::Sqrt:
+            if (via_double(dt)) {
+              out_->needs.float64 = true;
+              return fmt::format("{}(sqrt(double({})))", t, a[0]);
+            }
+            return fmt::format("sqrt({})", a[0]);
+          case AluOp::Trunc:
+            if (dt.scalar() == ScalarType::Float64) return dmath("u_trunc", kTruncMath);
+            return fmt::format("trunc({})", a[0]);
+          case AluOp::Exp2:
+            return dmath("u_exp2", kExp2Math);  // this backend's own double routine: needs float64
+          case AluOp::Log2:
+            return dmath("u_log2", kLog2Math);  // this backend's own double routine: needs float64
+          case AluOp::Sin:
+            return dmath("u_sin", kSinMath);  // this backend's own double routine: needs float64
+          case AluOp::Add: return arith("+");
+          case AluOp::Sub: return arith("-");
+          case AluOp::Mul: return arith("*");
+          case AluOp::CmpLt: return fmt::format("({} < {})", a[0], a[1]);
+          case AluOp::CmpNe: return fmt::format("(!({} == {}))", a[0], a[1]);  // NaN: true
+          case AluOp::CmpEq: return fmt::format("({} == {})", a[0], a[1]);
+          case AluOp::Max:
+          case AluOp::Min: {
+            // NaN if either is NaN; equal operands (+0/-0) combine by bits: MAX ands the
+            // sign bits (+0 wins), MIN ors them (-0 wins).
+            const bool max = op == Op::Max;
+            FloatBits fb = float_bits(dt);
+            std::string name = fmt::format("u_{}_{}", max ? "max" : "min", t);
+            const std::string nan = dt.bytes() == 2   ? "uint16_t(0x7e00u)"
+                                    : dt.bytes() == 4 ? "0x7fc00000u"
+                                                      : "0x7ff8000000000000ul";
+            helper(name,
+                   fmt::format("{t} {n}({t} a, {t} b) {{\n"
+                               "  if (isnan(a) || isnan(b)) return {fb}({nan});\n"
+                               "  if (a {gt} b) return a;\n"
+                               "  if (a {lt} b) return b;\n"
+                               "  return {fb}({u}({tb}(a) {bop} {tb}(b)));\n}}\n",
+                               fmt::arg("t", t), fmt::arg("n", name), fmt::arg("fb", fb.from_bits),
+                               fmt::arg("u", fb.uint_type), fmt::arg("tb", fb.to_bits),
+                               fmt::arg("gt", max ? ">" : "<"), fmt::arg("lt", max ? "<" : ">"),
+                               fmt::arg("bop", max ? "&" : "|"), fmt::arg("nan", nan)));
+            return fmt::format("{}({}, {})", name, a[0], a[1]);
+          }
+          case AluOp::Cast:
+          case AluOp::Bitcast:
+          case AluOp::Quantize:
+          case AluOp::Dequantize:
+          case AluOp::Requantize:
+          case AluOp::Cdiv:
+          case AluOp::Cmod:
+          case AluOp::FloorDiv:
+          case AluOp::FloorMod:
+          case AluOp::And:
+          case AluOp::Or:
+          case AluOp::Xor:
+          case AluOp::Shl:
+          case AluOp::Shr:
+          case AluOp::Where:
+            return unsupported(op, dt);  // not a float op (the verifier refuses it)
         }
-        return fmt::format("({}(1) / {})", t, a[0]);
-      case Op::Sqrt:
-        if (via_double(dt)) {
-          out_->needs.float64 = true;
-          return fmt::format("{}(sqrt(double({})))", t, a[0]);
-        }
-        return fmt::format("sqrt({})", a[0]);
-      case Op::Trunc:
-        if (dt.scalar() == ScalarType::Float64) return dmath("u_trunc", kTruncMath);
-        return fmt::format("trunc({})", a[0]);
-      case Op::Exp2:
-        return dmath("u_exp2", kExp2Math);  // this backend's own double routine: needs float64
-      case Op::Log2:
-        return dmath("u_log2", kLog2Math);  // this backend's own double routine: needs float64
-      case Op::Sin:
-        return dmath("u_sin", kSinMath);  // this backend's own double routine: needs float64
-      case Op::Add: return arith("+");
-      case Op::Sub: return arith("-");
-      case Op::Mul: return arith("*");
-      case Op::CmpLt: return fmt::format("({} < {})", a[0], a[1]);
-      case Op::CmpNe: return fmt::format("(!({} == {}))", a[0], a[1]);  // NaN: true
-      case Op::CmpEq: return fmt::format("({} == {})", a[0], a[1]);
-      case Op::Max:
-      case Op::Min: {
-        // NaN if either is NaN; equal operands (+0/-0) combine by bits: MAX ands the
-        // sign bits (+0 wins), MIN ors them (-0 wins).
-        const bool max = op == Op::Max;
-        FloatBits fb = float_bits(dt);
-        std::string name = fmt::format("u_{}_{}", max ? "max" : "min", t);
-        const std::string nan = dt.bytes() == 2   ? "uint16_t(0x7e00u)"
-                                : dt.bytes() == 4 ? "0x7fc00000u"
-                                                  : "0x7ff8000000000000ul";
-        helper(name,
-               fmt::format("{t} {n}({t} a, {t} b) {{\n"
-                           "  if (isnan(a) || isnan(b)) return {fb}({nan});\n"
-                           "  if (a {gt} b) return a;\n"
-                           "  if (a {lt} b) return b;\n"
-                           "  return {fb}({u}({tb}(a) {bop} {tb}(b)));\n}}\n",
-                           fmt::arg("t", t), fmt::arg("n", name), fmt::arg("fb", fb.from_bits),
-                           fmt::arg("u", fb.uint_type), fmt::arg("tb", fb.to_bits),
-                           fmt::arg("gt", max ? ">" : "<"), fmt::arg("lt", max ? "<" : ">"),
-                           fmt::arg("bop", max ? "&" : "|"), fmt::arg("nan", nan)));
-        return fmt::format("{}({}, {})", name, a[0], a[1]);
-      }
-      case Op::Const:
-      case Op::Invalid:
-      case Op::Param:
-      case Op::Var:
-      case Op::Range:
-      case Op::Index:
-      case Op::Load:
-      case Op::Store:
-      case Op::End:
-      case Op::Reduce:
-      case Op::Reshape:
-      case Op::Permute:
-      case Op::Expand:
-      case Op::Pad:
-      case Op::Shrink:
-      case Op::Flip:
-      case Op::ReduceAxis:
-      case Op::Contiguous:
-      case Op::Realize:
-      case Op::Bufferize:
-      case Op::Sink:
-      case Op::Cast:
-      case Op::Bitcast:
-      case Op::Quantize:
-      case Op::Dequantize:
-      case Op::Requantize:
-      case Op::Cdiv:
-      case Op::Cmod:
-      case Op::FloorDiv:
-      case Op::FloorMod:
-      case Op::And:
-      case Op::Or:
-      case Op::Xor:
-      case Op::Shl:
-      case Op::Shr:
-      case Op::Where: return unsupported(op, dt);  // not a float op (the verifier refuses it)
+        break;
     }
     return unsupported(op, dt);
   }
@@ -692,93 +631,83 @@ class Renderer {
   std::string int_op(Op op, DType dt, const std::string* a) {
     const bool uns = is_unsigned(dt);
     const std::string t = gtype(dt);
-    switch (op) {
-      case Op::Neg: return fmt::format("({}(0) - {})", t, a[0]);
-      case Op::Add: return fmt::format("({} + {})", a[0], a[1]);
-      case Op::Sub: return fmt::format("({} - {})", a[0], a[1]);
-      case Op::Mul: return fmt::format("({} * {})", a[0], a[1]);
-      case Op::Cdiv:
-      case Op::Cmod:
-      case Op::FloorDiv:
-      case Op::FloorMod: {
-        // The divisor is made safe (0 -> 1; signed -1 -> 1 with the result fixed up), so a
-        // division computed ahead of need never faults; quotients truncate (OpSDiv), the
-        // remainder is computed from the quotient (GLSL's % is not C's for negatives).
-        const char* which = op == Op::Cdiv       ? "cdiv"
-                            : op == Op::Cmod     ? "cmod"
-                            : op == Op::FloorDiv ? "fdiv"
-                                                 : "fmod";
-        std::string name = fmt::format("u_{}_{}", which, t);
-        std::string body;
-        if (uns) {
-          body =
-              fmt::format("  {t} d = {z} ? {t}(1) : b;\n  {t} q = a / d;\n  return {r};\n",
-                          fmt::arg("t", t), fmt::arg("z", eq(dt, "b", t + "(0)")),
-                          fmt::arg("r", op == Op::Cdiv || op == Op::FloorDiv ? "q" : "a - q * d"));
-        } else {
-          const char* result = op == Op::Cdiv       ? "m1 ? z - a : q"
-                               : op == Op::Cmod     ? "m1 ? z : r"
-                               : op == Op::FloorDiv ? "m1 ? z - a : (adj ? q - {t}(1) : q)"
-                                                    : "m1 ? z : (adj ? r + d : r)";
-          body = fmt::format(
-              "  {t} z = {t}(0);\n  bool m1 = {m1};\n  {t} d = ({b0} || m1) ? {t}(1) : b;\n  {t} q "
-              "= a / d;\n"
-              "  {t} r = a - q * d;\n  bool adj = !{r0} && {neg};\n  return ",
-              fmt::arg("t", t), fmt::arg("m1", eq(dt, "b", t + "(-1)")),
-              fmt::arg("b0", eq(dt, "b", "z")), fmt::arg("r0", eq(dt, "r", "z")),
-              fmt::arg("neg", lt(dt, "(r ^ d)", "z")));
-          body += fmt::format(fmt::runtime(result), fmt::arg("t", t)) + ";\n";
+    switch (op_kind(op)) {
+      case OpKind::Leaf:
+      case OpKind::Structural:
+      case OpKind::Tensor:
+      case OpKind::Schedule:
+        return unsupported(op, dt);  // not an integer op (the verifier refuses it)
+      case OpKind::Alu:
+        switch (alu_op(op)) {
+          case AluOp::Neg: return fmt::format("({}(0) - {})", t, a[0]);
+          case AluOp::Add: return fmt::format("({} + {})", a[0], a[1]);
+          case AluOp::Sub: return fmt::format("({} - {})", a[0], a[1]);
+          case AluOp::Mul: return fmt::format("({} * {})", a[0], a[1]);
+          case AluOp::Cdiv:
+          case AluOp::Cmod:
+          case AluOp::FloorDiv:
+          case AluOp::FloorMod: {
+            // The divisor is made safe (0 -> 1; signed -1 -> 1 with the result fixed up), so a
+            // division computed ahead of need never faults; quotients truncate (OpSDiv), the
+            // remainder is computed from the quotient (GLSL's % is not C's for negatives).
+            const char* which = op == Op::Cdiv       ? "cdiv"
+                                : op == Op::Cmod     ? "cmod"
+                                : op == Op::FloorDiv ? "fdiv"
+                                                     : "fmod";
+            std::string name = fmt::format("u_{}_{}", which, t);
+            std::string body;
+            if (uns) {
+              body = fmt::format(
+                  "  {t} d = {z} ? {t}(1) : b;\n  {t} q = a / d;\n  return {r};\n",
+                  fmt::arg("t", t), fmt::arg("z", eq(dt, "b", t + "(0)")),
+                  fmt::arg("r", op == Op::Cdiv || op == Op::FloorDiv ? "q" : "a - q * d"));
+            } else {
+              const char* result = op == Op::Cdiv       ? "m1 ? z - a : q"
+                                   : op == Op::Cmod     ? "m1 ? z : r"
+                                   : op == Op::FloorDiv ? "m1 ? z - a : (adj ? q - {t}(1) : q)"
+                                                        : "m1 ? z : (adj ? r + d : r)";
+              body = fmt::format(
+                  "  {t} z = {t}(0);\n  bool m1 = {m1};\n  {t} d = ({b0} || m1) ? {t}(1) : b;\n  "
+                  "{t} q "
+                  "= a / d;\n"
+                  "  {t} r = a - q * d;\n  bool adj = !{r0} && {neg};\n  return ",
+                  fmt::arg("t", t), fmt::arg("m1", eq(dt, "b", t + "(-1)")),
+                  fmt::arg("b0", eq(dt, "b", "z")), fmt::arg("r0", eq(dt, "r", "z")),
+                  fmt::arg("neg", lt(dt, "(r ^ d)", "z")));
+              body += fmt::format(fmt::runtime(result), fmt::arg("t", t)) + ";\n";
+            }
+            helper(name, fmt::format("{} {}({} a, {} b) {{\n{}}}\n", t, name, t, t, body));
+            return fmt::format("{}({}, {})", name, a[0], a[1]);
+          }
+          case AluOp::Max: return fmt::format("({0} ? {1} : {2})", lt(dt, a[1], a[0]), a[0], a[1]);
+          case AluOp::Min: return fmt::format("({0} ? {1} : {2})", lt(dt, a[0], a[1]), a[0], a[1]);
+          case AluOp::CmpLt: return lt(dt, a[0], a[1]);
+          case AluOp::CmpNe: return "!" + eq(dt, a[0], a[1]);
+          case AluOp::CmpEq: return eq(dt, a[0], a[1]);
+          case AluOp::And: return fmt::format("({} & {})", a[0], a[1]);
+          case AluOp::Or: return fmt::format("({} | {})", a[0], a[1]);
+          case AluOp::Xor: return fmt::format("({} ^ {})", a[0], a[1]);
+          case AluOp::Shl:
+          case AluOp::Shr:
+            // The amount is masked: equal in range (all a UB-free kernel needs), and never an
+            // undefined shift when computed ahead of need.
+            return fmt::format("({} {} ({} & {}({})))", a[0], op == Op::Shl ? "<<" : ">>", a[1], t,
+                               dt.bits() - 1);
+          case AluOp::Cast:
+          case AluOp::Bitcast:
+          case AluOp::Reciprocal:
+          case AluOp::Sqrt:
+          case AluOp::Exp2:
+          case AluOp::Log2:
+          case AluOp::Sin:
+          case AluOp::Trunc:
+          case AluOp::Quantize:
+          case AluOp::Dequantize:
+          case AluOp::Requantize:
+          case AluOp::Where:
+            return unsupported(op, dt);  // not an integer op (the verifier refuses it)
         }
-        helper(name, fmt::format("{} {}({} a, {} b) {{\n{}}}\n", t, name, t, t, body));
-        return fmt::format("{}({}, {})", name, a[0], a[1]);
-      }
-      case Op::Max: return fmt::format("({0} ? {1} : {2})", lt(dt, a[1], a[0]), a[0], a[1]);
-      case Op::Min: return fmt::format("({0} ? {1} : {2})", lt(dt, a[0], a[1]), a[0], a[1]);
-      case Op::CmpLt: return lt(dt, a[0], a[1]);
-      case Op::CmpNe: return "!" + eq(dt, a[0], a[1]);
-      case Op::CmpEq: return eq(dt, a[0], a[1]);
-      case Op::And: return fmt::format("({} & {})", a[0], a[1]);
-      case Op::Or: return fmt::format("({} | {})", a[0], a[1]);
-      case Op::Xor: return fmt::format("({} ^ {})", a[0], a[1]);
-      case Op::Shl:
-      case Op::Shr:
-        // The amount is masked: equal in range (all a UB-free kernel needs), and never an
-        // undefined shift when computed ahead of need.
-        return fmt::format("({} {} ({} & {}({})))", a[0], op == Op::Shl ? "<<" : ">>", a[1], t,
-                           dt.bits() - 1);
-      case Op::Const:
-      case Op::Invalid:
-      case Op::Param:
-      case Op::Var:
-      case Op::Range:
-      case Op::Index:
-      case Op::Load:
-      case Op::Store:
-      case Op::End:
-      case Op::Reduce:
-      case Op::Reshape:
-      case Op::Permute:
-      case Op::Expand:
-      case Op::Pad:
-      case Op::Shrink:
-      case Op::Flip:
-      case Op::ReduceAxis:
-      case Op::Contiguous:
-      case Op::Realize:
-      case Op::Bufferize:
-      case Op::Sink:
-      case Op::Cast:
-      case Op::Bitcast:
-      case Op::Reciprocal:
-      case Op::Sqrt:
-      case Op::Exp2:
-      case Op::Log2:
-      case Op::Sin:
-      case Op::Trunc:
-      case Op::Quantize:
-      case Op::Dequantize:
-      case Op::Requantize:
-      case Op::Where: return unsupported(op, dt);  // not an integer op (the verifier refuses it)
+        break;
     }
     return unsupported(op, dt);
   }
