@@ -295,10 +295,10 @@ RuleSet symbolic() {
     return !b["z"].dtype().is_float() ||
            !std::signbit(b["z"].const_value().f);  // x - (-0) is not x for x = -0
   }),
-        ret("x"));                                                        // x-0 -> x
-  r.add("mul_one", x * lit1, ret("x"));                                   // x*1 -> x
-  r.add("mul_zero", (x * lit0).dtype_if(is_int), zero);                   // x*0 -> 0
-  r.add("sub_self", (x - x).dtype_if(is_int), zero);                      // x-x -> 0
+        ret("x"));                                       // x-0 -> x
+  r.add("mul_one", x * lit1, ret("x"));                  // x*1 -> x
+  r.add("mul_zero", (x * lit0).dtype_if(is_int), zero);  // x*0 -> 0
+  r.add("sub_self", (x - x).dtype_if(is_int), zero);  // NOLINT(misc-redundant-expression): x-x -> 0
   r.add("neg_neg", Pat::op(Op::Neg, {Pat::op(Op::Neg, {x})}), ret("x"));  // -(-x) -> x
   r.add("floordiv_one", fdiv(x, lit1), ret("x"));                         // x//1 -> x
   r.add("cdiv_one", Pat::op(Op::Cdiv, {x, lit1}), ret("x"));              // x/1 -> x

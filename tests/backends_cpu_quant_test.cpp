@@ -130,7 +130,7 @@ TEST(CpuQuant, RequantizeEveryEightBitValueAsTheDefinition) {
   };
   for (const auto& [from, to] : pairs)
     expect_conversion(Op::Requantize, from, to, stored_values(from, 1),
-                      [&](Value v) { return requantized(from, to, v); });
+                      [from = from, to = to](Value v) { return requantized(from, to, v); });
 }
 
 TEST(CpuQuant, RequantizeWideStorageAsTheDefinition) {
@@ -146,7 +146,7 @@ TEST(CpuQuant, RequantizeWideStorageAsTheDefinition) {
   };
   for (const auto& [from, to] : pairs16)
     expect_conversion(Op::Requantize, from, to, stored_values(from, 1),
-                      [&](Value v) { return requantized(from, to, v); }, {1, 3});
+                      [from = from, to = to](Value v) { return requantized(from, to, v); }, {1, 3});
   const std::pair<DType, DType> pairs32[] = {
       {q(I32, 1e-4, 0), q(I8, 0.05, -2)},
       {q(I32, 0.5, 0), q(I32, 0.25, 0)},     // ratio 2: saturates beyond +-2^30
@@ -161,7 +161,7 @@ TEST(CpuQuant, RequantizeWideStorageAsTheDefinition) {
                       -(int64_t{1} << 30), (int64_t{1} << 30) + 1, -(int64_t{1} << 30) - 1})
       values.push_back(Value::of_int(x));
     expect_conversion(Op::Requantize, from, to, values,
-                      [&](Value v) { return requantized(from, to, v); });
+                      [from = from, to = to](Value v) { return requantized(from, to, v); });
   }
 }
 
