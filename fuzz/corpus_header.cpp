@@ -164,10 +164,10 @@ Result<CorpusHeader> read_corpus_header(const ir::KernelHeader& header, std::str
       (key == "kernels" ? h.kernels : h.split_reduce_threshold) = n;
     } else if (key == "lower-disable") {
       const std::vector<std::string> names = schedule::tensor_rule_names();
-      for (const std::string& w : words(value))
+      h.lower_disabled = words(value);
+      for (const std::string& w : h.lower_disabled)
         if (std::find(names.begin(), names.end(), w) == names.end())
           return fail(fmt::format("'{}' is not a tensor rule (simplify --list-rules)", w));
-      h.lower_disabled = words(value);
     } else if (key == "cpu-opt") {
       h.cpu_opt = backends::parse_opt_level(value);
       if (!h.cpu_opt) return fail(fmt::format("must be O0, O1, O2 or O3, not '{}'", value));
