@@ -2,136 +2,14 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
-#include <charconv>
-#include <cmath>
-#include <cstdlib>
-#include <limits>
 #include <map>
 
+#include "ir/parse_text.h"
 #include "ir/run_io.h"
 #include "ir/tensor.h"
 
-namespace uopfuzz::ir {
+namespace uopfuzz::ir::parse {
 namespace {
-
-struct Token {
-  std::string_view text;
-  int col;  // 1-based
-};
-
-bool is_name_char(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
-         c == '.' || c == '-';
-}
-
-bool valid_identifier(std::string_view s) {
-  if (s.empty() || s.size() > 256) return false;
-  for (char c : s)
-    if (!is_name_char(c)) return false;
-  return true;
-}
-
-std::string quoted(std::string_view s) {
-  // Error messages echo input; keep them one printable line.
-  std::string out;
-  for (char c : s.substr(0, 40)) out += (c >= 32 && c < 127) ? c : '?';
-  if (s.size() > 40) out += "...";
-  return "'" + out + "'";
-}
-
-/// A whole decimal integer with an optional sign. `out_of_range` tells a well-formed
-/// literal too big for Int apart from a malformed one.
-template <class Int>
-bool parse_int(std::string_view s, Int& out, bool* out_of_range = nullptr) {
-  if (out_of_range) *out_of_range = false;
-  if (!s.empty() && s[0] == '+') {
-    s.remove_prefix(1);
-    if (!s.empty() && s[0] == '-') return false;  // "+-5" is not a number
-  }
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
-  if (ec == std::errc::result_out_of_range && p == s.data() + s.size() && out_of_range)
-    *out_of_range = true;
-  return ec == std::errc() && p == s.data() + s.size();
-}
-
-/// A literal of dtype `dt`, canonicalized. Returns an error text on failure.
-std::optional<std::string> parse_literal(DType dt, std::string_view s, Value& out) {
-  switch (dt.kind()) {
-    case DTypeKind::Bool:
-      if (s == "true" || s == "1") {
-        out = Value::of_int(1);
-        return std::nullopt;
-      }
-      if (s == "false" || s == "0") {
-        out = Value::of_int(0);
-        return std::nullopt;
-      }
-      return "expected true or false";
-    case DTypeKind::Unsigned: {
-      uint64_t v;
-      bool too_big;
-      if (!parse_int(s, v, &too_big))
-        return too_big ? fmt::format("{} does not fit in {}", quoted(s), dt.name())
-                       : fmt::format("expected an unsigned integer literal, got {}", quoted(s));
-      if (dt.bits() < 64 && v > static_cast<uint64_t>(dt.int_max()))
-        return fmt::format("{} does not fit in {}", quoted(s), dt.name());
-      out = Value::of_uint(v);
-      return std::nullopt;
-    }
-    case DTypeKind::Signed:
-    case DTypeKind::Index: {
-      int64_t v;
-      bool too_big;
-      if (!parse_int(s, v, &too_big))
-        return too_big ? fmt::format("{} does not fit in {}", quoted(s), dt.name())
-                       : fmt::format("expected an integer literal, got {}", quoted(s));
-      if (v < dt.int_min() || v > dt.int_max())
-        return fmt::format("{} does not fit in {}", quoted(s), dt.name());
-      out = Value::of_int(v);
-      return std::nullopt;
-    }
-    case DTypeKind::Float: {
-      std::string_view t = s;
-      bool neg = !t.empty() && t[0] == '-';
-      if (!t.empty() && (t[0] == '-' || t[0] == '+')) t.remove_prefix(1);
-      double v;
-      // from_chars accepts its own '-', so a second sign would slip through ("--5" as 5).
-      if (!t.empty() && (t[0] == '-' || t[0] == '+'))
-        return fmt::format("expected a float literal, got {}", quoted(s));
-      // A well-formed literal outside the dtype's range rounds as any value does: to
-      // +-inf on overflow, to 0 or a denormal on underflow (from_chars leaves it unset).
-      auto out_of_range = [&] { return std::strtod(std::string(t).c_str(), nullptr); };
-      if (t == "inf") {
-        v = INFINITY;
-      } else if (t == "nan") {
-        v = NAN;
-      } else if (dt.bytes() != 4) {
-        // float64, and float16 (one rounding, decimal -> double -> half, is as close to
-        // correct as it gets; the printer's shortest form of a half still reads back exactly).
-        auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
-        if (p != t.data() + t.size() || (ec != std::errc() && ec != std::errc::result_out_of_range))
-          return fmt::format("expected a float literal, got {}", quoted(s));
-        if (ec == std::errc::result_out_of_range) v = out_of_range();
-      } else {
-        // float32 read at float precision: correctly rounded, and the printer's shortest form reads
-        // back exactly.
-        float f;
-        auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), f);
-        if (p != t.data() + t.size() || (ec != std::errc() && ec != std::errc::result_out_of_range))
-          return fmt::format("expected a float literal, got {}", quoted(s));
-        if (ec == std::errc::result_out_of_range) f = static_cast<float>(out_of_range());
-        v = f;
-      }
-      out = round_float(dt, neg ? -v : v);
-      return std::nullopt;
-    }
-    // A quantized literal is the stored integer (SEMANTICS.md, "Quantized types").
-    case DTypeKind::Quantized: return parse_literal(dt.storage(), s, out);
-    case DTypeKind::Void: return fmt::format("no literal has dtype {}", dt.name());
-  }
-  return fmt::format("no literal has dtype {}", dt.name());
-}
 
 class Parser {
  public:
@@ -155,43 +33,6 @@ class Parser {
   }
 
  private:
-  using Failure = std::optional<Error>;
-
-  Error fail(int line, int col, std::string msg) {
-    return Error{std::move(msg), SourceLoc{line, col}};
-  }
-
-  std::vector<Token> tokenize(std::string_view line) {
-    std::vector<Token> toks;
-    size_t i = 0;
-    while (i < line.size()) {
-      char c = line[i];
-      if (c == '#') break;
-      if (c == ' ' || c == '\t') {
-        ++i;
-        continue;
-      }
-      size_t start = i;
-      // Brackets and commas are their own tokens (for @output lists).
-      if (c == '[' || c == ']' || c == ',') {
-        toks.push_back({line.substr(i, 1), static_cast<int>(i) + 1});
-        ++i;
-        continue;
-      }
-      // A quantized dtype's parameters, qint8<0.03,0>, stay in one token: its comma is
-      // not a list separator.
-      bool in_angle = false;
-      while (i < line.size() && line[i] != ' ' && line[i] != '\t' && line[i] != '#' &&
-             (in_angle || (line[i] != '[' && line[i] != ']' && line[i] != ','))) {
-        if (line[i] == '<') in_angle = true;
-        if (line[i] == '>') in_angle = false;
-        ++i;
-      }
-      toks.push_back({line.substr(start, i - start), static_cast<int>(start) + 1});
-    }
-    return toks;
-  }
-
   Failure parse_line(int ln, std::string_view line) {
     std::vector<Token> toks = tokenize(line);
     if (toks.empty()) return std::nullopt;
@@ -424,279 +265,6 @@ class Parser {
     return std::nullopt;
   }
 
-  struct ListArg {
-    Token key;
-    std::vector<Token> items;
-  };
-
-  Failure parse_arg(int ln, Op op, DType dt, const std::vector<Token>& rest,
-                    std::map<std::string_view, ListArg>& lists, const Token& op_tok,
-                    const std::vector<UOp>& src, const std::optional<Shape>& shape, Arg& arg) {
-    // key=value arguments and bare words, each at most once.
-    std::map<std::string_view, Token> kv;
-    std::vector<Token> bare;
-    for (const Token& t : rest) {
-      size_t eq = t.text.find('=');
-      if (eq == std::string_view::npos || eq == 0) {
-        bare.push_back(t);
-        continue;
-      }
-      if (!kv.emplace(t.text.substr(0, eq),
-                      Token{t.text.substr(eq + 1), t.col + static_cast<int>(eq) + 1})
-               .second)
-        return fail(ln, t.col, fmt::format("duplicate argument {}", quoted(t.text.substr(0, eq))));
-    }
-    auto take_int = [&](std::string_view key, bool required,
-                        std::optional<int64_t>& out) -> Failure {
-      auto it = kv.find(key);
-      if (it == kv.end()) {
-        if (required)
-          return fail(ln, op_tok.col, fmt::format("{} needs {}=<integer>", op_name(op), key));
-        return std::nullopt;
-      }
-      int64_t v;
-      if (!parse_int(it->second.text, v))
-        return fail(
-            ln, it->second.col,
-            fmt::format("expected an integer for {}, got {}", key, quoted(it->second.text)));
-      out = v;
-      kv.erase(it);
-      return std::nullopt;
-    };
-    auto leftovers = [&]() -> Failure {
-      if (!kv.empty())
-        return fail(ln, kv.begin()->second.col - static_cast<int>(kv.begin()->first.size()) - 1,
-                    fmt::format("{} takes no argument {}", op_name(op), quoted(kv.begin()->first)));
-      if (!bare.empty())
-        return fail(ln, bare[0].col,
-                    fmt::format("unexpected {} in {}", quoted(bare[0].text), op_name(op)));
-      return std::nullopt;
-    };
-
-    auto take_ints = [&](std::string_view key, std::vector<int64_t>& out) -> Failure {
-      auto it = lists.find(key);
-      if (it == lists.end())
-        return fail(ln, op_tok.col, fmt::format("{} needs {}=[...]", op_name(op), key));
-      for (const Token& t : it->second.items) {
-        int64_t v;
-        if (!parse_int(t.text, v))
-          return fail(ln, t.col,
-                      fmt::format("expected an integer in {}, got {}", key, quoted(t.text)));
-        out.push_back(v);
-      }
-      lists.erase(it);
-      return std::nullopt;
-    };
-    auto take_pairs = [&](std::string_view key, PadArg& out) -> Failure {
-      auto it = lists.find(key);
-      if (it == lists.end())
-        return fail(ln, op_tok.col,
-                    fmt::format("{} needs {}=[a:b,...] (one pair per dim)", op_name(op), key));
-      for (const Token& t : it->second.items) {
-        size_t c = t.text.find(':');
-        int64_t a, b;
-        if (c == std::string_view::npos || !parse_int(t.text.substr(0, c), a) ||
-            !parse_int(t.text.substr(c + 1), b))
-          return fail(ln, t.col,
-                      fmt::format("expected a pair like 1:2 in {}, got {}", key, quoted(t.text)));
-        out.pairs.emplace_back(a, b);
-      }
-      lists.erase(it);
-      return std::nullopt;
-    };
-    const size_t src_rank = src.empty() ? 0 : src[0].shape().size();
-
-    switch (op_kind(op)) {
-      case OpKind::Leaf:
-        switch (leaf_op(op)) {
-          case LeafOp::Const: {
-            if (bare.size() != 1 || !kv.empty())
-              return fail(ln, op_tok.col, "CONST takes exactly one literal value");
-            Value v;
-            if (auto e = parse_literal(dt, bare[0].text, v)) return fail(ln, bare[0].col, *e);
-            arg = ConstArg{v};
-            return std::nullopt;
-          }
-          case LeafOp::Param: {
-            ParamArg p;
-            std::optional<int64_t> slot, size;
-            if (auto e = take_int("slot", true, slot)) return e;
-            // A tensor input's size is its shape's element count.
-            if (auto e = take_int("size", !shape, size)) return e;
-            if (!size) size = numel(*shape);
-            if (auto e = take_int("vmin", false, p.vmin)) return e;
-            if (auto e = take_int("vmax", false, p.vmax)) return e;
-            if (auto e = take_int("multiple_of", false, p.multiple_of)) return e;
-            if (*slot < 0 || *slot > 4096)
-              return fail(ln, op_tok.col, fmt::format("PARAM slot {} is outside 0..4096", *slot));
-            p.slot = static_cast<int>(*slot);
-            p.size = *size;
-            if (bare.size() != 1 || (bare[0].text != "in" && bare[0].text != "out"))
-              return fail(ln, bare.empty() ? op_tok.col : bare[0].col,
-                          "PARAM needs exactly one of 'in' or 'out'");
-            p.output = bare[0].text == "out";
-            bare.clear();
-            if (auto e = leftovers()) return e;
-            arg = p;
-            return std::nullopt;
-          }
-          case LeafOp::Var: {
-            VarArg v;
-            auto it = kv.find("name");
-            if (it == kv.end()) return fail(ln, op_tok.col, "VAR needs name=<identifier>");
-            if (!valid_identifier(it->second.text))
-              return fail(ln, it->second.col,
-                          fmt::format("bad VAR name {}", quoted(it->second.text)));
-            v.name = std::string(it->second.text);
-            kv.erase(it);
-            std::optional<int64_t> lo, hi;
-            if (auto e = take_int("min", true, lo)) return e;
-            if (auto e = take_int("max", true, hi)) return e;
-            if (auto e = take_int("multiple_of", false, v.multiple_of)) return e;
-            v.min = *lo;
-            v.max = *hi;
-            if (auto e = leftovers()) return e;
-            arg = std::move(v);
-            return std::nullopt;
-          }
-          case LeafOp::Invalid: return leftovers();
-        }
-        break;
-      case OpKind::Structural:
-        switch (structural_op(op)) {
-          case StructuralOp::Range: {
-            RangeArg r;
-            auto it = kv.find("axis");
-            if (it == kv.end()) return fail(ln, op_tok.col, "RANGE needs axis=<id>[.<sub-id>...]");
-            std::string_view ax = it->second.text;
-            while (true) {
-              size_t dot = ax.find('.');
-              int32_t id;
-              if (!parse_int(ax.substr(0, dot), id) || id < 0 || r.axis.size() >= 16)
-                return fail(ln, it->second.col,
-                            fmt::format("expected axis ids like 0 or 3.1, got {}",
-                                        quoted(it->second.text)));
-              r.axis.push_back(id);
-              if (dot == std::string_view::npos) break;
-              ax.remove_prefix(dot + 1);
-            }
-            kv.erase(it);
-            if (bare.size() != 1)
-              return fail(ln, bare.empty() ? op_tok.col : bare[1].col,
-                          "RANGE needs exactly one axis type (LOOP, REDUCE, GLOBAL, ...)");
-            auto t = parse_axis_type(bare[0].text);
-            if (!t)
-              return fail(ln, bare[0].col,
-                          fmt::format("unknown axis type {}", quoted(bare[0].text)));
-            r.type = *t;
-            bare.clear();
-            if (auto e = leftovers()) return e;
-            arg = std::move(r);
-            return std::nullopt;
-          }
-          case StructuralOp::Reduce: {
-            auto it = kv.find("op");
-            if (it == kv.end()) return fail(ln, op_tok.col, "REDUCE needs op=ADD|MUL|MAX|MIN");
-            auto rop = parse_op(it->second.text);
-            if (!rop || (*rop != Op::Add && *rop != Op::Mul && *rop != Op::Max && *rop != Op::Min))
-              return fail(ln, it->second.col,
-                          fmt::format("REDUCE op must be ADD, MUL, MAX or MIN, got {}",
-                                      quoted(it->second.text)));
-            kv.erase(it);
-            if (auto e = leftovers()) return e;
-            arg = ReduceArg{*rop};
-            return std::nullopt;
-          }
-          case StructuralOp::Index:
-          case StructuralOp::Load:
-          case StructuralOp::Store:
-          case StructuralOp::End:
-          case StructuralOp::Sink: return leftovers();
-        }
-        break;
-      case OpKind::Alu: return leftovers();
-      case OpKind::Tensor:
-        switch (tensor_op(op)) {
-          case TensorOp::Permute: {
-            AxesArg a;
-            if (auto e = take_ints("order", a.axes)) return e;
-            if (auto e = leftovers()) return e;
-            arg = std::move(a);
-            return std::nullopt;
-          }
-          case TensorOp::Flip: {
-            AxesArg a;
-            if (auto e = take_ints("axes", a.axes)) return e;
-            if (auto e = leftovers()) return e;
-            arg = std::move(a);
-            return std::nullopt;
-          }
-          case TensorOp::Pad:
-          case TensorOp::Shrink: {
-            PadArg p;
-            if (auto e = take_pairs(op == Op::Pad ? "pad" : "shrink", p)) return e;
-            if (auto e = leftovers()) return e;
-            arg = std::move(p);
-            return std::nullopt;
-          }
-          case TensorOp::ReduceAxis: {
-            ReduceAxisArg r;
-            auto it = kv.find("op");
-            if (it == kv.end()) return fail(ln, op_tok.col, "REDUCE_AXIS needs op=ADD|MUL|MAX|MIN");
-            auto rop = parse_op(it->second.text);
-            if (!rop || (*rop != Op::Add && *rop != Op::Mul && *rop != Op::Max && *rop != Op::Min))
-              return fail(ln, it->second.col,
-                          fmt::format("REDUCE_AXIS op must be ADD, MUL, MAX or MIN, got {}",
-                                      quoted(it->second.text)));
-            r.op = *rop;
-            kv.erase(it);
-            // `axes=all` is spelling only: inside the graph the list is explicit, and an empty
-            // list reduces nothing.
-            if (auto all = kv.find("axes"); all != kv.end()) {
-              if (all->second.text != "all")
-                return fail(ln, all->second.col,
-                            fmt::format("expected axes=[...] or axes=all, got {}",
-                                        quoted(all->second.text)));
-              for (size_t d = 0; d < src_rank; ++d) r.axes.push_back(static_cast<int64_t>(d));
-              kv.erase(all);
-            } else if (auto e = take_ints("axes", r.axes)) {
-              return e;
-            }
-            if (auto e = leftovers()) return e;
-            arg = std::move(r);
-            return std::nullopt;
-          }
-          case TensorOp::Reshape:
-          case TensorOp::Expand:
-            if (!shape)
-              return fail(
-                  ln, op_tok.col,
-                  fmt::format("{} takes its target from the shape after ':' (e.g. : float32[3,4])",
-                              op_name(op)));
-            return leftovers();
-          case TensorOp::Contiguous:
-          case TensorOp::Realize: return leftovers();
-        }
-        break;
-      case OpKind::Schedule: {
-        BufferizeArg b;
-        std::optional<int64_t> output;
-        if (auto e = take_int("output", false, output)) return e;
-        if (output) b.output = static_cast<int>(*output);
-        if (auto keep = std::find_if(bare.begin(), bare.end(),
-                                     [](const Token& t) { return t.text == "keep"; });
-            keep != bare.end()) {
-          b.removable = false;
-          bare.erase(keep);
-        }
-        if (auto e = leftovers()) return e;
-        arg = b;
-        return std::nullopt;
-      }
-    }
-    return leftovers();
-  }
-
   Result<ParsedKernel> finish(int last_line) {
     if (nodes_.empty())
       return fail(last_line, 1, "expected at least one node (the file has no SINK)");
@@ -744,41 +312,14 @@ class Parser {
     }
     for (const PendingValues& o : outputs_) {
       if (tensor) continue;
-      auto it = params.find(o.slot);
-      if (it == params.end() || !it->second.arg<ParamArg>().output)
-        return fail(o.line, o.col,
-                    fmt::format("@output names slot {}, which is not an output PARAM", o.slot));
-      const ParamArg& p = it->second.arg<ParamArg>();
-      if (static_cast<int64_t>(o.values.size()) != p.size)
-        return fail(o.line, o.col,
-                    fmt::format("@output {} lists {} values; the PARAM has size {}", o.slot,
-                                o.values.size(), p.size));
       ExpectedOutput eo{o.slot, {}};
-      for (const Token& t : o.values) {
-        Value v;
-        if (auto e = parse_literal(it->second.dtype(), t.text, v)) return fail(o.line, t.col, *e);
-        eo.values.push_back(v);
-      }
+      if (auto e = param_values(params, o, true, eo.values)) return *e;
       pk.kernel.header.outputs.push_back(std::move(eo));
     }
     for (const PendingValues& in : inputs_) {
-      auto it = params.find(in.slot);
-      if (it == params.end() || it->second.arg<ParamArg>().output)
-        return fail(in.line, in.col,
-                    fmt::format("@input names slot {}, which is not an input PARAM", in.slot));
-      const ParamArg& p = it->second.arg<ParamArg>();
-      if (static_cast<int64_t>(in.values.size()) != p.size)
-        return fail(in.line, in.col,
-                    fmt::format("@input {} lists {} values; the PARAM has size {}", in.slot,
-                                in.values.size(), p.size));
-      GivenInput given{in.slot, it->second.dtype(), {}};
-      for (const Token& t : in.values) {
-        Value v;
-        if (auto e = parse_literal(it->second.dtype(), t.text, v)) return fail(in.line, t.col, *e);
-        if (auto e = input_value_problem(it->second, v))
-          return fail(in.line, t.col, fmt::format("@input {}: {}", in.slot, *e));
-        given.values.push_back(v);
-      }
+      GivenInput given{in.slot, {}, {}};
+      if (auto e = param_values(params, in, false, given.values)) return *e;
+      given.dtype = params.at(in.slot).dtype();
       pk.kernel.header.inputs.push_back(std::move(given));
     }
     pk.where = std::move(where_);
@@ -790,6 +331,30 @@ class Parser {
     std::vector<Token> values;
     int line, col;
   };
+
+  /// A kernel's @output or @input line: its values, typed by the PARAM of its slot.
+  static Failure param_values(const std::map<int, UOp>& params, const PendingValues& pv,
+                              bool output, std::vector<Value>& values) {
+    const char* key = output ? "output" : "input";
+    auto it = params.find(pv.slot);
+    if (it == params.end() || it->second.arg<ParamArg>().output != output)
+      return fail(pv.line, pv.col,
+                  fmt::format("@{} names slot {}, which is not an {} PARAM", key, pv.slot, key));
+    const ParamArg& p = it->second.arg<ParamArg>();
+    if (static_cast<int64_t>(pv.values.size()) != p.size)
+      return fail(pv.line, pv.col,
+                  fmt::format("@{} {} lists {} values; the PARAM has size {}", key, pv.slot,
+                              pv.values.size(), p.size));
+    for (const Token& t : pv.values) {
+      Value v;
+      if (auto e = parse_literal(it->second.dtype(), t.text, v)) return fail(pv.line, t.col, *e);
+      if (!output)
+        if (auto e = input_value_problem(it->second, v))
+          return fail(pv.line, t.col, fmt::format("@input {}: {}", pv.slot, *e));
+      values.push_back(v);
+    }
+    return std::nullopt;
+  }
 
   Context& ctx_;
   std::string_view text_;
@@ -806,9 +371,12 @@ class Parser {
 };
 
 }  // namespace
+}  // namespace uopfuzz::ir::parse
+
+namespace uopfuzz::ir {
 
 Result<ParsedKernel> parse_kernel(Context& ctx, std::string_view text) {
-  return Parser(ctx, text).run();
+  return parse::Parser(ctx, text).run();
 }
 
 }  // namespace uopfuzz::ir
