@@ -36,74 +36,61 @@ std::string indent(const std::string& text) {
   return out;
 }
 
-void print_row(const fuzz::SelftestRow& row) {
+// " (1.50x slower, p=0.001; rerun ...)": a latency finding's measurements.
+std::string latency_text(const fuzz::NewFinding* f) {
+  if (!f || !f->latency) return "";
+  return fmt::format(" ({:.2f}x slower, p={:.2g}; rerun {:.2f}x, p={:.2g})", f->latency->ratio,
+                     f->latency->p_value, f->latency->rerun_ratio, f->latency->rerun_p_value);
+}
+
+// One planted bug's table row: found, seconds to find, graphs tried, nodes left, signature.
+template <class Row>
+void print_table_row(const Row& row, std::string_view bug, const std::string& sig) {
   const fuzz::NewFinding* f = row.finding ? &*row.finding : nullptr;
-  std::string sig = f ? f->signature.text() : "";
-  if (f && f->latency)
-    sig += fmt::format(" ({:.2f}x slower, p={:.2g}; rerun {:.2f}x, p={:.2g})", f->latency->ratio,
-                       f->latency->p_value, f->latency->rerun_ratio, f->latency->rerun_p_value);
-  if (f && !row.found) sig += fmt::format(" [a real finding; {} in all]", row.new_findings);
-  fmt::print("{:<28} {:<7} {:>9} {:>8} {:>6}  {}\n", row.bug.name,
+  fmt::print("{:<28} {:<7} {:>9} {:>8} {:>6}  {}\n", bug,
              row.found ? "yes"
              : f       ? "OTHER"
                        : "NO",
              f ? fmt::format("{:.2f}", f->seconds) : "-", row.graphs,
              f ? std::to_string(f->nodes_reduced) : "-", sig);
-  if (row.found && row.bug.kind == simplifier::BugKind::Latency)
-    fmt::print("{}", indent(f->reduced_text));
 }
 
-json row_json(const fuzz::SelftestRow& row) {
-  json j = {{"bug", row.bug.name},
-            {"kind", simplifier::bug_kind_name(row.bug.kind)},
-            {"found", row.found},
-            {"graphs", row.graphs}};
-  if (const auto& f = row.finding) {
-    j["seconds"] = f->seconds;
-    j["nodes_found"] = f->nodes_found;
-    j["nodes_reduced"] = f->nodes_reduced;
-    j["signature"] = f->signature.text();
-    j["case"] = f->reduced_text;
-    if (f->latency)
-      j["latency"] = {{"backend", f->signature.backend},
-                      {"ratio", f->latency->ratio},
-                      {"p_value", f->latency->p_value},
-                      {"rerun_ratio", f->latency->rerun_ratio},
-                      {"rerun_p_value", f->latency->rerun_p_value}};
-  }
-  return j;
+void print_row(const fuzz::SelftestRow& row) {
+  const fuzz::NewFinding* f = row.finding ? &*row.finding : nullptr;
+  std::string sig = f ? f->signature.text() + latency_text(f) : "";
+  if (f && !row.found) sig += fmt::format(" [a real finding; {} in all]", row.new_findings);
+  print_table_row(row, row.bug.name, sig);
+  if (row.found && row.bug.kind == simplifier::BugKind::Latency)
+    fmt::print("{}", indent(f->reduced_text));
 }
 
 void print_lowering_row(const fuzz::LoweringSelftestRow& row) {
   const fuzz::NewFinding* f = row.finding ? &*row.finding : nullptr;
   std::string sig = f ? f->signature.text() : "";
   if (f && !row.found) sig += fmt::format(" [another finding; {} in all]", row.new_findings);
-  if (f && f->latency)
-    sig += fmt::format(" ({:.2f}x slower, p={:.2g}; rerun {:.2f}x, p={:.2g})", f->latency->ratio,
-                       f->latency->p_value, f->latency->rerun_ratio, f->latency->rerun_p_value);
-  fmt::print("{:<28} {:<7} {:>9} {:>8} {:>6}  {}\n", schedule::lowering_bug_name(row.bug),
-             row.found ? "yes"
-             : f       ? "OTHER"
-                       : "NO",
-             f ? fmt::format("{:.2f}", f->seconds) : "-", row.graphs,
-             f ? std::to_string(f->nodes_reduced) : "-", sig);
+  print_table_row(row, schedule::lowering_bug_name(row.bug), sig + latency_text(f));
 }
 
-json lowering_row_json(const fuzz::LoweringSelftestRow& row) {
-  json j = {{"bug", schedule::lowering_bug_name(row.bug)},
-            {"kind", "lowering"},
-            {"found", row.found},
-            {"graphs", row.graphs}};
+// A row in --json; a lowering bug's latency finding leaves out the p-values.
+template <class Row>
+json row_json(const Row& row, std::string_view bug, std::string_view kind) {
+  json j = {{"bug", bug}, {"kind", kind}, {"found", row.found}, {"graphs", row.graphs}};
   if (const auto& f = row.finding) {
     j["seconds"] = f->seconds;
     j["nodes_found"] = f->nodes_found;
     j["nodes_reduced"] = f->nodes_reduced;
     j["signature"] = f->signature.text();
     j["case"] = f->reduced_text;
-    if (f->latency)
+    if (f->latency && kind == "lowering")
       j["latency"] = {{"backend", f->signature.backend},
                       {"ratio", f->latency->ratio},
                       {"rerun_ratio", f->latency->rerun_ratio}};
+    else if (f->latency)
+      j["latency"] = {{"backend", f->signature.backend},
+                      {"ratio", f->latency->ratio},
+                      {"p_value", f->latency->p_value},
+                      {"rerun_ratio", f->latency->rerun_ratio},
+                      {"rerun_p_value", f->latency->rerun_p_value}};
   }
   return j;
 }
@@ -137,8 +124,10 @@ int run_selftest(const SelftestFlags& f) {
              lr.rows.empty() ? "" : fmt::format(" (lowering bugs: {:.2f}s)", lr.median_seconds));
   if (!f.json_path.empty()) {
     json rows = json::array();
-    for (const auto& row : r.rows) rows.push_back(row_json(row));
-    for (const auto& row : lr.rows) rows.push_back(lowering_row_json(row));
+    for (const auto& row : r.rows)
+      rows.push_back(row_json(row, row.bug.name, simplifier::bug_kind_name(row.bug.kind)));
+    for (const auto& row : lr.rows)
+      rows.push_back(row_json(row, schedule::lowering_bug_name(row.bug), "lowering"));
     std::ofstream out(f.json_path);
     out << json{{"seed", o.seed},
                 {"seconds_per_bug", o.seconds_per_bug},

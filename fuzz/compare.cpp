@@ -143,26 +143,20 @@ CompareProgress run_comparison(const CompareOptions& o, const GraphSource& sourc
       const ProgramComparison c = compare_program(ctx, program, o.check, o.simplifiers);
       for (size_t s = 0; s < 2; ++s)
         count(p.sides[s], as_kernel_result(c.results[s]), i, c.seconds[s]);
-      ++p.graphs;
       if (c.shapes)
         p.lowering.add(*c.shapes, label);
       else
         ++p.lowering.not_compared;
-      p.seconds = since(start);
-      if (o.on_progress && p.seconds - last_report >= 1) {
-        last_report = p.seconds;
-        o.on_progress(p);
-      }
-      continue;
+    } else {
+      const ir::Kernel k = source(ctx, gs);
+      const KernelComparison c = compare_kernel(ctx, k, o.check, o.simplifiers);
+      for (size_t s = 0; s < 2; ++s) count(p.sides[s], c.results[s], i, c.seconds[s]);
+      if (c.strength)
+        p.strength.add(*c.strength, label);
+      else
+        ++p.strength.not_compared;
     }
-    const ir::Kernel k = source(ctx, gs);
-    const KernelComparison c = compare_kernel(ctx, k, o.check, o.simplifiers);
-    for (size_t s = 0; s < 2; ++s) count(p.sides[s], c.results[s], i, c.seconds[s]);
     ++p.graphs;
-    if (c.strength)
-      p.strength.add(*c.strength, label);
-    else
-      ++p.strength.not_compared;
     p.seconds = since(start);
     if (o.on_progress && p.seconds - last_report >= 1) {
       last_report = p.seconds;

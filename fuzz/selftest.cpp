@@ -13,6 +13,19 @@
 namespace uopfuzz::fuzz {
 namespace {
 
+/// A campaign's settings that every planted bug's shares: isolated (the bugs that crash or
+/// hang the simplifier are found too), two seeds per graph, a step limit of 10^7.
+CampaignOptions selftest_campaign(const SelftestOptions& o) {
+  CampaignOptions co;
+  co.seconds = o.seconds_per_bug;
+  co.seed = o.seed;
+  co.check.seeds = 2;
+  co.check.max_steps = 10'000'000;
+  co.check.backends = o.backends;
+  co.isolate = true;
+  return co;
+}
+
 /// Whether the faithful simplifier passes the minimized case (for a latency bug: shows no
 /// confirmed regression on it either), checked in a child so that it cannot take the
 /// self-test down.
@@ -35,19 +48,12 @@ bool faithful_passes(const std::string& reduced_text,
 
 CampaignOptions campaign_for(const SelftestOptions& o, const simplifier::BugInfo& b) {
   const bool latency = b.kind == simplifier::BugKind::Latency;
-  CampaignOptions co;
-  co.seconds = o.seconds_per_bug;
-  co.seed = o.seed;
+  CampaignOptions co = selftest_campaign(o);
   co.check.simplify.bugs.enable(b.bug);
-  co.check.seeds = 2;
-  co.check.max_steps = 10'000'000;
-  co.check.backends = o.backends;
   if (latency) {
     co.check.latency = check::LatencyOptions{};
     co.check.latency->backend = o.latency_backend;
   }
-  // Isolated, so that the bugs that crash or hang the simplifier are found too.
-  co.isolate = true;
   // A check on the oracle takes milliseconds, so 2 s is a hang; compiled backends add two
   // compiles per check (tens of ms, far more on a loaded machine), so they get 10 s.
   const bool compiled = latency || std::any_of(o.backends.begin(), o.backends.end(),
@@ -102,6 +108,17 @@ void time_whole_programs(CampaignOptions& co, const SelftestOptions& o,
   };
 }
 
+/// A row's outcome: the planted bug's finding (found), else the campaign's first, else none.
+template <class Row>
+void record_outcome(Row& row, const std::optional<NewFinding>& planted, const CampaignResult& r) {
+  row.found = planted.has_value();
+  row.finding = planted                  ? planted
+                : r.new_findings.empty() ? std::nullopt
+                                         : std::optional<NewFinding>(r.new_findings.front());
+  row.graphs = row.finding ? row.finding->graph_index + 1 : r.totals.graphs;
+  row.new_findings = r.new_findings.size();
+}
+
 double median(std::vector<double> times) {
   std::sort(times.begin(), times.end());
   return times.empty() ? 0 : times[times.size() / 2];
@@ -120,9 +137,7 @@ LoweringSelftestResult run_lowering_selftest(
   LoweringSelftestResult result;
   std::vector<double> times;
   for (schedule::LoweringBug b : schedule::all_lowering_bugs()) {
-    CampaignOptions co;
-    co.seconds = o.seconds_per_bug;
-    co.seed = o.seed;
+    CampaignOptions co = selftest_campaign(o);
     co.level = Level::Tensor;
     co.tensor_source = [&](ir::Context& ctx, uint64_t gs) {
       return gen::generate_tensor_program(ctx, policy, gs).program;
@@ -131,10 +146,6 @@ LoweringSelftestResult run_lowering_selftest(
     if (o.pcontig) co.lower.pcontig = *o.pcontig;
     if (o.split_reduce_threshold) co.lower.split_reduce_threshold = *o.split_reduce_threshold;
     co.vary_lowering = {!o.pcontig, !o.split_reduce_threshold, true};
-    co.check.seeds = 2;
-    co.check.max_steps = 10'000'000;
-    co.check.backends = o.backends;
-    co.isolate = true;
     co.graph_timeout_s = o.graph_timeout > 0 ? o.graph_timeout : 10;
     co.triage_timeout_s = std::min(co.graph_timeout_s, 5.0);
     const bool latency = schedule::lowering_bug_kind(b) == simplifier::BugKind::Latency;
@@ -153,12 +164,7 @@ LoweringSelftestResult run_lowering_selftest(
     };
     CampaignResult r = run_campaign(co, source, shrink);
     LoweringSelftestRow row{b};
-    row.found = planted.has_value();
-    row.finding = planted                  ? planted
-                  : r.new_findings.empty() ? std::nullopt
-                                           : std::optional<NewFinding>(r.new_findings.front());
-    row.graphs = row.finding ? row.finding->graph_index + 1 : r.totals.graphs;
-    row.new_findings = r.new_findings.size();
+    record_outcome(row, planted, r);
     if (row.found)
       times.push_back(row.finding->seconds);
     else
@@ -190,12 +196,7 @@ SelftestResult run_selftest(const SelftestOptions& o,
     };
     CampaignResult r = run_campaign(co, source, shrink);
     SelftestRow row{b};
-    row.found = planted.has_value();
-    row.finding = planted                  ? planted
-                  : r.new_findings.empty() ? std::nullopt
-                                           : std::optional<NewFinding>(r.new_findings.front());
-    row.graphs = row.finding ? row.finding->graph_index + 1 : r.totals.graphs;
-    row.new_findings = r.new_findings.size();
+    record_outcome(row, planted, r);
     if (row.found)
       times.push_back(row.finding->seconds);
     else
@@ -274,9 +275,7 @@ AdapterSelftestResult run_adapter_selftest(
       result.rows.push_back(std::move(row));
       continue;
     }
-    CampaignOptions co;
-    co.seconds = o.seconds_per_bug;
-    co.seed = o.seed;
+    CampaignOptions co = selftest_campaign(o);
     co.check.simplifier = *sut;
     // A bug in the adapter's scheduler, views or split reduce shows in tensor programs run
     // through its whole pipeline.
@@ -289,10 +288,6 @@ AdapterSelftestResult run_adapter_selftest(
     // As `uopfuzz fuzz` runs by default: a quarter mutants (a cast inserted, a dtype
     // changed), which is what reaches a bug in a cast fold.
     co.mutation.share = 0.25;
-    co.check.seeds = 2;
-    co.check.max_steps = 10'000'000;
-    co.check.backends = o.backends;
-    co.isolate = true;
     // An external rewrite takes milliseconds, its child's start up to seconds.
     co.graph_timeout_s = o.graph_timeout > 0 ? o.graph_timeout : external.timeout_s + 5;
     co.triage_timeout_s = std::min(co.graph_timeout_s, external.timeout_s);
@@ -304,13 +299,8 @@ AdapterSelftestResult run_adapter_selftest(
       return true;
     };
     CampaignResult r = run_campaign(co, source, shrink);
-    row.found = planted.has_value();
-    row.finding = planted                  ? planted
-                  : r.new_findings.empty() ? std::nullopt
-                                           : std::optional<NewFinding>(r.new_findings.front());
-    row.graphs = row.finding ? row.finding->graph_index + 1 : r.totals.graphs;
+    record_outcome(row, planted, r);
     row.seconds = row.found ? row.finding->seconds : r.totals.seconds;
-    row.new_findings = r.new_findings.size();
     if (!row.found) ++result.missed;
     if (on_row) on_row(row);
     result.rows.push_back(std::move(row));
