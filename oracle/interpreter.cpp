@@ -2,9 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <span>
 #include <unordered_map>
 #include <utility>
 
+#include "ir/effect_walk.h"
 #include "ir/graph.h"
 #include "ir/loop_plan.h"
 #include "ir/node_map.h"
@@ -55,8 +57,17 @@ struct Program::Impl {
 
 namespace {
 
+// The oracle's side of the effect walk (ir/effect_walk.h): each hook appends instructions to
+// a scope's code. Scopes are indices into Program::Impl::scopes, operands registers.
 class Compiler {
  public:
+  using ScopeRef = uint32_t;
+  using Operand = uint32_t;
+  struct Address {
+    uint32_t buffer, index, gate;  // gate kNone: ungated
+  };
+  using Accumulator = uint32_t;
+
   explicit Compiler(Program::Impl& p) : p_(p) {}
 
   /// `topo` and `open` are toposort(root) and open_ranges(topo).
@@ -75,170 +86,138 @@ class Compiler {
     for (const BufferParam& b : p_.sig.buffers) total += b.size;
     if (total > kMaxTotalElems)
       return Error{fmt::format("buffers hold {} elements; the oracle's limit is 2^28", total)};
-    plan_.emplace(topo, std::move(open), Pinning::None);
     p_.scopes.emplace_back();
-    chain_ = {0};
-    for (UOp s : root.src())
-      if (auto e = effect(s)) return e;
+    EffectWalk<Compiler> walk(*this, LoopPlan(topo, std::move(open), Pinning::None), 0);
+    if (auto e = walk.run(root)) return e;
     if (error_) return error_;
     if (unbound_range_) return Error{"a RANGE is used outside every loop that binds it"};
     return std::nullopt;
   }
 
  private:
+  friend class EffectWalk<Compiler>;
+
   uint32_t new_reg() { return p_.num_regs++; }
   uint32_t node_ref(UOp u) {
     auto [ref, fresh] = node_ref_.emplace(u, static_cast<uint32_t>(p_.nodes.size()));
     if (fresh) p_.nodes.push_back(u);
     return ref;
   }
-  uint32_t new_scope(UOp range) {
-    Scope s;
-    s.range_reg = new_reg();
-    s.range_node = node_ref(range);
-    p_.scopes.push_back(std::move(s));
-    uint32_t id = static_cast<uint32_t>(p_.scopes.size() - 1);
-    p_.scopes[id].end_reg = place(range.src(0), 1);  // ends depend on no range: root
-    return id;
-  }
   // Pure code of the root scope goes before every effect: nodes with no range are
   // computed once, up front (their UB stays poison until an effect needs them).
-  void emit(size_t k, Instr i) {
-    auto& code = p_.scopes[chain_[k]].code;
-    if (chain_[k] == 0)
+  void emit(ScopeRef s, Instr i) {
+    auto& code = p_.scopes[s].code;
+    if (s == 0)
       code.insert(code.begin() + static_cast<std::ptrdiff_t>(root_pure_++), i);
     else
       code.push_back(i);
   }
-
-  uint32_t const_reg(DType dt, Value v) {
+  uint32_t const_reg(ir::Value v) {
     uint32_t r = new_reg();
     p_.consts.emplace_back(r, v);
     return r;
   }
 
-  // Register holding u's value, placed by the evaluation rule; code goes to its scope.
-  uint32_t place(UOp u, size_t depth) {
-    size_t k = plan_->home(u, depth);
-    uint64_t key = plan_->key(u, k);
-    if (auto it = memo_.find(key); it != memo_.end()) return it->second;
-    uint32_t reg = kNone;
-    switch (op_kind(u.op())) {
-      case OpKind::Leaf:
-        switch (leaf_op(u.op())) {
-          case LeafOp::Const: reg = const_reg(u.dtype(), u.const_value()); break;
-          case LeafOp::Var:
-            reg = new_reg();
-            p_.vars.emplace_back(reg, p_.sig.var_of.at(u));
-            break;
-          // Not values: the verifier keeps them out of value positions.
-          case LeafOp::Invalid:
-          case LeafOp::Param:
-            if (!error_) error_ = Error{fmt::format("unsupported: {} as a value", op_name(u.op()))};
-            reg = const_reg(dtypes::Index, Value::of_int(0));
-            break;
-        }
-        break;
-      case OpKind::Structural:
-        switch (structural_op(u.op())) {
-          case StructuralOp::Range:
-            // Its home scope is the loop that binds it (the verifier guarantees one exists).
-            if (k == 0) {
-              unbound_range_ = true;
-              reg = const_reg(dtypes::Index, Value::of_int(0));
-              break;
-            }
-            reg = p_.scopes[chain_[k]].range_reg;
-            break;
-          case StructuralOp::Load: {
-            UOp idx = u.src(0);
-            Instr i{Kind::Load, Op::Load, u.dtype(), u.dtype()};
-            i.a = p_.sig.buffer_of.at(idx.src(0));
-            address(idx.src(1), k + 1, i.b, i.c);
-            i.d =
-                u.num_src() == 2 ? place(u.src(1), k + 1) : const_reg(u.dtype(), Value::of_int(0));
-            reg = i.dst = new_reg();
-            i.node = node_ref(u);
-            emit(k, i);
-            break;
-          }
-          case StructuralOp::Reduce: reg = reduce(u, k); break;
-          // Not values: the verifier keeps them out of value positions.
-          case StructuralOp::Index:
-          case StructuralOp::Store:
-          case StructuralOp::End:
-          case StructuralOp::Sink:
-            if (!error_) error_ = Error{fmt::format("unsupported: {} as a value", op_name(u.op()))};
-            reg = const_reg(dtypes::Index, Value::of_int(0));
-            break;
-        }
-        break;
-      case OpKind::Alu: {
-        Instr i{Kind::Alu, u.op(), operand_dtype(u), u.dtype()};
-        uint32_t* args[] = {&i.a, &i.b, &i.c};
-        for (size_t s = 0; s < u.num_src(); ++s) *args[s] = place(u.src(s), k + 1);
-        reg = i.dst = new_reg();
-        i.node = node_ref(u);
-        emit(k, i);
-        break;
-      }
-      // Not values: the verifier keeps them out of value positions.
-      case OpKind::Tensor:
-      case OpKind::Schedule:
-        if (!error_) error_ = Error{fmt::format("unsupported: {} as a value", op_name(u.op()))};
-        reg = const_reg(dtypes::Index, Value::of_int(0));
-        break;
-    }
-    memo_.emplace(key, reg);
+  // ---- the walk's hooks ----------------------------------------------------------
+  static TopLevel top_level(UOp) { return TopLevel::Inline; }  // one thread
+  // Never asked for (every effect is Inline).
+  ScopeRef open_guard(ScopeRef outer) { return outer; }
+  void close_guard(ScopeRef, ScopeRef) {}
+
+  // Loop bounds depend on no range (the verifier's rule): `end` is computed in the root.
+  ScopeRef open_loop(ScopeRef, UOp range, Operand end, bool) {
+    oracle::Scope s;
+    s.range_reg = new_reg();
+    s.range_node = node_ref(range);
+    s.end_reg = end;
+    p_.scopes.push_back(std::move(s));
+    return static_cast<uint32_t>(p_.scopes.size() - 1);
+  }
+  // Loops are linked once their bodies are complete: code placed in an outer loop while
+  // the body was emitted runs before the inner loop.
+  void close_loops(std::span<const ScopeRef> loops, ScopeRef outer) {
+    link_loops(loops);
+    Instr loop{Kind::Loop, Op::End};
+    loop.a = loops.front();
+    p_.scopes[outer].code.push_back(loop);
+  }
+
+  Operand constant(ScopeRef, UOp u) { return const_reg(u.const_value()); }
+  Operand var(ScopeRef, UOp u) {
+    const uint32_t reg = new_reg();
+    p_.vars.emplace_back(reg, p_.sig.var_of.at(u));
     return reg;
   }
-
-  // The index operand of an INDEX: a plain index, or WHERE(valid, idx, INVALID).
-  void address(UOp idx, size_t depth, uint32_t& idx_reg, uint32_t& gate_reg) {
-    if (idx.op() == Op::Where && idx.src(2).op() == Op::Invalid) {
-      gate_reg = place(idx.src(0), depth);
-      idx_reg = place(idx.src(1), depth);
-    } else {
-      idx_reg = place(idx, depth);
-    }
+  // Its home scope is the loop that binds it (the verifier guarantees one exists).
+  Operand range(ScopeRef s, UOp) {
+    if (s != 0) return p_.scopes[s].range_reg;
+    unbound_range_ = true;
+    return const_reg(ir::Value::of_int(0));
+  }
+  Operand not_a_value(ScopeRef, UOp u) {
+    if (!error_) error_ = Error{fmt::format("unsupported: {} as a value", op_name(u.op()))};
+    return const_reg(ir::Value::of_int(0));
+  }
+  Operand alu(ScopeRef s, UOp u, const Operand* a) {
+    Instr i{Kind::Alu, u.op(), operand_dtype(u), u.dtype()};
+    uint32_t* args[] = {&i.a, &i.b, &i.c};
+    for (size_t k = 0; k < u.num_src(); ++k) *args[k] = a[k];
+    i.dst = new_reg();
+    i.node = node_ref(u);
+    emit(s, i);
+    return i.dst;
   }
 
-  uint32_t reduce(UOp u, size_t k) {
-    std::vector<uint32_t> saved = chain_;
-    chain_.resize(k + 1);
-    LoopPlan::Suspended suspended = plan_->suspend_above(k);
-    std::vector<uint32_t> loops;
-    for (size_t i = 1; i < u.num_src(); ++i) {
-      loops.push_back(new_scope(u.src(i)));
-      chain_.push_back(loops.back());
-      plan_->enter(u.src(i));
-    }
-    uint32_t acc = new_reg();
-    uint32_t v = place(u.src(0), chain_.size());
+  Address address(ScopeRef, UOp index, const Operand* gate, Operand idx) {
+    return {p_.sig.buffer_of.at(index.src(0)), idx, gate ? *gate : kNone};
+  }
+  Operand load(ScopeRef s, UOp u, const Address& a, const Operand* alt) {
+    Instr i{Kind::Load, Op::Load, u.dtype(), u.dtype()};
+    i.a = a.buffer;
+    i.b = a.index;
+    i.c = a.gate;
+    i.d = alt ? *alt : const_reg(ir::Value::of_int(0));
+    i.dst = new_reg();
+    i.node = node_ref(u);
+    emit(s, i);
+    return i.dst;
+  }
+  void store(ScopeRef s, UOp u, const Address& a, Operand v) {
+    Instr i{Kind::Store, Op::Store, u.src(0).dtype(), u.src(0).dtype()};
+    i.a = a.buffer;
+    i.b = a.index;
+    i.c = a.gate;
+    i.d = v;
+    i.node = node_ref(u);
+    p_.scopes[s].code.push_back(i);
+  }
+
+  Accumulator reduce_begin(ScopeRef, UOp) { return new_reg(); }
+  void reduce_step(ScopeRef innermost, UOp u, Accumulator& acc, Operand v) {
     Instr accum{Kind::Accum, u.arg<ReduceArg>().op, u.dtype(), u.dtype()};
     accum.dst = acc;
     accum.a = v;
     accum.node = node_ref(u);
-    p_.scopes[loops.back()].code.push_back(accum);
+    p_.scopes[innermost].code.push_back(accum);
+  }
+  // The accumulator is reset, then the loops run, where the REDUCE's value is placed.
+  Operand reduce_end(ScopeRef home, UOp u, Accumulator& acc, std::span<const ScopeRef> loops) {
     link_loops(loops, acc);
-    chain_ = std::move(saved);
-    for (size_t i = 0; i < loops.size(); ++i) plan_->leave();
-    plan_->resume(std::move(suspended));
     Instr init{Kind::ReduceInit, u.arg<ReduceArg>().op, u.dtype(), u.dtype()};
     init.dst = acc;
-    init.node = accum.node;
-    emit(k, init);
+    init.node = node_ref(u);
+    emit(home, init);
     Instr loop{Kind::Loop, Op::Reduce};
     loop.a = loops.front();
     loop.dst = acc;
-    loop.node = accum.node;
+    loop.node = init.node;
     loop.outermost_reduce_loop = true;
-    emit(k, loop);
+    emit(home, loop);
     return acc;
   }
 
   // Nested loops of one END or REDUCE; a REDUCE's loops name its accumulator (`acc`).
-  void link_loops(const std::vector<uint32_t>& loops, uint32_t acc = kNone) {
+  void link_loops(std::span<const ScopeRef> loops, uint32_t acc = kNone) {
     for (size_t i = loops.size(); i-- > 1;) {
       Instr loop{Kind::Loop, acc == kNone ? Op::End : Op::Reduce};
       loop.a = loops[i];
@@ -247,44 +226,11 @@ class Compiler {
     }
   }
 
-  // STOREs and ENDs: executed where they stand, never hoisted.
-  std::optional<Error> effect(UOp u) {
-    if (u.op() == Op::Store) {
-      UOp idx = u.src(0);
-      Instr i{Kind::Store, Op::Store, idx.dtype(), idx.dtype()};
-      i.a = p_.sig.buffer_of.at(idx.src(0));
-      address(idx.src(1), chain_.size(), i.b, i.c);
-      i.d = place(u.src(1), chain_.size());
-      i.node = node_ref(u);
-      p_.scopes[chain_.back()].code.push_back(i);
-      return std::nullopt;
-    }
-    if (u.op() != Op::End) return Error{unexpected_effect(u)};
-    size_t outer = chain_.size();
-    std::vector<uint32_t> loops;
-    for (size_t i = 1; i < u.num_src(); ++i) {
-      loops.push_back(new_scope(u.src(i)));
-      chain_.push_back(loops.back());
-      plan_->enter(u.src(i));
-    }
-    if (auto e = effect(u.src(0))) return e;
-    chain_.resize(outer);
-    for (size_t i = 0; i < loops.size(); ++i) plan_->leave();
-    link_loops(loops);
-    Instr loop{Kind::Loop, Op::End};
-    loop.a = loops.front();
-    p_.scopes[chain_.back()].code.push_back(loop);
-    return std::nullopt;
-  }
-
   Program::Impl& p_;
-  std::optional<LoopPlan> plan_;
   NodeMap<uint32_t> node_ref_;
-  std::unordered_map<uint64_t, uint32_t> memo_;
   std::optional<Error> error_;  // the first node met that this compiler cannot place
   bool unbound_range_ = false;
-  size_t root_pure_ = 0;         // count of pure instructions at the head of the root scope
-  std::vector<uint32_t> chain_;  // scope ids from the root to the current loop
+  size_t root_pure_ = 0;  // count of pure instructions at the head of the root scope
 };
 
 // One run: registers, memory, the loop stack, and the first UB seen.
