@@ -8,8 +8,10 @@
 
 #include "bench/run_context.h"
 #include "bench/runner.h"
+#include "bench/suite_runner.h"
 #include "cli/command.h"
 #include "cli/shared_flags.h"
+#include "simplifier/bugs.h"
 
 namespace uopfuzz::cli {
 namespace {
@@ -22,6 +24,10 @@ struct BenchFlags {
   int reps = 15;
   std::string out;
   bool fail_on_regression = false;
+  std::string suite;  ///< "real": the real-size suite (bench/suite/cases.def) instead of cases
+  std::string size = "small";
+  std::vector<std::string> suite_cases;
+  std::vector<std::string> bugs;
 };
 
 /// The cases to time (printing why there are none), and the label the results file gives them.
@@ -43,6 +49,96 @@ std::optional<std::vector<bench::BenchCase>> bench_cases(const BenchFlags& f, st
   return std::move(*loaded);
 }
 
+/// Writes `j` to `out` atomically (through `out`.tmp); false (and says why) when it cannot.
+bool write_results(const nlohmann::ordered_json& j, const std::string& out) {
+  const std::string tmp = out + ".tmp";
+  {
+    std::ofstream file(tmp);
+    file << j.dump(2) << "\n";
+    if (!file) {
+      fmt::print(stderr, "error: cannot write {}\n", tmp);
+      return false;
+    }
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, out, ec);
+  if (ec) {
+    fmt::print(stderr, "error: cannot write {}: {}\n", out, ec.message());
+    return false;
+  }
+  return true;
+}
+
+std::string percent(double fraction) {
+  return fraction > 0 ? fmt::format("{:.0f}%", 100 * fraction) : "-";
+}
+
+/// `bench --suite real`: the real-size suite over a preset's sizes, under each backend's roofline.
+int run_suite_bench(const BenchFlags& f) {
+  auto preset = bench::suite::parse_preset(f.size);
+  if (f.suite != "real" || !preset) {
+    fmt::print(stderr, "error: --suite takes real, --size small, full or tiny\n");
+    return kExitBadInput;
+  }
+  if (!f.cases.empty() || f.generate > 0) {
+    fmt::print(stderr, "error: give --suite or --cases/--generate, not both\n");
+    return kExitBadInput;
+  }
+  for (const auto& name : f.suite_cases)
+    if (!bench::suite::find_case(name)) {
+      fmt::print(stderr, "error: --suite-cases: no case '{}' in bench/suite/cases.def\n", name);
+      return kExitBadInput;
+    }
+  bench::SuiteOptions so;
+  so.preset = *preset;
+  so.backends = f.backends;
+  so.only = f.suite_cases;
+  so.reps = f.reps;
+  for (const auto& name : f.bugs) {
+    auto bug = simplifier::parse_bug(name);
+    if (!bug) {
+      fmt::print(stderr,
+                 "error: unknown planted bug '{}' (uopfuzz simplify --list-bugs lists them)\n",
+                 name);
+      return kExitBadInput;
+    }
+    so.simplify.bugs.enable(*bug);
+  }
+  so.on_progress = [](std::string_view line) { fmt::print(stderr, "{}\n", line); };
+  bench::SuiteResults r = bench::run_suite(so);
+  for (const auto& roof : r.rooflines)
+    if (roof.measured())
+      fmt::print("{}: {}: copy {:.2f} GB/s, multiply-add {:.2f} GOP/s (balance {:.2f} op/B)\n",
+                 roof.backend, roof.device, roof.gbps(), roof.gops(), roof.balance());
+  fmt::print("{:<20} {:<7} {:>9} {:>7} {:>9} {:>9} {:>8} {:>8} {:>8}  {}\n", "case", "backend",
+             "size", "bound", "GB/s", "GOP/s", "roof o", "roof r", "speedup", "");
+  int confirmed = 0;
+  for (const auto& p : r.points) {
+    confirmed += p.confirmed;
+    fmt::print("{:<20} {:<7} {:>9} {:>7} {:>9.2f} {:>9.2f} {:>8} {:>8} {:>7.2f}x  {}\n",
+               p.case_name, p.backend, p.size,
+               p.original.roof.fraction <= 0   ? "-"
+               : p.original.roof.compute_bound ? "compute"
+                                               : "memory",
+               p.rewritten.roof.gbps, p.rewritten.roof.gops, percent(p.original.roof.fraction),
+               percent(p.rewritten.roof.fraction), p.speedup,
+               p.confirmed         ? "CONFIRMED REGRESSION"
+               : p.regressed       ? "regressed once, not confirmed"
+               : p.rewrite_changed ? ""
+                                   : "unchanged");
+  }
+  for (const auto& g : r.regressions)
+    fmt::print("regression: {} on {}: confirmed at n={}, smallest size showing it n={} ({:.2f}x)\n",
+               g.case_name, g.backend, g.found_at, g.smallest, g.ratio);
+  for (const auto& n : r.notes) fmt::print("note: {}\n", n);
+  if (!write_results(bench::suite_results_json(r, *preset, f.reps), f.out)) return kExitBadInput;
+  fmt::print(
+      "bench: suite real ({}) x {} backend(s): {} measured, {} notes; {} confirmed latency "
+      "regression(s) -> {}\n",
+      f.size, f.backends.size(), r.points.size(), r.notes.size(), confirmed, f.out);
+  return confirmed && f.fail_on_regression ? kExitFinding : kExitOk;
+}
+
 int run_bench(const BenchFlags& f) {
   if (!valid_backends(f.backends)) return kExitBadInput;
   if (f.reps < 9 || f.generate < 0) {
@@ -54,6 +150,19 @@ int run_bench(const BenchFlags& f) {
   if (!f.cases.empty() && f.generate > 0) {
     fmt::print(stderr, "error: give --cases or --generate, not both\n");
     return kExitBadInput;
+  }
+  if (!f.suite.empty()) {
+    if (!std::ofstream(f.out + ".tmp")) {
+      fmt::print(stderr, "error: cannot write {}\n", f.out);
+      return kExitBadInput;
+    }
+    for (const auto& d : bench::describe_devices(f.backends))
+      if (!d.error.empty()) {
+        fmt::print(stderr, "error: {}{}\n",
+                   d.error.rfind(d.backend + ":", 0) == 0 ? "" : d.backend + ": ", d.error);
+        return kExitBadInput;
+      }
+    return run_suite_bench(f);
   }
   std::string label;
   auto cases = bench_cases(f, label);
@@ -135,6 +244,19 @@ Action add_bench(CLI::App& cmd, Invocation& invocation) {
   cmd.add_option("--out", f->out, "the results file (JSON, docs/results-format.md)")->required();
   cmd.add_flag("--fail-on-regression", f->fail_on_regression,
                "exit 1 when a latency regression is confirmed");
+  cmd.add_option(
+      "--suite", f->suite,
+      "time the real-size benchmark suite instead of --cases: real (bench/suite/cases.def; "
+      "roofline fractions and the rewrite's effect across sizes)");
+  cmd.add_option("--size", f->size,
+                 "the suite's preset: small (CI, seconds), full (nightly, 10^6 to 10^8 "
+                 "elements) or tiny (tests)")
+      ->capture_default_str();
+  cmd.add_option("--suite-cases", f->suite_cases, "only these suite cases (by name)")
+      ->delimiter(',');
+  cmd.add_option("--inject-bug", f->bugs,
+                 "with --suite: switch on a planted simplifier bug in the rewrite (repeatable; "
+                 "see simplify --list-bugs)");
   add_device_flag(cmd, invocation.device);
   return [f] { return run_bench(*f); };
 }

@@ -38,6 +38,19 @@ struct TensorNodeWeights {
   // ---- issue 31 (tensor level): shapes that reach the rarest tensor rules
   double gated_divide = 0.5;   ///< (sized integer positions) shift(pad(a / d)), d an input of nonzero range: a division under a PAD gate (buffer_keep_gate)
   double partial_shared = 0.6; ///< two reduces (one flipped) of one padded broadcast buffer holding a reduce, >= 10x its inputs' elements (buffer_partial_inline at pcontig > 2)
+
+  /// Each field by its name (nested tables as themselves), for `fuzz --json`.
+  template <class V>
+  void fields(V&& v) const {
+    v("input", input); v("constant", constant); v("reuse", reuse); v("elementwise", elementwise);
+    v("cast", cast); v("movement", movement); v("reduce", reduce);
+    v("reduce_broadcast", reduce_broadcast); v("self_combine", self_combine);
+    v("contiguous", contiguous); v("shared_reduce", shared_reduce);
+    v("unary_in_reduce", unary_in_reduce); v("wide_read", wide_read); v("pad_shared", pad_shared);
+    v("const_broadcast", const_broadcast); v("dead_axes", dead_axes);
+    v("split_candidate", split_candidate); v("dequantize", dequantize);
+    v("gated_divide", gated_divide); v("partial_shared", partial_shared);
+  }
 };
 
 /// What fills a quantized tensor position (quantized tensors only convert, move, select and reduce).
@@ -50,6 +63,14 @@ struct QuantNodeWeights {
   double movement = 1;     ///< RESHAPE, PERMUTE, EXPAND, SHRINK or FLIP of a quantized tensor (never PAD)
   double unit_reduce = 4;  ///< REDUCE_AXIS over size-1 axes only (UnitAxisWeights): the unit-axis rule's shape
   double sum_reduce = 1.5; ///< REDUCE_AXIS over axes of extent > 1 (a few elements: the int32 accumulator)
+
+  /// Each field by its name (nested tables as themselves), for `fuzz --json`.
+  template <class V>
+  void fields(V&& v) const {
+    v("input", input); v("quantize", quantize); v("requantize", requantize); v("where", where);
+    v("bitcast", bitcast); v("movement", movement); v("unit_reduce", unit_reduce);
+    v("sum_reduce", sum_reduce);
+  }
 };
 
 /// Which size-1 axes a quantized unit-axis REDUCE_AXIS reduces.
@@ -59,6 +80,13 @@ struct UnitAxisWeights {
   double all = 1.5;        ///< every axis (all of size 1)
   double none = 1;         ///< axes = [] (reduce nothing)
   double beside_wide = 3;  ///< size-1 axes next to size-1 dims it keeps and wide dims ([1,5,7,9] with axes [0])
+
+  /// Each field by its name (nested tables as themselves), for `fuzz --json`.
+  template <class V>
+  void fields(V&& v) const {
+    v("one", one); v("several", several); v("all", all); v("none", none);
+    v("beside_wide", beside_wide);
+  }
 };
 
 /// Extents of a dim a split candidate reduces: split reduce needs a divisor in [8, 256].
@@ -66,11 +94,24 @@ struct SplitDimWeights {
   double factorable = 4;  ///< 16, 24, 32, 48, 64, 96, 128 or 256 (divisors in [8, 256])
   double prime = 1.5;     ///< 17, 31, 37 or 61 (no divisor: the split skips the dim)
   double small = 1;       ///< 2..7 (too small to split, reduced next to a factorable dim)
+
+  /// Each field by its name (nested tables as themselves), for `fuzz --json`.
+  template <class V>
+  void fields(V&& v) const {
+    v("factorable", factorable); v("prime", prime); v("small", small);
+  }
 };
 
 /// Which movement op makes a position's shape from another.
 struct MovementWeights {
   double reshape = 3, permute = 2, expand = 2, pad = 1.5, shrink = 1.5, flip = 1;
+
+  /// Each field by its name (nested tables as themselves), for `fuzz --json`.
+  template <class V>
+  void fields(V&& v) const {
+    v("reshape", reshape); v("permute", permute); v("expand", expand); v("pad", pad);
+    v("shrink", shrink); v("flip", flip);
+  }
 };
 
 /// Which axes a REDUCE_AXIS reduces.
@@ -80,11 +121,23 @@ struct ReduceAxesWeights {
   double all = 1;       ///< every axis (then reshaped and expanded to the position's shape)
   double size_one = 1;  ///< axes of extent 1 only (the identity on values)
   double none = 0.5;    ///< an empty axis list
+
+  /// Each field by its name (nested tables as themselves), for `fuzz --json`.
+  template <class V>
+  void fields(V&& v) const {
+    v("one", one); v("several", several); v("all", all); v("size_one", size_one); v("none", none);
+  }
 };
 
 /// Relative weight of each REDUCE_AXIS op (bool: MAX and MIN only).
 struct TensorReduceOpWeights {
   double add = 3, mul = 0.7, max = 1.5, min = 1.5;
+
+  /// Each field by its name (nested tables as themselves), for `fuzz --json`.
+  template <class V>
+  void fields(V&& v) const {
+    v("add", add); v("mul", mul); v("max", max); v("min", min);
+  }
 };
 
 /// Elementwise ops of sized integers (divisors and shift amounts are made safe).
@@ -93,11 +146,27 @@ struct TensorIntOpWeights {
   double cdiv = 0.4, cmod = 0.4, floordiv = 0.4, floormod = 0.4;
   double and_ = 0.4, or_ = 0.4, xor_ = 0.4, shl = 0.3, shr = 0.3;
   double where = 0.7;
+
+  /// Each field by its name (nested tables as themselves), for `fuzz --json`.
+  template <class V>
+  void fields(V&& v) const {
+    v("add", add); v("sub", sub); v("mul", mul); v("max", max); v("min", min); v("neg", neg);
+    v("cdiv", cdiv); v("cmod", cmod); v("floordiv", floordiv); v("floormod", floormod);
+    v("and_", and_); v("or_", or_); v("xor_", xor_); v("shl", shl); v("shr", shr);
+    v("where", where);
+  }
 };
 
 /// Elementwise ops of floats (all defined; products round elementwise, the same everywhere).
 struct TensorFloatOpWeights {
   double add = 3, sub = 2, mul = 1.5, max = 1, min = 1, neg = 0.5, trunc = 0.3, where = 0.7;
+
+  /// Each field by its name (nested tables as themselves), for `fuzz --json`.
+  template <class V>
+  void fields(V&& v) const {
+    v("add", add); v("sub", sub); v("mul", mul); v("max", max); v("min", min); v("neg", neg);
+    v("trunc", trunc); v("where", where);
+  }
 };
 
 /// Elementwise ops giving bool.
@@ -105,11 +174,68 @@ struct TensorBoolOpWeights {
   double logic = 2;    ///< AND, OR, XOR of two bools
   double compare = 3;  ///< CMPLT, CMPNE, CMPEQ of two values of another dtype
   double where = 0.5;  ///< WHERE of bools
+
+  /// Each field by its name (nested tables as themselves), for `fuzz --json`.
+  template <class V>
+  void fields(V&& v) const {
+    v("logic", logic); v("compare", compare); v("where", where);
+  }
 };
 
 /// Extents of a fresh dim (an extent 0 is p_zero_dim's).
 struct ExtentWeights {
   double one = 3, two = 2, three = 2, four = 1, five = 1.5, six = 0.5, seven = 1, eleven = 0.5, thirteen = 0.5;
+
+  /// Each field by its name (nested tables as themselves), for `fuzz --json`.
+  template <class V>
+  void fields(V&& v) const {
+    v("one", one); v("two", two); v("three", three); v("four", four); v("five", five);
+    v("six", six); v("seven", seven); v("eleven", eleven); v("thirteen", thirteen);
+  }
+};
+
+/// The second read of a node read twice (x op m(x)): a movement of x to its own shape.
+struct OtherViewWeights {
+  double flip = 1;               ///< FLIP of some axes (a rank-0 x: never)
+  double swap_equal = 1.5;       ///< PERMUTE swapping two equal dims (where x has two)
+  double shift = 1;              ///< PAD one side of an axis by one, SHRINK the other off: x shifted
+  double reshape_round_trip = 1; ///< RESHAPE to another factorisation and back (indices agree: where allowed)
+
+  /// Each field by its name (nested tables as themselves), for `fuzz --json`.
+  template <class V>
+  void fields(V&& v) const {
+    v("flip", flip); v("swap_equal", swap_equal); v("shift", shift);
+    v("reshape_round_trip", reshape_round_trip);
+  }
+};
+
+/// The float type QUANTIZE reads.
+struct QuantizeSourceWeights {
+  double float32 = 4, float16 = 1, float64 = 1;
+
+  /// Each field by its name (nested tables as themselves), for `fuzz --json`.
+  template <class V>
+  void fields(V&& v) const {
+    v("float32", float32); v("float16", float16); v("float64", float64);
+  }
+};
+
+/// What an element of a program's hard float input is (p_hard_float_inputs).
+struct HardFloatWeights {
+  double random_bits = 3;       ///< any finite value of the type (random bits)
+  double mixed_magnitude = 3;   ///< m * 10^k, 1 <= m < 2, k across the type's range
+  double signed_zero = 1;       ///< 0 or -0
+  double near_one = 1;          ///< +-1 or its neighbour 1 + 2^-10
+  double eighths = 1;           ///< k/8 with |k| <= 64 (exact in every float type)
+  double special = 1.5;         ///< inf, -inf or NaN (only where p_float_specials)
+
+  /// Each field by its name (nested tables as themselves), for `fuzz --json`.
+  template <class V>
+  void fields(V&& v) const {
+    v("random_bits", random_bits); v("mixed_magnitude", mixed_magnitude);
+    v("signed_zero", signed_zero); v("near_one", near_one); v("eighths", eighths);
+    v("special", special);
+  }
 };
 
 struct TensorGenPolicy {
@@ -126,6 +252,16 @@ struct TensorGenPolicy {
   double p_contiguous_output = 0.15;///< an output is CONTIGUOUS of its value
   int64_t max_mul_reduce = 4;       ///< largest element count a MUL REDUCE_AXIS combines (products stay meaningful); past it ADD
   double p_pad_both = 0.4;          ///< a padded dim is padded on both sides (else one)
+  double p_pad_more_dims = 0.4;     ///< a PAD pads each paddable dim besides the one it must
+  int64_t max_pad = 3;              ///< ... by 1..this elements a dim (at most the dim's extent less what it keeps)
+  int64_t max_shift_pad = 2;        ///< a PAD-gated read (pad_shared, gated_divide) pads its axis by 1..this
+  double p_shrink_more_dims = 0.4;  ///< a SHRINK cuts each dim besides the one it must
+  int64_t max_shrink = 3;           ///< ... 1..this elements off a dim
+  double p_expand_more_dims = 0.3;  ///< an EXPAND broadcasts each wide dim besides the one it must
+  double p_flip_more_axes = 0.3;    ///< a FLIP reverses each axis besides the one it must
+  double p_reduce_existing_one = 0.5;///< a reduced axis is a size-1 dim of the position (else one inserted, where the rank allows)
+  double p_share_may_agree = 0.25;  ///< a node read twice may be read the second time through a reshape there and back (indices that agree)
+  OtherViewWeights other_views;     ///< the second read of a node read twice
 
   // ---- the large reduction (split reduce: 32,768+ elements combined into one output element)
   double p_large_reduce = 0.015;    ///< a program's first output is a reduction of 32,768+ elements per output element
@@ -139,6 +275,12 @@ struct TensorGenPolicy {
   int max_wide_inputs = 5;          ///< a wide read combines 1..this many distinct inputs (uniform)
   double p_wide_reduce = 0.3;       ///< ... and one of them is reduced (a reduce in scope)
   double p_dead_scalar = 0.3;       ///< a dead-axes node expands a scalar (every axis dead)
+  double p_dead_keep_dim = 0.4;     ///< ... else each dim of the expanded value keeps the position's extent (else 1)
+  double p_dead_reduced = 0.5;      ///< ... the expanded value is a REDUCE_AXIS (a reduce in scope)
+  double p_const_broadcast_dim = 0.5;///< each dim of a broadcast CONST is 1, expanded to the position's (none: the CONST is flipped)
+  double p_gated_divide_alone = 0.5;///< a gated division is read through the PAD only (else beside its ungated read)
+  double p_partial_fresh_input = 0.5;///< a partial-shared buffer's broadcast value is a fresh input (else any filled value)
+  double p_partial_flip_one_axis = 0.5;///< ... its second reduce reads it flipped on axis 1 (else on both axes)
   int64_t split_max_numel = 4096;   ///< largest input of a split candidate
   int split_max_reduced = 2;        ///< dims a split candidate reduces (1..this)
   double p_split_broadcast = 0.2;   ///< a reduced dim is an EXPAND of size 1 (split must skip it)
@@ -158,6 +300,10 @@ struct TensorGenPolicy {
   UnitAxisWeights unit_axes;        ///< which axes a quantized unit-axis reduce reduces
   double p_quantized_output = 0.3;  ///< an output is a quantized tensor
   double p_same_reduce_type = 0.15; ///< a quantized REDUCE_AXIS keeps its input's type (else a partner type)
+  QuantizeSourceWeights quantize_from; ///< the float type a QUANTIZE reads
+  double p_unit_keep_inserted = 0.5;///< a beside-wide unit reduce inserts a size-1 dim it keeps
+  double p_unit_existing_one = 0.5; ///< a unit reduce reduces a size-1 dim of the position (else one inserted, where the rank allows)
+  double p_sum_existing_one = 0.5;  ///< a quantized sum reduces a size-1 dim of the position widened (else one inserted, where the rank allows)
   int64_t max_quant_sum_terms = 64; ///< largest element count a quantized REDUCE_AXIS ADD sums
   double rank0 = 0.4, rank1 = 2, rank2 = 3, rank3 = 2, rank4 = 1;  ///< rank of a fresh shape
   DTypeWeights dtypes{.bool_ = 0.7, .int8 = 0.6, .int16 = 0.5, .int32 = 3.0, .int64 = 0.7,
@@ -167,6 +313,13 @@ struct TensorGenPolicy {
   double p_divisor_const = 0.5;     ///< an integer divisor is a nonzero CONST (else x | 1, never 0)
   double p_shift_const = 0.5;       ///< a shift amount is a CONST in [0, bits) (else x & (bits - 1))
   double p_edge_const = 0.1;        ///< an integer CONST is its dtype's minimum or maximum (sized integers wrap)
+  int64_t signed_const_max = 8;     ///< ... else a signed one is in [-this, this]
+  int64_t unsigned_const_max = 16;  ///< ... and an unsigned one in [0, this]
+  int64_t float_const_eighths = 64; ///< a float CONST is k/8 with |k| <= this (exact in every float type)
+  int64_t divisor_const_max = 7;    ///< a CONST divisor is in [1, this] (signed: either sign)
+  int64_t nonzero_input_max = 8;    ///< an input divisor's range: [1, this], signed maybe [-this, -1], unsigned [1, 2 * this]
+  int64_t float_to_int_clamp = 100; ///< a float reaching an integer CAST is clamped into [-this, this] ([0, this] unsigned)
+  int64_t max_small_reduce_extent = 5;///< a reduced dim drawn as 1 becomes 2..this (outside a degenerate program)
   double p_negative_zero = 0.02;    ///< a float CONST is -0
   // ---- issue 31 (tensor level): hard inputs, each a per-program choice recorded in the program
   double p_divisor_input = 0.3;     ///< an integer divisor is an input PARAM of nonzero range (vmin..vmax), read 0 where a gate is off
@@ -176,10 +329,56 @@ struct TensorGenPolicy {
   double p_edge_inputs = 0.2;       ///< a program's sized-integer inputs hold their type's caps (@input lines: min, max, 0, +-1, near the caps)
   double p_hard_float_inputs = 0.15;///< a program's float inputs round (@input lines: full range, mixed magnitudes, -0; inf/NaN only where p_float_specials)
   double p_float_specials = 0.3;    ///< ... and also hold inf, -inf and NaN
+  HardFloatWeights hard_floats;     ///< ... what each element is
+  double p_edge_int_small = 0.3;    ///< an element of a sized-integer input at the caps is small instead (|v| <= 8)
 
   // ---- undefined behaviour: evaluate on the tensor oracle, repair locally
   bool check = true;                ///< run the program on the tensor oracle (input seed 0) and repair what it finds undefined
   int max_repairs = 8;              ///< undefined nodes replaced by a CONST before giving up
+
+  /// Each field by its name (nested tables as themselves), for `fuzz --json`.
+  template <class V>
+  void fields(V&& v) const {
+    v("max_nodes", max_nodes); v("max_depth", max_depth); v("max_rank", max_rank);
+    v("max_numel", max_numel); v("max_outputs", max_outputs); v("p_extra_output", p_extra_output);
+    v("max_inputs", max_inputs); v("p_zero_dim", p_zero_dim); v("p_flat_input", p_flat_input);
+    v("p_contiguous_output", p_contiguous_output); v("max_mul_reduce", max_mul_reduce);
+    v("p_pad_both", p_pad_both); v("p_pad_more_dims", p_pad_more_dims); v("max_pad", max_pad);
+    v("max_shift_pad", max_shift_pad); v("p_shrink_more_dims", p_shrink_more_dims);
+    v("max_shrink", max_shrink); v("p_expand_more_dims", p_expand_more_dims);
+    v("p_flip_more_axes", p_flip_more_axes); v("p_reduce_existing_one", p_reduce_existing_one);
+    v("p_share_may_agree", p_share_may_agree); v("other_views", other_views);
+    v("p_large_reduce", p_large_reduce); v("large_max_nodes", large_max_nodes);
+    v("large_max_rows", large_max_rows); v("p_large_realistic", p_large_realistic);
+    v("p_shared_reduce_all", p_shared_reduce_all); v("p_unary_cast", p_unary_cast);
+    v("max_wide_inputs", max_wide_inputs); v("p_wide_reduce", p_wide_reduce);
+    v("p_dead_scalar", p_dead_scalar); v("p_dead_keep_dim", p_dead_keep_dim);
+    v("p_dead_reduced", p_dead_reduced); v("p_const_broadcast_dim", p_const_broadcast_dim);
+    v("p_gated_divide_alone", p_gated_divide_alone);
+    v("p_partial_fresh_input", p_partial_fresh_input);
+    v("p_partial_flip_one_axis", p_partial_flip_one_axis); v("split_max_numel", split_max_numel);
+    v("split_max_reduced", split_max_reduced); v("p_split_broadcast", p_split_broadcast);
+    v("split_dims", split_dims); v("nodes", nodes); v("movement", movement);
+    v("reduce_axes", reduce_axes); v("reduce_ops", reduce_ops); v("int_ops", int_ops);
+    v("float_ops", float_ops); v("bool_ops", bool_ops); v("extents", extents); v("quant", quant);
+    v("qnodes", qnodes); v("unit_axes", unit_axes); v("p_quantized_output", p_quantized_output);
+    v("p_same_reduce_type", p_same_reduce_type); v("quantize_from", quantize_from);
+    v("p_unit_keep_inserted", p_unit_keep_inserted);
+    v("p_unit_existing_one", p_unit_existing_one); v("p_sum_existing_one", p_sum_existing_one);
+    v("max_quant_sum_terms", max_quant_sum_terms); v("rank0", rank0); v("rank1", rank1);
+    v("rank2", rank2); v("rank3", rank3); v("rank4", rank4); v("dtypes", dtypes);
+    v("p_bitcast", p_bitcast); v("p_divisor_const", p_divisor_const);
+    v("p_shift_const", p_shift_const); v("p_edge_const", p_edge_const);
+    v("signed_const_max", signed_const_max); v("unsigned_const_max", unsigned_const_max);
+    v("float_const_eighths", float_const_eighths); v("divisor_const_max", divisor_const_max);
+    v("nonzero_input_max", nonzero_input_max); v("float_to_int_clamp", float_to_int_clamp);
+    v("max_small_reduce_extent", max_small_reduce_extent); v("p_negative_zero", p_negative_zero);
+    v("p_divisor_input", p_divisor_input); v("p_degenerate_shapes", p_degenerate_shapes);
+    v("degenerate_zero_dim", degenerate_zero_dim); v("degenerate_one_dim", degenerate_one_dim);
+    v("p_edge_inputs", p_edge_inputs); v("p_hard_float_inputs", p_hard_float_inputs);
+    v("p_float_specials", p_float_specials); v("hard_floats", hard_floats);
+    v("p_edge_int_small", p_edge_int_small); v("check", check); v("max_repairs", max_repairs);
+  }
 };
 
 // clang-format on

@@ -12,6 +12,7 @@
 
 #include "report/html.h"
 #include "report/plot.h"
+#include "report/roofline_view.h"
 #include "report/stats.h"
 
 namespace uopfuzz::report {
@@ -586,6 +587,8 @@ svg .pt.same { fill: var(--same); }
 svg .box { fill: #dbe7f8; stroke: var(--rew); stroke-width: 1.2; }
 svg .median { stroke: #1c4f9c; stroke-width: 3; }
 svg .whisker { stroke: #52606d; stroke-width: 1.2; }
+svg .roof { stroke: var(--slower); stroke-width: 1.5; stroke-dasharray: 5 3; }
+svg text.case { font-size: 12px; }
 svg .trend { fill: none; stroke: var(--rew); stroke-width: 2; }
 svg .point { fill: #fff; stroke: var(--rew); stroke-width: 2.5; }
 b.faster { color: var(--faster); }
@@ -684,7 +687,8 @@ std::string render_dashboard(const std::vector<LoadedResults>& all, const Dashbo
       "<nav><a href=\"#runs\">Runs</a><a href=\"#latency\">Latency</a><a "
       "href=\"#speedup\">Speedup</a>"
       "<a href=\"#regressions\">Regressions</a><a "
-      "href=\"#history\">History</a></nav>\n</div></header>\n<main>\n",
+      "href=\"#history\">History</a><a "
+      "href=\"#roofline\">Roofline</a></nav>\n</div></header>\n<main>\n",
       html_escape(o.title), kStyle, html_escape(generated), all.size(), all.size() == 1 ? "" : "s",
       bench, all.size() - bench,
       first.empty() ? "" : fmt::format(", {} to {}", html_escape(first), html_escape(last)),
@@ -694,6 +698,7 @@ std::string render_dashboard(const std::vector<LoadedResults>& all, const Dashbo
   s += speedup_section(all, devices, o);
   s += regressions_section(runs, o);
   s += history_section(all, runs, devices, o);
+  s += roofline_section(all);
   s += "<footer>uopfuzz dashboard · the results format: docs/results-format.md</footer>\n</main>\n";
   s += fmt::format("<script>{}</script>\n</body>\n</html>\n", kScript);
   return s;

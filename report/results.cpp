@@ -174,6 +174,35 @@ Comparison read_comparison(const Obj& c) {
   return r;
 }
 
+SuiteVariant read_suite_variant(const Obj& v) {
+  SuiteVariant r;
+  r.ns = v.num("ns");
+  r.gbps = v.num("gbps");
+  r.gops = v.num("gops");
+  r.fraction = v.opt_num("fraction");
+  return r;
+}
+
+SuitePoint read_suite_point(const Obj& p) {
+  SuitePoint r;
+  r.case_name = p.str("case");
+  r.form = p.str_or("form", "kernel");
+  r.backend = p.str("backend");
+  r.device = p.str("device");
+  r.size = p.integer("size");
+  r.bytes = p.integer("bytes");
+  r.ops = p.integer("ops");
+  r.bound = p.str_or("bound", "unknown");
+  r.original = read_suite_variant(p.obj("original"));
+  r.rewritten = read_suite_variant(p.obj("rewritten"));
+  r.speedup = p.num("speedup");
+  r.confirmed = p.boolean_or("confirmed", false);
+  r.rewrite_changed = p.boolean_or("rewrite_changed", true);
+  r.kernels_original = p.opt_integer("kernels_original").value_or(1);
+  r.kernels_rewritten = p.opt_integer("kernels_rewritten").value_or(1);
+  return r;
+}
+
 FuzzFinding read_finding(const Obj& f) {
   FuzzFinding r;
   r.signature = f.str("signature");
@@ -335,6 +364,22 @@ Result<LoadedResults> parse_results(std::string_view text, const std::string& pa
       });
       top.each("comparisons", false, [&](const json& c, const std::string& where) {
         r.comparisons.push_back(read_comparison(Obj(c, where)));
+      });
+      if (top.has("suite")) r.suite_preset = top.obj("suite").str("preset");
+      top.each("roofline", false, [&](const json& j, const std::string& where) {
+        Obj o(j, where);
+        r.roofline.push_back({o.str("backend"), o.str("device"), o.opt_num("gbps"),
+                              o.opt_num("gops"), o.opt_num("balance_ops_per_byte"),
+                              o.str_or("error", "")});
+      });
+      top.each("suite_points", false, [&](const json& j, const std::string& where) {
+        r.suite_points.push_back(read_suite_point(Obj(j, where)));
+      });
+      top.each("size_regressions", false, [&](const json& j, const std::string& where) {
+        Obj o(j, where);
+        r.size_regressions.push_back({o.str("case"), o.str("backend"), o.str("device"),
+                                      o.integer("found_at"), o.integer("smallest"),
+                                      o.num("ratio")});
       });
     } else {
       r.kind = ResultsKind::Fuzz;

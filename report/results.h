@@ -136,6 +136,39 @@ struct FuzzSummary {
   std::vector<std::pair<std::string, std::string>> unfireable_rules;
 };
 
+/// One entry of "roofline" (a suite run): a backend's measured streaming bandwidth and
+/// arithmetic rate; both absent (error set) where they could not be measured.
+struct RooflineRow {
+  std::string backend, device;
+  std::optional<double> gbps, gops, balance;
+  std::string error;
+};
+
+/// One variant of a suite case at one size: its median time, what it achieved and the
+/// fraction of its roofline bound (absent when the backend's roofline was not measured).
+struct SuiteVariant {
+  double ns = 0, gbps = 0, gops = 0;
+  std::optional<double> fraction;
+};
+
+/// One entry of "suite_points": a suite case at one size on one device.
+struct SuitePoint {
+  std::string case_name, form, backend, device;
+  int64_t size = 0, bytes = 0, ops = 0;
+  std::string bound;  // "memory", "compute" or "unknown"
+  SuiteVariant original, rewritten;
+  double speedup = 0;
+  bool confirmed = false, rewrite_changed = true;
+  int64_t kernels_original = 1, kernels_rewritten = 1;
+};
+
+/// One entry of "size_regressions": a confirmed regression and the smallest size showing it.
+struct SizeRegression {
+  std::string case_name, backend, device;
+  int64_t found_at = 0, smallest = 0;
+  double ratio = 0;
+};
+
 enum class ResultsKind { Bench, Fuzz };
 
 struct LoadedResults {
@@ -145,6 +178,11 @@ struct LoadedResults {
   // kind == Bench:
   std::vector<Benchmark> benchmarks;
   std::vector<Comparison> comparisons;
+  // A suite run (`bench --suite`): its preset ("" for other bench runs), rooflines, points.
+  std::string suite_preset;
+  std::vector<RooflineRow> roofline;
+  std::vector<SuitePoint> suite_points;
+  std::vector<SizeRegression> size_regressions;
   // kind == Fuzz:
   FuzzSummary fuzz;
 };
