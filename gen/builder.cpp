@@ -208,7 +208,7 @@ int Builder::data_input(DType dt) {
   std::optional<int64_t> vmin, vmax, mult;
   if (dt.is_int() && e_.chance(p_.p_edge_input_bounds)) {
     const int64_t k = e_.between(0, 8);  // values at the dtype's max, or at its min
-    if (e_.chance(0.5) || dt.int_min() == 0)
+    if (e_.coin() || dt.int_min() == 0)
       vmin = dt.int_max() - k, vmax = dt.int_max();
     else
       vmin = dt.int_min(), vmax = dt.int_min() + k;

@@ -207,8 +207,14 @@ class Builder {
   /// DEQUANTIZE of a quantized value to float `dt`.
   UOp dequantize(DType dt, const Scope& s, int depth);
 
-  /// The rule families, each with its probability; null when none was chosen.
+  /// The rule families (gen/kernel_families.def), each with its probability; null when none
+  /// was chosen or the chosen one found no room.
   UOp family(DType dt, const Scope& s, int depth);
+  /// What a kernel family's null result does (kernel_families.def's if_null column).
+  enum class FamilyIfNull : uint8_t { GiveUp, TryNext };
+  /// kernel_families.def's fits column: checked before the row draws its probability.
+  bool anywhere(DType /*dt*/, const Scope& /*s*/) { return true; }
+  bool shielded_fault_fits(DType dt, const Scope& s);
 
   UOp unary(DType dt, const Scope& s, int depth);
 
@@ -246,7 +252,7 @@ class Builder {
 
   UOp binary(DType dt, const Scope& s, int depth);
 
-  // ---------------------------------------------------------------- reduces
+  // ---------------------------------------------------------------- reduces (gen/families/)
 
   /// A generic REDUCE over one or two fresh ranges (its value may start with another REDUCE).
   UOp reduce(DType dt, const Scope& s, int depth);

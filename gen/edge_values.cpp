@@ -22,8 +22,8 @@ __int128 limit_neighbour(Entropy& e, IntRange r, int64_t magnitude) {
 
 // A value whose sum with p is a limit of r or one past it, or whose product with p is the
 // first value past r (2^(bits-1) signed, 2^bits unsigned) or one step short of it.
-std::optional<__int128> pair_of(Entropy& e, IntRange r, __int128 p) {
-  if (e.chance(0.6)) {
+std::optional<__int128> pair_of(Entropy& e, const IntEdgeWeights& w, IntRange r, __int128 p) {
+  if (e.chance(w.p_pair_sum)) {
     const __int128 targets[] = {r.hi + 1, r.hi, r.lo, r.lo - 1};
     const uint64_t first = e.below(4);
     for (uint64_t i = 0; i < 4; ++i) {
@@ -36,7 +36,7 @@ std::optional<__int128> pair_of(Entropy& e, IntRange r, __int128 p) {
   if (mag <= 1) return std::nullopt;
   const __int128 past = r.lo < 0 ? __int128{1} << (r.bits - 1) : __int128{1} << r.bits;
   __int128 v = past / mag + static_cast<__int128>(e.below(2));
-  if (r.lo < 0 && e.chance(0.5)) v = -v;
+  if (r.lo < 0 && e.coin()) v = -v;
   return clamp_to(r, v);
 }
 
@@ -58,12 +58,12 @@ __int128 edge_int(Entropy& e, const IntEdgeWeights& w, IntRange r, std::optional
     case 1: {
       __int128 v = (__int128{1} << e.below(static_cast<uint64_t>(r.bits))) +
                    static_cast<__int128>(e.below(3)) - 1;
-      if (r.lo < 0 && e.chance(0.5)) v = -v;
+      if (r.lo < 0 && e.coin()) v = -v;
       return clamp_to(r, v);
     }
     case 2: return limit_neighbour(e, r, magnitude);
     default:
-      if (auto v = pair_of(e, r, *partner)) return *v;
+      if (auto v = pair_of(e, w, r, *partner)) return *v;
       return limit_neighbour(e, r, magnitude);
   }
 }
@@ -93,10 +93,10 @@ double edge_float(Entropy& e, const FloatEdgeWeights& w, ir::DType dt, bool spec
   const double largest = dt.bits() == 16   ? 65504.0
                          : dt.bits() == 32 ? static_cast<double>(std::numeric_limits<float>::max())
                                            : std::numeric_limits<double>::max();
-  const double sign = e.chance(0.5) ? -1.0 : 1.0;
+  const double sign = e.coin() ? -1.0 : 1.0;
   switch (
       e.pick({w.signed_zero, w.random_mantissa, w.rounding, w.limit, specials ? w.special : 0.0})) {
-    case 0: return e.chance(0.75) ? -0.0 : 0.0;
+    case 0: return e.chance(w.p_negative_zero) ? -0.0 : 0.0;
     case 1: {
       const uint64_t top = uint64_t{1} << (bits - 1);
       const double m = static_cast<double>(top + e.below(top));  // a normal significand
@@ -186,8 +186,8 @@ DivisorPair draw_divisor_pair(Entropy& e, const NestedDivmodWeights& w) {
     }
     case 3: break;
     default:
-      p = e.chance(0.5) ? DivisorPair{1, d, DivisorRelation::Unit}
-                        : DivisorPair{d, 1, DivisorRelation::Unit};
+      p = e.coin() ? DivisorPair{1, d, DivisorRelation::Unit}
+                   : DivisorPair{d, 1, DivisorRelation::Unit};
       break;
   }
   if (e.chance(w.p_negative)) p.a = -p.a;

@@ -36,6 +36,9 @@ class Entropy {
     const auto threshold = static_cast<uint64_t>(p * 65536.0);
     return below(65536) >= 65536 - threshold;  // a draw of 0 is "no"
   }
+  /// A fair choice between equivalent spellings or symmetric values (operand order, which
+  /// of two ranges, a sign): chance(0.5), named so that it is not mistaken for a knob.
+  bool coin() { return chance(0.5); }
   /// Uniform in [lo, hi] (hi < lo: lo).
   int64_t between(int64_t lo, int64_t hi) {
     if (hi <= lo) return lo;

@@ -7,31 +7,19 @@
 #include <memory>
 #include <string_view>
 
+#include "gen/instance_weights.h"
 #include "ir/kernel.h"
 #include "ir/uop.h"
 
 namespace uopfuzz::gen {
 
-// FAMILY(Enum, "name"): the rule families, each with a builder biased to its rules'
+// The rule families (gen/instance_families.def), each with a builder biased to its rules'
 // left-hand sides and to the edges their gates protect.
-#define UOPFUZZ_INSTANCE_FAMILIES(FAMILY)                                                  \
-  FAMILY(Symbolic, "symbolic")     /* index/int/float/bool identities, folding, order */   \
-  FAMILY(Divmod, "divmod")         /* (r*c1 + r2) // c, x % c with x < 0, nested divmod */ \
-  FAMILY(Split, "split")           /* RANGE(N) % c: c | N or not, VAR ends, WARP axes */   \
-  FAMILY(Merge, "merge")           /* adjacent END ranges, REDUCE range pairs */           \
-  FAMILY(Shrink, "shrink")         /* WHERE(r < g, idx, INVALID) gated stores and loads */ \
-  FAMILY(Unparented, "unparented") /* REDUCE over ranges the value does not use */         \
-  FAMILY(Bound, "bound")           /* sum_r where(r < U, v, 0) and its lower/two-sided */  \
-  FAMILY(Lift, "lift")             /* (x+y) < c, x*y < c with y of either sign */          \
-  FAMILY(Collapse, "collapse")     /* sum(x+y), bool-cast multiplies, PARAM & y, nests */  \
-  FAMILY(Gather, "gather")         /* sum_r where(idx != r, 0, e(r)), idx maybe outside */ \
-  FAMILY(Requantize, "requantize") /* REQUANTIZE(BITCAST(int)): ties, saturation, z != 0 */
-
 enum class InstanceFamily : uint8_t {
-#define FAMILY(e, name) e,
-  UOPFUZZ_INSTANCE_FAMILIES(FAMILY)
+#define FAMILY(e, name, builder, what) e,
+#include "gen/instance_families.def"
 #undef FAMILY
-      kCount
+  kCount
 };
 
 std::string_view family_name(InstanceFamily f);
@@ -87,8 +75,8 @@ struct InstancePolicy {
 /// checked by the oracle (such inputs are skipped, never compared).
 class InstanceGen {
  public:
-  InstanceGen(ir::Context& ctx, uint64_t seed,
-              InstancePolicy policy = InstancePolicy::everything());
+  InstanceGen(ir::Context& ctx, uint64_t seed, InstancePolicy policy = InstancePolicy::everything(),
+              InstanceWeights weights = {});
   InstanceGen(InstanceGen&&) noexcept;
   InstanceGen& operator=(InstanceGen&&) noexcept;
   ~InstanceGen();

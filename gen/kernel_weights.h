@@ -1,9 +1,11 @@
 /** \file The weight tables of the kernel generator's choices (GenPolicy's rows, gen/policy.h),
  * and the two the tensor-program generator shares (element types, quantized types). Weights
- * are relative: they need not sum to 1, and a weight of 0 switches the option off.
+ * are relative: they need not sum to 1, and a weight of 0 switches the option off. The edge
+ * values' and edge pairs' tables are in gen/edge_weights.h.
  */
 #pragma once
 
+#include "gen/edge_weights.h"
 #include "ir/dtype.h"
 
 namespace uopfuzz::gen {
@@ -36,6 +38,22 @@ struct DTypeWeights {
     }
     return 0;
   }
+  /// Each field once, by name (report/policy_json.h writes them to `fuzz --json`).
+  template <class V>
+  void fields(V&& v) const {
+    v("bool_", bool_);
+    v("int8", int8);
+    v("int16", int16);
+    v("int32", int32);
+    v("int64", int64);
+    v("uint8", uint8);
+    v("uint16", uint16);
+    v("uint32", uint32);
+    v("uint64", uint64);
+    v("float16", float16);
+    v("float32", float32);
+    v("float64", float64);
+  }
 };
 
 /// How an ordinary value position is filled (after the rule families had their chance).
@@ -45,6 +63,15 @@ struct ExprWeights {
   double binary = 4;  ///< the dtype's binary ops (IntOpWeights, FloatOpWeights, BoolOpWeights)
   double where = 1;   ///< WHERE(cond, a, b)
   double reduce = 1;  ///< a generic REDUCE over fresh ranges
+  /// Each field once, by name (report/policy_json.h writes them to `fuzz --json`).
+  template <class V>
+  void fields(V&& v) const {
+    v("leaf", leaf);
+    v("unary", unary);
+    v("binary", binary);
+    v("where", where);
+    v("reduce", reduce);
+  }
 };
 
 /// Which leaf.
@@ -56,6 +83,15 @@ struct LeafWeights {
   /// A float leaf CAST(VAR), maybe times or plus an exact float constant: 0 unless the
   /// simplifier under test spells it as a float variable (gen/forms.h, prepare_for_forms).
   double float_var = 0;
+  /// Each field once, by name (report/policy_json.h writes them to `fuzz --json`).
+  template <class V>
+  void fields(V&& v) const {
+    v("constant", constant);
+    v("load", load);
+    v("range", range);
+    v("var", var);
+    v("float_var", float_var);
+  }
 };
 
 struct UnaryWeights {
@@ -64,6 +100,15 @@ struct UnaryWeights {
   double bitcast = 0.5;       ///< BITCAST from the other type of the size (to a float: inexact_floats only)
   double trunc = 1;           ///< TRUNC (floats)
   double transcendental = 1.5;///< RECIPROCAL, SQRT, EXP2, LOG2, SIN (inexact_floats only)
+  /// Each field once, by name (report/policy_json.h writes them to `fuzz --json`).
+  template <class V>
+  void fields(V&& v) const {
+    v("neg", neg);
+    v("cast", cast);
+    v("bitcast", bitcast);
+    v("trunc", trunc);
+    v("transcendental", transcendental);
+  }
 };
 
 /// Binary ops of sized integers (all defined: they wrap; divisors and shift amounts made safe).
@@ -73,11 +118,38 @@ struct IntOpWeights {
   double max = 1, min = 1;
   double and_ = 0.5, or_ = 0.5, xor_ = 0.5;
   double shl = 0.4, shr = 0.4;
+  /// Each field once, by name (report/policy_json.h writes them to `fuzz --json`).
+  template <class V>
+  void fields(V&& v) const {
+    v("add", add);
+    v("sub", sub);
+    v("mul", mul);
+    v("cdiv", cdiv);
+    v("cmod", cmod);
+    v("floordiv", floordiv);
+    v("floormod", floormod);
+    v("max", max);
+    v("min", min);
+    v("and_", and_);
+    v("or_", or_);
+    v("xor_", xor_);
+    v("shl", shl);
+    v("shr", shr);
+  }
 };
 
 /// Binary ops of floats (MUL by a small constant unless inexact_floats).
 struct FloatOpWeights {
   double add = 3, sub = 2, mul = 1.5, max = 1, min = 1;
+  /// Each field once, by name (report/policy_json.h writes them to `fuzz --json`).
+  template <class V>
+  void fields(V&& v) const {
+    v("add", add);
+    v("sub", sub);
+    v("mul", mul);
+    v("max", max);
+    v("min", min);
+  }
 };
 
 /// Bool values from two operands.
@@ -86,6 +158,16 @@ struct BoolOpWeights {
   double index_compare = 1.5;///< an index expression against a CONST or another (r < c is a gate clause)
   double value_compare = 2;  ///< CMPLT/CMPNE/CMPEQ of two values of some dtype
   double lt = 3, ne = 1, eq = 1;  ///< which comparison
+  /// Each field once, by name (report/policy_json.h writes them to `fuzz --json`).
+  template <class V>
+  void fields(V&& v) const {
+    v("logic", logic);
+    v("index_compare", index_compare);
+    v("value_compare", value_compare);
+    v("lt", lt);
+    v("ne", ne);
+    v("eq", eq);
+  }
 };
 
 /// Index expressions (addresses, cuts): how a position is filled, and with which op.
@@ -97,11 +179,36 @@ struct IndexWeights {
   double cast_value = 0.3;///< an integer value clamped to [-64, 64] and cast
   double add = 3, sub = 1, mul = 1, max = 0.5, min = 0.5, floordiv = 0.4, floormod = 0.4, cmod = 0.2;
   double p_const_operand = 0.5;  ///< the second operand of a compound is a CONST
+  /// Each field once, by name (report/policy_json.h writes them to `fuzz --json`).
+  template <class V>
+  void fields(V&& v) const {
+    v("range", range);
+    v("constant", constant);
+    v("compound", compound);
+    v("var", var);
+    v("cast_value", cast_value);
+    v("add", add);
+    v("sub", sub);
+    v("mul", mul);
+    v("max", max);
+    v("min", min);
+    v("floordiv", floordiv);
+    v("floormod", floormod);
+    v("cmod", cmod);
+    v("p_const_operand", p_const_operand);
+  }
 };
 
 /// RANGE % c and RANGE // c (mark_range_mod matches FLOORMOD and CMOD).
 struct RangeOpWeights {
   double floormod = 3, cmod = 1, floordiv = 1.5;
+  /// Each field once, by name (report/policy_json.h writes them to `fuzz --json`).
+  template <class V>
+  void fields(V&& v) const {
+    v("floormod", floormod);
+    v("cmod", cmod);
+    v("floordiv", floordiv);
+  }
 };
 
 /// Divisors of integer divisions, all nonzero.
@@ -113,6 +220,16 @@ struct DivisorWeights {
   double zero_at_an_iteration = 0.2; ///< cast(r) - c: zero at r = c, so defined only where that iteration
                                      ///< never runs (a zero-trip loop around it); the oracle check repairs the rest
   double p_negative = 0.3;   ///< a signed CONST divisor is negative
+  /// Each field once, by name (report/policy_json.h writes them to `fuzz --json`).
+  template <class V>
+  void fields(V&& v) const {
+    v("constant", constant);
+    v("max_const", max_const);
+    v("or_one", or_one);
+    v("square_plus_one", square_plus_one);
+    v("zero_at_an_iteration", zero_at_an_iteration);
+    v("p_negative", p_negative);
+  }
 };
 
 /// How an address that may leave [0, max_buffer_size) is made safe.
@@ -120,11 +237,27 @@ struct AddressFixWeights {
   double gate = 1;   ///< WHERE(-1 < i & i < n, i, INVALID)
   double wrap = 1;   ///< i % n (FLOORMOD)
   double clamp = 1;  ///< MIN(MAX(i, 0), n - 1)
+  /// Each field once, by name (report/policy_json.h writes them to `fuzz --json`).
+  template <class V>
+  void fields(V&& v) const {
+    v("gate", gate);
+    v("wrap", wrap);
+    v("clamp", clamp);
+  }
 };
 
 /// The element type of index buffers (gathers, dynamic addresses).
 struct IndexBufferWeights {
   double int32 = 4, int64 = 1, int16 = 0.5, uint8 = 0.5, uint32 = 0.5;
+  /// Each field once, by name (report/policy_json.h writes them to `fuzz --json`).
+  template <class V>
+  void fields(V&& v) const {
+    v("int32", int32);
+    v("int64", int64);
+    v("int16", int16);
+    v("uint8", uint8);
+    v("uint32", uint32);
+  }
 };
 
 /// The cut of a bound sum: sum_r where(r < cut, v, 0).
@@ -133,6 +266,16 @@ struct CutWeights {
   double outer_range = 1.5;///< an enclosing range, maybe + 1 (a cumulative sum)
   double loaded = 1;       ///< a loaded index (values around [0, N))
   double constant = 1;     ///< a CONST in [-1, N + 1]
+  double p_outer_plus_one = 0.5; ///< an outer-range cut is i + 1 (else i)
+  /// Each field once, by name (report/policy_json.h writes them to `fuzz --json`).
+  template <class V>
+  void fields(V&& v) const {
+    v("var", var);
+    v("outer_range", outer_range);
+    v("loaded", loaded);
+    v("constant", constant);
+    v("p_outer_plus_one", p_outer_plus_one);
+  }
 };
 
 /// The shape of a bound sum.
@@ -140,52 +283,13 @@ struct BoundFormWeights {
   double upper = 3;      ///< where(r < U, v, 0)
   double lower = 1.5;    ///< where(r < L, 0, v)
   double two_sided = 1.5;///< where(!(r < L) & (r < U), v, 0)
-};
-
-/// Classes of edge integers (gen/edge_values.h).
-struct IntEdgeWeights {
-  double small = 1;         ///< 0, 1, -1
-  double power_of_two = 2;  ///< +-2^k and +-(2^k +- 1)
-  double limit = 2;         ///< the dtype's min and max and their neighbours (index: also +-max_index_magnitude)
-  double pair = 2;          ///< a value whose sum or product with an earlier edge value lands on a limit or one past it
-};
-
-/// Classes of edge floats (gen/edge_values.h).
-struct FloatEdgeWeights {
-  double signed_zero = 1;     ///< -0 or +0
-  double random_mantissa = 3; ///< a random significand of the dtype's full width, exponent in [-10, 10]
-  double rounding = 2;        ///< 2^p, 2^p +- ulp, 1 +- ulp (p = significand bits): sums with them round after a few terms
-  double limit = 1;           ///< the largest finite value, the smallest normal and subnormal, negated or not
-  double special = 1;         ///< inf, -inf, NaN (inexact_floats only)
-};
-
-// ---- edge pairs (issue 31; gen/edge_values.h): a constant at a boundary drawn together with a
-// value whose declared window straddles it, so whatever value a run draws sits on the boundary.
-
-/// Which edge pair fills a value position.
-struct EdgePairWeights {
-  double float_rounding = 2;  ///< CAST of an integer in a window around 2^p (p = 11, 24, 53: where integer-to-float
-                              ///< rounding starts; float16 also 65520, where it overflows) to the float, compared with a
-                              ///< constant at the boundary or converted back
-  double limit = 2;           ///< x + c, x - c or x * c of a sized integer whose window puts the result on its dtype's
-                              ///< limit or one or two past it (a wrap), then compared, MAX/MIN'd or used
-  double multiple = 2;        ///< x // c or x % c (floor and C rounding), c of either sign, x in a window around k*c
-                              ///< (k small, or k*c at the dtype's limit; INT_MIN / -1 included)
-  double special_unary = 2;   ///< inf, -inf, NaN, -0, the largest finite or the smallest subnormal directly under each
-                              ///< unary op and cast (float -> int only through the NaN guard, NaN never under a BITCAST:
-                              ///< both are UB), or an integer limit under a CAST to a float
-  double p_from_load = 0.4;   ///< the window's value is a LOAD of an input declaring it as vmin/vmax (else a VAR)
-};
-
-/// Nested division and modulo of index expressions by constants (gen/edge_values.h, DivmodShape).
-struct NestedDivmodWeights {
-  double div_div = 2, mod_mod = 2, div_mod = 1, mod_div = 1;  ///< (x//a)//b, (x%a)%b, (x//a)%b, (x%a)//b
-  double mul_div = 1, mul_mod = 1, add_div = 1, add_mod = 1;  ///< (x*a)//b, (x*a)%b, (x+a)//b, (x+a)%b
-  /// How |a| relates to |b|: the divmod rules' side conditions hold for some and fail for others.
-  double a_divides_b = 2, b_divides_a = 2, neither = 1, equal = 1, unit = 1;  ///< unit: a or b is +-1
-  double p_negative = 0.3;    ///< each of a and b is negative (index // and % by a negative constant are defined)
-  double p_c_rounding = 0.2;  ///< each op is CDIV/CMOD instead of FLOORDIV/FLOORMOD
-  double p_window = 0.6;      ///< x is a VAR in a window around a multiple of a*b (else any index expression)
+  /// Each field once, by name (report/policy_json.h writes them to `fuzz --json`).
+  template <class V>
+  void fields(V&& v) const {
+    v("upper", upper);
+    v("lower", lower);
+    v("two_sided", two_sided);
+  }
 };
 
 /// Relative weight of each REDUCE op.
@@ -193,6 +297,16 @@ struct ReduceOpWeights {
   double add = 6, mul = 1, max = 1.5, min = 1.5;
   /// bool REDUCEs: MAX (any) and MIN (all); their sum scales the reduce weight at bool positions
   double any = 0.25, all = 0.25;
+  /// Each field once, by name (report/policy_json.h writes them to `fuzz --json`).
+  template <class V>
+  void fields(V&& v) const {
+    v("add", add);
+    v("mul", mul);
+    v("max", max);
+    v("min", min);
+    v("any", any);
+    v("all", all);
+  }
 };
 
 /// Quantized types (gen/quant_types.h): storage, zero points, and how a second type is drawn
@@ -205,6 +319,20 @@ struct QuantWeights {
   double above = 2;       ///< a larger menu scale
   double same_scale = 0.5;///< the same scale, another zero point
   double identical = 0.15;///< the very same type (rare: a campaign must not be "too normal")
+  /// Each field once, by name (report/policy_json.h writes them to `fuzz --json`).
+  template <class V>
+  void fields(V&& v) const {
+    v("int8", int8);
+    v("uint8", uint8);
+    v("int16", int16);
+    v("int32", int32);
+    v("p_zero_point", p_zero_point);
+    v("tie", tie);
+    v("below", below);
+    v("above", above);
+    v("same_scale", same_scale);
+    v("identical", identical);
+  }
 };
 
 /// How a kernel's quantized value position is filled.
@@ -215,6 +343,26 @@ struct QuantExprWeights {
   double quantize = 2;     ///< QUANTIZE of a float value (which may DEQUANTIZE another quantized value)
   double where = 1;        ///< WHERE(bool, q, q)
   double bitcast = 1;      ///< BITCAST of a storage-integer value
+  double quantize_float32 = 4, quantize_float16 = 1, quantize_float64 = 1;  ///< the float type QUANTIZE reads
+  /// The integer operands of the fixed-point shape: a LOAD of the storage type, BITCAST of a
+  /// value of another quantized type of that storage, or any storage-integer value.
+  double operand_load = 2, operand_bitcast = 2, operand_value = 1;
+  /// Each field once, by name (report/policy_json.h writes them to `fuzz --json`).
+  template <class V>
+  void fields(V&& v) const {
+    v("load", load);
+    v("requantize", requantize);
+    v("fixed_point", fixed_point);
+    v("quantize", quantize);
+    v("where", where);
+    v("bitcast", bitcast);
+    v("quantize_float32", quantize_float32);
+    v("quantize_float16", quantize_float16);
+    v("quantize_float64", quantize_float64);
+    v("operand_load", operand_load);
+    v("operand_bitcast", operand_bitcast);
+    v("operand_value", operand_value);
+  }
 };
 
 // clang-format on

@@ -1,5 +1,5 @@
 /** \file GenPolicy: every probability and limit of the kernel generator, in one struct (YARPGen
- * style), its weight tables in gen/kernel_weights.h; the tensor-program generator's knobs are
+ * style), its weight tables in gen/kernel_weights.h and gen/edge_weights.h; the tensor-program generator's knobs are
  * TensorGenPolicy's (gen/tensor_policy.h), held here as `tensor`.
  *
  * A probability p_x is the chance that one choice point takes the named shape (the
@@ -116,9 +116,13 @@ struct GenPolicy {
   double p_gather_cast_range = 0.4; ///< the compare is idx != CAST(r) in the index buffer's dtype, as tinygrad's int32 compare
   double p_gather_cast_narrow = 0.25; ///< ... with an int8 buffer and an end of 124..132 where max_range_end and the budget allow: lossy past 128
   double p_strided_sum = 0.05;      ///< sum_{r0, r1} x[r0*(b*k) + r1*k + j] (mean((0,1)) of a strided tensor), or the pair (m%c)*k + (m//c)*(c*k) itself
+  double p_strided_pair = 0.5;      ///< ... the pair itself (sum_r x[(m%c)*k + (m//c)*(c*k)], m = r + o)
+  double p_strided_offset_range = 0.5; ///< ... (the strided sum, inside loops) its offset j is an enclosing range (else a CONST)
   double p_bound_sum = 0.08;        ///< sum_r where(r < cut, v, 0) and its lower and two-sided forms
   double p_bound_const_value = 0.4; ///< the bound sum's v is a CONST (else a value free of r)
   double p_bound_lift = 0.25;       ///< the bound compares r + y or r * y (y of either sign) instead of r (lift_add_lt, lift_mul_lt)
+  double p_bound_lift_var = 0.5;    ///< ... y is an index VAR (else a CONST in [-2, 3])
+  double p_bound_lift_add = 0.5;    ///< ... the lift is r + y (else r * y)
   CutWeights cuts;                  ///< the bound sum's cuts
   BoundFormWeights bound_forms;     ///< upper, lower, two-sided
   double p_arange = 0.06;           ///< sum_r cast(r), or the rangeify form sum_r where(!(x + r < K), 1, 0) - 1
@@ -128,10 +132,14 @@ struct GenPolicy {
   double p_unparented = 0.08;       ///< REDUCE over a range its value does not use (reduce_unparented)
   double p_unparented_bare_range = 0.15; ///< ... over two ranges, the value is the second range itself (an index sum, CAST)
   double p_nested_reduce = 0.3;     ///< a generic REDUCE's value starts with another REDUCE
-  double p_nested_reduce_combined = 0.5; ///< ... combined with another value (+ or -)
+  double p_nested_reduce_combined = 0.5; ///< ... combined with another value ...
+  double p_nested_reduce_added = 0.5;    ///< ... by + (else by -)
   double p_reduce_two_ranges = 0.3; ///< a REDUCE closes two ranges (REDUCE merge candidates)
   double p_shielded_fault = 0.03;   ///< sum_{r<n, r2} f(r) + x / (cast(r2) - c) with n = 0 in the header: a fault
                                     ///< no iteration reaches (integers; UB-free for the header's VAR values only)
+  double p_shielded_gated = 0.5;    ///< ... (sized integers) the fault is sum_{r<n} where(r < k, x / d, 0), n = d = 0
+                                    ///< (a bound-rule shape whose closed form divides by 0)
+  double p_shielded_square = 0.5;   ///< ... else f(r) is r * r (else any value over r)
   double p_range_mod = 0.2;         ///< a range leaf is RANGE % c or RANGE // c (split_range)
   double p_mod_divisible = 0.6;     ///< ... with c dividing the range's CONST end (else any c in 2..5)
   RangeOpWeights range_ops;         ///< %, CMOD or //
@@ -156,7 +164,8 @@ struct GenPolicy {
   // ---- quantized values
   double p_quantized_output = 0.3;  ///< an output buffer is quantized (its value a QuantExprWeights expression)
   double p_dequantize = 0.03;       ///< a float value position is DEQUANTIZE of a quantized value
-  double p_fixed_point_product = 0.4; ///< the fixed-point shape's integer is a product (else a sum) of two values
+  double p_fixed_point_product = 0.4; ///< the fixed-point shape's integer is a product (else a sum or difference) of two values
+  double p_fixed_point_sum_add = 0.7; ///< ... a sum (else a difference)
   QuantWeights quant;               ///< quantized types
   QuantExprWeights qexprs;          ///< how a quantized value position is filled
 
@@ -166,6 +175,137 @@ struct GenPolicy {
   uint64_t check_max_steps = 5'000'000; ///< oracle step cap per check run
 
   TensorGenPolicy tensor;           ///< the tensor-program generator's knobs
+  /// Each field once, by name (report/policy_json.h writes them to `fuzz --json`).
+  template <class V>
+  void fields(V&& v) const {
+    v("max_positions", max_positions);
+    v("max_expr_depth", max_expr_depth);
+    v("max_loop_nest", max_loop_nest);
+    v("max_outputs", max_outputs);
+    v("max_inputs", max_inputs);
+    v("max_range_end", max_range_end);
+    v("max_mul_reduce_end", max_mul_reduce_end);
+    v("max_iterations", max_iterations);
+    v("max_store_iterations", max_store_iterations);
+    v("max_buffer_size", max_buffer_size);
+    v("max_index_magnitude", max_index_magnitude);
+    v("p_large", p_large);
+    v("large_max_positions", large_max_positions);
+    v("large_max_outputs", large_max_outputs);
+    v("large_min_end", large_min_end);
+    v("large_max_iterations", large_max_iterations);
+    v("p_large_store", p_large_store);
+    v("large_max_store_iterations", large_max_store_iterations);
+    v("large_small_store_iterations", large_small_store_iterations);
+    v("p_large_end", p_large_end);
+    v("large_reduce_weight", large_reduce_weight);
+    v("large_check_max_steps", large_check_max_steps);
+    v("dtypes", dtypes);
+    v("inexact_floats", inexact_floats);
+    v("p_inexact_const", p_inexact_const);
+    v("p_special_const", p_special_const);
+    v("p_float_negative_zero", p_float_negative_zero);
+    v("p_int_edge_const", p_int_edge_const);
+    v("p_index_edge_const", p_index_edge_const);
+    v("p_index_overflowing_pair", p_index_overflowing_pair);
+    v("p_edge_var_bounds", p_edge_var_bounds);
+    v("p_edge_input_bounds", p_edge_input_bounds);
+    v("p_float_edge_const", p_float_edge_const);
+    v("int_edges", int_edges);
+    v("float_edges", float_edges);
+    v("p_edge_pair", p_edge_pair);
+    v("edge_pairs", edge_pairs);
+    v("p_nested_divmod", p_nested_divmod);
+    v("nested_divmod", nested_divmod);
+    v("p_index_multiple", p_index_multiple);
+    v("p_input_bounds", p_input_bounds);
+    v("p_reuse_input", p_reuse_input);
+    v("p_load_alt", p_load_alt);
+    v("p_cast_from_index", p_cast_from_index);
+    v("p_shift_const", p_shift_const);
+    v("exprs", exprs);
+    v("leaves", leaves);
+    v("unary", unary);
+    v("int_ops", int_ops);
+    v("float_ops", float_ops);
+    v("bool_ops", bool_ops);
+    v("index", index);
+    v("divisors", divisors);
+    v("address_fix", address_fix);
+    v("index_buffers", index_buffers);
+    v("p_store_in_loop", p_store_in_loop);
+    v("p_extra_store_range", p_extra_store_range);
+    v("p_extra_output", p_extra_output);
+    v("p_reuse_range", p_reuse_range);
+    v("p_nested_end", p_nested_end);
+    v("p_same_axis_type", p_same_axis_type);
+    v("p_global_axis", p_global_axis);
+    v("p_warp_axis", p_warp_axis);
+    v("p_upcast_axis", p_upcast_axis);
+    v("p_horner_index", p_horner_index);
+    v("p_value_uses_flat", p_value_uses_flat);
+    v("p_focus_range", p_focus_range);
+    v("p_var_end", p_var_end);
+    v("p_var_end_zero_min", p_var_end_zero_min);
+    v("p_var_end_negative_min", p_var_end_negative_min);
+    v("p_var_multiple_of", p_var_multiple_of);
+    v("p_const_end_zero", p_const_end_zero);
+    v("p_const_end_one", p_const_end_one);
+    v("p_gather", p_gather);
+    v("p_gather_index_outside", p_gather_index_outside);
+    v("p_gather_load_term", p_gather_load_term);
+    v("p_gather_extra_term", p_gather_extra_term);
+    v("p_gather_offset", p_gather_offset);
+    v("p_gather_cast_range", p_gather_cast_range);
+    v("p_gather_cast_narrow", p_gather_cast_narrow);
+    v("p_strided_sum", p_strided_sum);
+    v("p_strided_pair", p_strided_pair);
+    v("p_strided_offset_range", p_strided_offset_range);
+    v("p_bound_sum", p_bound_sum);
+    v("p_bound_const_value", p_bound_const_value);
+    v("p_bound_lift", p_bound_lift);
+    v("p_bound_lift_var", p_bound_lift_var);
+    v("p_bound_lift_add", p_bound_lift_add);
+    v("cuts", cuts);
+    v("bound_forms", bound_forms);
+    v("p_arange", p_arange);
+    v("p_arange_rangeify", p_arange_rangeify);
+    v("p_window_sum", p_window_sum);
+    v("p_window_scale", p_window_scale);
+    v("p_unparented", p_unparented);
+    v("p_unparented_bare_range", p_unparented_bare_range);
+    v("p_nested_reduce", p_nested_reduce);
+    v("p_nested_reduce_combined", p_nested_reduce_combined);
+    v("p_nested_reduce_added", p_nested_reduce_added);
+    v("p_reduce_two_ranges", p_reduce_two_ranges);
+    v("p_shielded_fault", p_shielded_fault);
+    v("p_shielded_gated", p_shielded_gated);
+    v("p_shielded_square", p_shielded_square);
+    v("p_range_mod", p_range_mod);
+    v("p_mod_divisible", p_mod_divisible);
+    v("range_ops", range_ops);
+    v("p_gate_store", p_gate_store);
+    v("p_gate_load", p_gate_load);
+    v("p_two_guards", p_two_guards);
+    v("p_external_forms", p_external_forms);
+    v("p_each_form", p_each_form);
+    v("p_guard_at_bound", p_guard_at_bound);
+    v("p_second_use", p_second_use);
+    v("p_second_use_ungated", p_second_use_ungated);
+    v("p_dynamic_index", p_dynamic_index);
+    v("reduce_ops", reduce_ops);
+    v("p_near_miss", p_near_miss);
+    v("p_quantized_output", p_quantized_output);
+    v("p_dequantize", p_dequantize);
+    v("p_fixed_point_product", p_fixed_point_product);
+    v("p_fixed_point_sum_add", p_fixed_point_sum_add);
+    v("quant", quant);
+    v("qexprs", qexprs);
+    v("check_seeds", check_seeds);
+    v("max_repairs", max_repairs);
+    v("check_max_steps", check_max_steps);
+    v("tensor", tensor);
+  }
 };
 
 // clang-format on

@@ -27,7 +27,7 @@ UOp Builder::quantized(DType qt, const Scope& s, int depth) {
     case 2: return fixed_point(qt, s, depth);
     case 3: {
       constexpr DType floats[] = {dtypes::Float32, dtypes::Float16, dtypes::Float64};
-      const DType f = floats[e_.pick({4, 1, 1})];
+      const DType f = floats[e_.pick({w.quantize_float32, w.quantize_float16, w.quantize_float64})];
       return mk(Op::Quantize, qt, {value(f, s, depth + 1)});
     }
     case 4: {
@@ -43,14 +43,17 @@ UOp Builder::fixed_point(DType qt, const Scope& s, int depth) {
   const DType from = draw_requantize_source(e_, p_.quant, qt);
   UOp a = storage_operand(from, s, depth + 1);
   UOp b = storage_operand(from, s, depth + 1);
-  const Op op = e_.chance(p_.p_fixed_point_product) ? Op::Mul : e_.chance(0.7) ? Op::Add : Op::Sub;
+  const Op op = e_.chance(p_.p_fixed_point_product)   ? Op::Mul
+                : e_.chance(p_.p_fixed_point_sum_add) ? Op::Add
+                                                      : Op::Sub;
   UOp v = alu(op, {a, b});
   return mk(Op::Requantize, qt, {mk(Op::Bitcast, from, {v})});
 }
 
 UOp Builder::storage_operand(DType q, const Scope& s, int depth) {
   const DType st = q.storage();
-  switch (e_.pick({2, 2, 1})) {
+  const auto& w = p_.qexprs;
+  switch (e_.pick({w.operand_load, w.operand_bitcast, w.operand_value})) {
     case 0: return load(st, s, depth);
     case 1: {
       const DType other = draw_quant_type_of(e_, p_.quant, st);

@@ -7,6 +7,7 @@
 
 #include "check/differential.h"
 #include "fuzz/campaign_setup.h"
+#include "report/policy_json.h"
 #include "simplifier/unfireable.h"
 #include "sut/simplifier_under_test.h"
 
@@ -216,6 +217,7 @@ nlohmann::ordered_json campaign_document(const FuzzSummary& summary, const std::
   doc["simplifier"] = simplifier_json(t, avoided, forms, policy);
   doc["executors"] = executors_json(t);
   doc["cpu_opt"] = cpu_opt;
+  doc["policy"] = policy_json(policy);  // every knob of the generator, by its name
   return doc;
 }
 
