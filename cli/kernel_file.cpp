@@ -22,9 +22,19 @@ std::optional<std::string> read_file(const std::string& path) {
   return ss.str();
 }
 
-void print_unreadable(const std::string& path) {
-  fmt::print(stderr,
-             "{}: error: cannot read the file (missing, unreadable or not a regular file)\n", path);
+// The file's text, or none after saying on stderr that it cannot be read.
+std::optional<std::string> read_or_report(const std::string& path) {
+  auto text = read_file(path);
+  if (!text)
+    fmt::print(stderr,
+               "{}: error: cannot read the file (missing, unreadable or not a regular file)\n",
+               path);
+  return text;
+}
+
+std::nullopt_t report_parse_error(const std::string& path, const Error& e) {
+  fmt::print(stderr, "{}:{}:{}: error: {}\n", path, e.loc.line, e.loc.col, e.message);
+  return std::nullopt;
 }
 
 }  // namespace
@@ -44,35 +54,21 @@ bool is_program_file(const std::string& path) {
 }
 
 std::optional<LoadedProgram> load_program(const std::string& path) {
-  auto text = read_file(path);
-  if (!text) {
-    print_unreadable(path);
-    return std::nullopt;
-  }
+  auto text = read_or_report(path);
+  if (!text) return std::nullopt;
   LoadedProgram p;
   auto parsed = ir::parse_program(*p.ctx, *text);
-  if (!parsed) {
-    const Error& e = parsed.error();
-    fmt::print(stderr, "{}:{}:{}: error: {}\n", path, e.loc.line, e.loc.col, e.message);
-    return std::nullopt;
-  }
+  if (!parsed) return report_parse_error(path, parsed.error());
   p.program = std::move(*parsed);
   return p;
 }
 
 std::optional<LoadedKernel> load_kernel(const std::string& path) {
-  auto text = read_file(path);
-  if (!text) {
-    print_unreadable(path);
-    return std::nullopt;
-  }
+  auto text = read_or_report(path);
+  if (!text) return std::nullopt;
   LoadedKernel k;
   auto parsed = ir::parse_kernel(*k.ctx, *text);
-  if (!parsed) {
-    const Error& e = parsed.error();
-    fmt::print(stderr, "{}:{}:{}: error: {}\n", path, e.loc.line, e.loc.col, e.message);
-    return std::nullopt;
-  }
+  if (!parsed) return report_parse_error(path, parsed.error());
   k.parsed = std::move(parsed.value());
   k.text = std::move(*text);
   auto errors = ir::verify(k.parsed.kernel.root);
