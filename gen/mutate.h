@@ -30,6 +30,24 @@ enum class Mutator : uint8_t {
 #undef MUTATOR
 };
 std::string_view mutator_name(Mutator m);
+
+/// The mutators' own probabilities and sizes (the rest they take from GenPolicy).
+struct MutationKnobs {
+  double p_empty_reduce =
+      0.1;  ///< wrap-in-reduce: the fresh range runs 0 times (else 1..max_reduce_trips)
+  int64_t max_reduce_trips = 4;  ///< ... its largest trip count
+  double p_bound_above = 0.6;  ///< ... a bounded body keeps the value below the cut (else above it)
+  size_t max_splice_nodes = 40;  ///< splice: the largest donor sub-graph, counted as a tree
+
+  /// Each field by its name, for `fuzz --json`.
+  template <class V>
+  void fields(V&& v) const {
+    v("p_empty_reduce", p_empty_reduce);
+    v("max_reduce_trips", max_reduce_trips);
+    v("p_bound_above", p_bound_above);
+    v("max_splice_nodes", max_splice_nodes);
+  }
+};
 const std::vector<Mutator>& all_mutators();
 
 struct Mutant {
@@ -44,10 +62,11 @@ struct Mutant {
 /// the mutator finds no place to apply or its result is rejected (see the file comment).
 std::optional<Mutant> mutate_with(ir::Context& ctx, const ir::Kernel& parent,
                                   const ir::Kernel* donor, Mutator m, uint64_t seed,
-                                  const GenPolicy& policy);
+                                  const GenPolicy& policy, const MutationKnobs& knobs = {});
 
 /// A mutator drawn from `seed`; when it is rejected, up to `tries` more are drawn.
 std::optional<Mutant> mutate(ir::Context& ctx, const ir::Kernel& parent, const ir::Kernel* donor,
-                             uint64_t seed, const GenPolicy& policy, int tries = 4);
+                             uint64_t seed, const GenPolicy& policy, int tries = 4,
+                             const MutationKnobs& knobs = {});
 
 }  // namespace uopfuzz::gen
