@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # One night of uopfuzz on this machine: a fuzz campaign (with the latency detector), a
-# replay of the corpus, the benchmarks on every available device, the dashboard
+# replay of the corpus, the benchmarks on every available device (the corpus's examples and
+# the real-size suite's `full` preset, bench --suite real), the dashboard
 # regenerated from every results file accumulated so far, and then the whole mutation
 # score (scripts/mutation-score.sh: every mutant, each fuzzed by the default campaign;
 # about a minute a mutant, so thousands of mutants take a day or more on one machine:
@@ -18,8 +19,12 @@
 #   --corpus DIR        the corpus: new findings go to DIR/findings, and DIR is replayed
 #                       (default: corpus)
 #   --jobs N            campaign workers (default: nproc)
-#   --backends LIST     campaign backends (default: oracle,cpu)
+#   --backends LIST     campaign backends (default: the campaign's default executors, see
+#                       `uopfuzz fuzz --help`)
 #   --bench-cases PATH  cases to benchmark (default: corpus/examples)
+#   --suite-size P      the real-size suite's preset (default: full; small, tiny)
+#   --suite-cases LIST  only these suite cases (default: all of bench/suite/cases.def)
+#   --no-suite          do not bench the real-size suite
 #   --bench-reps N      timed samples per kernel (default: 15)
 #   --no-vulkan         do not benchmark Vulkan devices
 #   --uopfuzz PATH      the binary (default: build/uopfuzz)
@@ -47,8 +52,11 @@ schedule=date
 results=results
 corpus=corpus
 jobs=$(nproc)
-backends=oracle,cpu
+backends=
 bench_cases=corpus/examples
+suite=1
+suite_size=full
+suite_cases=
 bench_reps=15
 vulkan=1
 uopfuzz=build/uopfuzz
@@ -70,6 +78,9 @@ while (($#)); do
     --jobs) jobs=${2:?}; shift 2 ;;
     --backends) backends=${2:?}; shift 2 ;;
     --bench-cases) bench_cases=${2:?}; shift 2 ;;
+    --suite-size) suite_size=${2:?}; shift 2 ;;
+    --suite-cases) suite_cases=${2:?}; shift 2 ;;
+    --no-suite) suite=0; shift ;;
     --bench-reps) bench_reps=${2:?}; shift 2 ;;
     --no-vulkan) vulkan=0; shift ;;
     --uopfuzz) uopfuzz=${2:?}; shift 2 ;;
@@ -110,8 +121,10 @@ fi
 status=0
 log() { echo "nightly [$(date +%H:%M:%S)] $*"; }
 
-log "campaign: $seconds s, seed $seed, $jobs job(s), backends $backends, latency on${shard:+, shard $shard}"
-"$uopfuzz" fuzz --time "$seconds" --seed "$seed" --jobs "$jobs" --backends "$backends" --latency \
+backend_flags=()
+[[ -n "$backends" ]] && backend_flags=(--backends "$backends")
+log "campaign: $seconds s, seed $seed, $jobs job(s), backends ${backends:-the default executors}, latency on${shard:+, shard $shard}"
+"$uopfuzz" fuzz --time "$seconds" --seed "$seed" --jobs "$jobs" "${backend_flags[@]}" --latency \
   "${shard_flags[@]}" --corpus "$corpus/findings" --json "$results/fuzz-$tag.json"
 rc=$?
 case $rc in
@@ -128,9 +141,22 @@ else
   log "$(tail -n 1 "$results/replay-$tag.txt")"
 fi
 
+suite_flags=(--suite real --size "$suite_size")
+[[ -n "$suite_cases" ]] && suite_flags+=(--suite-cases "$suite_cases")
+# The real-size suite on one backend/device: roofline fractions and the rewrite across sizes.
+bench_suite() {
+  local name=$1
+  shift
+  ((suite)) || return 0
+  log "suite ($suite_size) on $name"
+  "$uopfuzz" bench "${suite_flags[@]}" "$@" --reps "$bench_reps" --out "$results/suite-$tag-$name.json" \
+    > "$results/suite-$tag-$name.txt" || { log "suite on $name failed"; status=1; }
+}
+
 log "benchmarks on cpu"
 "$uopfuzz" bench --backends cpu --cases "$bench_cases" --reps "$bench_reps" --out "$results/bench-$tag-cpu.json" \
   > "$results/bench-$tag-cpu.txt" || { log "bench on cpu failed"; status=1; }
+bench_suite cpu --backends cpu
 
 if ((vulkan)); then
   # Every Vulkan device this machine has (a GPU and lavapipe alike), one results file each.
@@ -140,6 +166,7 @@ if ((vulkan)); then
     "$uopfuzz" bench --backends vulkan --device "$i" --cases "$bench_cases" --reps "$bench_reps" \
       --out "$results/bench-$tag-vulkan$i.json" > "$results/bench-$tag-vulkan$i.txt" ||
       { log "bench on vulkan device $i failed"; status=1; }
+    bench_suite "vulkan$i" --backends vulkan --device "$i"
   done
 fi
 
