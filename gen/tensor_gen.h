@@ -32,6 +32,11 @@
  *
  * Deterministic: the same policy and entropy give the same program text, on any machine
  * and whatever nodes the Context already holds.
+ *
+ * Where it lives: what fills a position is a family, one row of gen/tensor_families.def
+ * (its TensorNodeWeights or QuantNodeWeights row, its builder), each builder a member of
+ * TensorBuilder (gen/tensor/builder.h) in the gen/tensor/ file of its idea; every
+ * probability, weight and size it draws is a TensorGenPolicy field (gen/tensor_policy.h).
  */
 #pragma once
 

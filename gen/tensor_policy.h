@@ -330,7 +330,8 @@ struct TensorGenPolicy {
   double p_hard_float_inputs = 0.15;///< a program's float inputs round (@input lines: full range, mixed magnitudes, -0; inf/NaN only where p_float_specials)
   double p_float_specials = 0.3;    ///< ... and also hold inf, -inf and NaN
   HardFloatWeights hard_floats;     ///< ... what each element is
-  double p_edge_int_small = 0.3;    ///< an element of a sized-integer input at the caps is small instead (|v| <= 8)
+  double p_edge_int_small = 0.3;    ///< an element of a sized-integer input at the caps is small instead
+  int64_t edge_int_small_max = 8;   ///< ... |v| <= this
 
   // ---- undefined behaviour: evaluate on the tensor oracle, repair locally
   bool check = true;                ///< run the program on the tensor oracle (input seed 0) and repair what it finds undefined
@@ -377,7 +378,8 @@ struct TensorGenPolicy {
     v("degenerate_zero_dim", degenerate_zero_dim); v("degenerate_one_dim", degenerate_one_dim);
     v("p_edge_inputs", p_edge_inputs); v("p_hard_float_inputs", p_hard_float_inputs);
     v("p_float_specials", p_float_specials); v("hard_floats", hard_floats);
-    v("p_edge_int_small", p_edge_int_small); v("check", check); v("max_repairs", max_repairs);
+    v("p_edge_int_small", p_edge_int_small); v("edge_int_small_max", edge_int_small_max);
+    v("check", check); v("max_repairs", max_repairs);
   }
 };
 

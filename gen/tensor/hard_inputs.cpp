@@ -22,7 +22,8 @@ namespace {
 /// of a wrapped or sign-confused value get wrong.
 Value edge_int(Entropy& e, DType dt, const TensorGenPolicy& p) {
   const int bits = dt.bits();
-  if (e.chance(p.p_edge_int_small)) return wrap_int(dt, e.between(-8, 8));
+  if (e.chance(p.p_edge_int_small))
+    return wrap_int(dt, e.between(-p.edge_int_small_max, p.edge_int_small_max));
   if (dt.is_signed()) {
     const int64_t lo = dt.int_min(), hi = dt.int_max();
     const std::array<int64_t, 8> caps = {lo, lo + 1, hi, hi - 1, -1, 0, 1, hi / 2 + 1};
