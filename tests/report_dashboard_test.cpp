@@ -491,3 +491,92 @@ TEST(ReportDashboard, EscapesStringsFromTheFiles) {
 
 }  // namespace
 }  // namespace uopfuzz::report
+
+// --- the roofline view -------------------------------------------------------------------
+
+namespace uopfuzz::report {
+namespace {
+
+/// A suite run's results file: one case at two sizes on cpu (fractions given), with the
+/// roofline measured, and a second device whose roofline was not.
+std::string suite_json(const std::string& date, double large_fraction) {
+  return R"({"context": {"date": ")" + date +
+         R"(", "commit": "abc1234def", "cases": "suite: real, small",
+  "devices": [{"backend": "cpu", "device": "cpu0"}, {"backend": "vulkan", "device": "gpu0"}]},
+ "benchmarks": [], "comparisons": [],
+ "suite": {"name": "real", "preset": "small"},
+ "roofline": [{"backend": "cpu", "device": "cpu0", "gbps": 10.0, "gops": 20.0, "balance_ops_per_byte": 2.0},
+              {"backend": "vulkan", "device": "gpu0", "error": "copy: refused"}],
+ "suite_points": [
+  {"case": "stream_axpy", "backend": "cpu", "device": "cpu0", "size": 4096, "bytes": 49152, "ops": 8192,
+   "bound": "memory", "original": {"ns": 9830.4, "gbps": 5, "gops": 0.83, "fraction": 0.5},
+   "rewritten": {"ns": 4915.2, "gbps": 10, "gops": 1.67, "fraction": 1.0}, "speedup": 2.0},
+  {"case": "stream_axpy", "backend": "cpu", "device": "cpu0", "size": 65536, "bytes": 786432, "ops": 131072,
+   "bound": "memory", "original": {"ns": 100000, "gbps": 7.9, "gops": 1.3, "fraction": 0.25},
+   "rewritten": {"ns": 100000, "gbps": 7.9, "gops": 1.3, "fraction": )" +
+         std::to_string(large_fraction) + R"(}, "speedup": 1.0},
+  {"case": "softmax_rows", "form": "program", "backend": "vulkan", "device": "gpu0", "size": 4096,
+   "bytes": 32768, "ops": 24576, "bound": "unknown", "original": {"ns": 1000, "gbps": 32.8, "gops": 24.6},
+   "rewritten": {"ns": 1000, "gbps": 32.8, "gops": 24.6}, "speedup": 1.0,
+   "kernels_original": 3, "kernels_rewritten": 3}],
+ "size_regressions": [{"case": "stream_axpy", "backend": "cpu", "device": "cpu0", "found_at": 65536,
+   "smallest": 8192, "ratio": 1.3, "probes": []}]})";
+}
+
+LoadedResults parse_ok(const std::string& text, const std::string& path) {
+  auto r = parse_results(text, path);
+  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().message);
+  return r.ok() ? r.value() : LoadedResults{};
+}
+
+TEST(ReportRoofline, ReadsTheSuiteKeys) {
+  LoadedResults r = parse_ok(suite_json("2026-12-01T00:00:00Z", 0.75), "s.json");
+  EXPECT_EQ(r.suite_preset, "small");
+  ASSERT_EQ(r.roofline.size(), 2u);
+  EXPECT_EQ(r.roofline[0].gbps, 10.0);
+  EXPECT_FALSE(r.roofline[1].gbps.has_value());
+  EXPECT_EQ(r.roofline[1].error, "copy: refused");
+  ASSERT_EQ(r.suite_points.size(), 3u);
+  EXPECT_EQ(r.suite_points[1].rewritten.fraction, 0.75);
+  EXPECT_FALSE(r.suite_points[2].original.fraction.has_value());
+  EXPECT_EQ(r.suite_points[2].kernels_original, 3);
+  ASSERT_EQ(r.size_regressions.size(), 1u);
+  EXPECT_EQ(r.size_regressions[0].smallest, 8192);
+  // A key of the wrong type is named.
+  std::string bad = suite_json("2026-12-01T00:00:00Z", 0.75);
+  bad.replace(bad.find("\"size\": 4096"), 12, "\"size\": \"4096\"");
+  auto rejected = parse_results(bad, "b.json");
+  ASSERT_FALSE(rejected.ok());
+  EXPECT_NE(rejected.error().message.find("suite_points[0].size"), std::string::npos);
+}
+
+TEST(ReportRoofline, PlotsEachCaseAtItsLargestSizePerDeviceAndTheTrend) {
+  std::vector<LoadedResults> runs = {parse_ok(suite_json("2026-12-01T00:00:00Z", 0.5), "a.json"),
+                                     parse_ok(suite_json("2026-12-02T00:00:00Z", 0.75), "b.json")};
+  DashboardOptions o;
+  o.generated_at = "2026-12-03 00:00 UTC";
+  std::string html = render_dashboard(runs, o);
+  std::string sec = section(html, "roofline");
+  ASSERT_FALSE(sec.empty());
+  EXPECT_EQ(count(sec, "class=\"plot roofline-plot\""), 2u);  // cpu0 and gpu0
+  // The latest run's bars, at the largest size (65536): original 25%, rewritten 75%.
+  std::string cpu = slice(sec, "class=\"plot roofline-plot\" data-backend=\"cpu\"", "</svg>");
+  EXPECT_NE(cpu.find("class=\"orig\" data-fraction=\"0.2500\""), std::string::npos);
+  EXPECT_NE(cpu.find("class=\"rew\" data-fraction=\"0.7500\""), std::string::npos);
+  EXPECT_EQ(cpu.find("data-fraction=\"1.0000\""),
+            std::string::npos);  // the 4096 point is not drawn
+  EXPECT_NE(sec.find("copy 10 GB/s · multiply-add 20 GOP/s"), std::string::npos);
+  EXPECT_NE(sec.find("roofline not measured"), std::string::npos);
+  // One trend point per suite run; the table lists every point of the latest run.
+  std::string trend = slice(sec, "class=\"plot roofline-history\" data-backend=\"cpu\"", "</svg>");
+  EXPECT_EQ(count(trend, "<circle"), 2u);
+  EXPECT_EQ(count(slice(sec, "id=\"roofline-points\"", "</table>"), "<tr><td>"), 3u);
+  EXPECT_NE(sec.find("3 → 3"), std::string::npos);  // the program's kernel counts
+  EXPECT_EQ(count(slice(sec, "id=\"size-regressions\"", "</table>"), "<tr><td>"), 2u);
+  // Without suite runs the section says so.
+  std::string plain = render_dashboard(all_fixtures(), o);
+  EXPECT_NE(section(plain, "roofline").find("no suite results"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace uopfuzz::report
