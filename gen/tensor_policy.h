@@ -260,6 +260,8 @@ struct TensorGenPolicy {
   double p_expand_more_dims = 0.3;  ///< an EXPAND broadcasts each wide dim besides the one it must
   double p_flip_more_axes = 0.3;    ///< a FLIP reverses each axis besides the one it must
   double p_reduce_existing_one = 0.5;///< a reduced axis is a size-1 dim of the position (else one inserted, where the rank allows)
+  int64_t max_several_axes = 3;     ///< a REDUCE_AXIS over several axes (ReduceAxesWeights, UnitAxisWeights) reduces 2..this
+  int64_t max_size_one_axes = 2;    ///< a REDUCE_AXIS over size-1 axes only (ReduceAxesWeights::size_one) reduces 1..this
   double p_share_may_agree = 0.25;  ///< a node read twice may be read the second time through a reshape there and back (indices that agree)
   OtherViewWeights other_views;     ///< the second read of a node read twice
 
@@ -281,8 +283,11 @@ struct TensorGenPolicy {
   double p_gated_divide_alone = 0.5;///< a gated division is read through the PAD only (else beside its ungated read)
   double p_partial_fresh_input = 0.5;///< a partial-shared buffer's broadcast value is a fresh input (else any filled value)
   double p_partial_flip_one_axis = 0.5;///< ... its second reduce reads it flipped on axis 1 (else on both axes)
+  int64_t partial_max_broadcast = 3;///< ... its broadcast value has 1..this elements
+  int64_t partial_max_width = 7;    ///< ... and its reduced axis 2..this (or the 10x ratio's least)
   int64_t split_max_numel = 4096;   ///< largest input of a split candidate
   int split_max_reduced = 2;        ///< dims a split candidate reduces (1..this)
+  int64_t split_small_max = 7;      ///< a small reduced dim (SplitDimWeights::small) is 2..this
   double p_split_broadcast = 0.2;   ///< a reduced dim is an EXPAND of size 1 (split must skip it)
   SplitDimWeights split_dims;       ///< extents of a split candidate's reduced dims
 
@@ -305,6 +310,7 @@ struct TensorGenPolicy {
   double p_unit_existing_one = 0.5; ///< a unit reduce reduces a size-1 dim of the position (else one inserted, where the rank allows)
   double p_sum_existing_one = 0.5;  ///< a quantized sum reduces a size-1 dim of the position widened (else one inserted, where the rank allows)
   int64_t max_quant_sum_terms = 64; ///< largest element count a quantized REDUCE_AXIS ADD sums
+  int64_t max_sum_axes = 2;         ///< a quantized sum (QuantNodeWeights::sum_reduce) reduces 1..this axes
   double rank0 = 0.4, rank1 = 2, rank2 = 3, rank3 = 2, rank4 = 1;  ///< rank of a fresh shape
   DTypeWeights dtypes{.bool_ = 0.7, .int8 = 0.6, .int16 = 0.5, .int32 = 3.0, .int64 = 0.7,
                       .uint8 = 0.6, .uint16 = 0.4, .uint32 = 0.6, .uint64 = 0.4,
@@ -348,6 +354,7 @@ struct TensorGenPolicy {
     v("max_shift_pad", max_shift_pad); v("p_shrink_more_dims", p_shrink_more_dims);
     v("max_shrink", max_shrink); v("p_expand_more_dims", p_expand_more_dims);
     v("p_flip_more_axes", p_flip_more_axes); v("p_reduce_existing_one", p_reduce_existing_one);
+    v("max_several_axes", max_several_axes); v("max_size_one_axes", max_size_one_axes);
     v("p_share_may_agree", p_share_may_agree); v("other_views", other_views);
     v("p_large_reduce", p_large_reduce); v("large_max_nodes", large_max_nodes);
     v("large_max_rows", large_max_rows); v("p_large_realistic", p_large_realistic);
@@ -357,8 +364,10 @@ struct TensorGenPolicy {
     v("p_dead_reduced", p_dead_reduced); v("p_const_broadcast_dim", p_const_broadcast_dim);
     v("p_gated_divide_alone", p_gated_divide_alone);
     v("p_partial_fresh_input", p_partial_fresh_input);
-    v("p_partial_flip_one_axis", p_partial_flip_one_axis); v("split_max_numel", split_max_numel);
-    v("split_max_reduced", split_max_reduced); v("p_split_broadcast", p_split_broadcast);
+    v("p_partial_flip_one_axis", p_partial_flip_one_axis);
+    v("partial_max_broadcast", partial_max_broadcast); v("partial_max_width", partial_max_width);
+    v("split_max_numel", split_max_numel); v("split_max_reduced", split_max_reduced);
+    v("split_small_max", split_small_max); v("p_split_broadcast", p_split_broadcast);
     v("split_dims", split_dims); v("nodes", nodes); v("movement", movement);
     v("reduce_axes", reduce_axes); v("reduce_ops", reduce_ops); v("int_ops", int_ops);
     v("float_ops", float_ops); v("bool_ops", bool_ops); v("extents", extents); v("quant", quant);
@@ -366,9 +375,9 @@ struct TensorGenPolicy {
     v("p_same_reduce_type", p_same_reduce_type); v("quantize_from", quantize_from);
     v("p_unit_keep_inserted", p_unit_keep_inserted);
     v("p_unit_existing_one", p_unit_existing_one); v("p_sum_existing_one", p_sum_existing_one);
-    v("max_quant_sum_terms", max_quant_sum_terms); v("rank0", rank0); v("rank1", rank1);
-    v("rank2", rank2); v("rank3", rank3); v("rank4", rank4); v("dtypes", dtypes);
-    v("p_bitcast", p_bitcast); v("p_divisor_const", p_divisor_const);
+    v("max_quant_sum_terms", max_quant_sum_terms); v("max_sum_axes", max_sum_axes);
+    v("rank0", rank0); v("rank1", rank1); v("rank2", rank2); v("rank3", rank3); v("rank4", rank4);
+    v("dtypes", dtypes); v("p_bitcast", p_bitcast); v("p_divisor_const", p_divisor_const);
     v("p_shift_const", p_shift_const); v("p_edge_const", p_edge_const);
     v("signed_const_max", signed_const_max); v("unsigned_const_max", unsigned_const_max);
     v("float_const_eighths", float_const_eighths); v("divisor_const_max", divisor_const_max);

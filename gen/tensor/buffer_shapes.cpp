@@ -92,19 +92,20 @@ UOp TensorBuilder::gated_divide(DType dt, const Shape& s, int depth) {
   return pad_read(dt, s, y, e_.chance(p_.p_gated_divide_alone));
 }
 
-/// n = reduce(pad(expand(x))) of shape [m, b] (x of k <= 3 elements), read by two reduces over
-/// its axis 1 (one through a FLIP): n is a removable buffer with a reduce in scope that
-/// holds >= 10x the elements it reads, and each read indexes axis 1 with a reduce range
-/// and axis 0 without: buffer_partial_inline's shape at pcontig > 2 (buffer_keep_reduce
-/// below). The two results combine to [m, 1], reshaped to the position (m = its elements;
-/// a one-element position reduces axis 0 too).
+/// n = reduce(pad(expand(x))) of shape [m, b] (x of k <= partial_max_broadcast elements),
+/// read by two reduces over its axis 1 (one through a FLIP): n is a removable buffer with a
+/// reduce in scope that holds >= 10x the elements it reads, and each read indexes axis 1 with
+/// a reduce range and axis 0 without: buffer_partial_inline's shape at pcontig > 2
+/// (buffer_keep_reduce below). The two results combine to [m, 1], reshaped to the position
+/// (m = its elements; a one-element position reduces axis 0 too).
 UOp TensorBuilder::partial_shared(DType dt, const Shape& s, int depth) {
   const int64_t want = numel(s);
   if (want == 0 || dt.is_quantized()) return {};
   const int64_t m = std::max<int64_t>(want, 2);
-  const int64_t k = e_.between(1, 3);
+  const int64_t k = e_.between(1, p_.partial_max_broadcast);
   // (m * b + 1) / (k + 1) >= kPartialInlineRatio (10), the inputs being x's k elements.
-  const int64_t b = std::max<int64_t>(e_.between(2, 7), (10 * k + 9 + m - 1) / m);
+  const int64_t b =
+      std::max<int64_t>(e_.between(2, p_.partial_max_width), (10 * k + 9 + m - 1) / m);
   if (m * b * k > std::max<int64_t>(p_.split_max_numel, 1)) return {};
   UOp x = e_.chance(p_.p_partial_fresh_input) ? input(dt, Shape{1, 1, k})
                                               : fill(dt, Shape{1, 1, k}, depth);

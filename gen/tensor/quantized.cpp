@@ -88,7 +88,7 @@ UOp TensorBuilder::unit_reduce(DType qt, const Shape& s, int depth) {
   }
   // Size-1 dims of s, or inserted ones (reshaped away after), reduced; beside_wide may
   // also insert a size-1 dim it keeps, next to s's wide dims ([1,5,7,9] with axes [0]).
-  const int64_t want = how == Several ? e_.between(2, 3) : 1;
+  const int64_t want = how == Several ? e_.between(2, p_.max_several_axes) : 1;
   Shape from = s;
   std::vector<bool> reduced(s.size(), false);
   auto insert_one = [&](bool reduce) {
@@ -120,7 +120,7 @@ UOp TensorBuilder::unit_reduce(DType qt, const Shape& s, int depth) {
 UOp TensorBuilder::sum_reduce(DType qt, const Shape& s, int depth) {
   Shape from = s;
   std::vector<bool> reduced(s.size(), false);
-  const int64_t want = e_.between(1, 2);
+  const int64_t want = e_.between(1, p_.max_sum_axes);
   int64_t terms = 1;
   for (int64_t k = 0; k < want; ++k) {
     // Never a degenerate extent: a quantized sum over axes of extent > 1.

@@ -39,7 +39,9 @@ UOp TensorBuilder::reduce(DType dt, const Shape& s, int depth) {
   if (mode == All) return reduce_everything(dt, s, depth);
   // Reduced axes are dims of extent 1 in `s` or dims inserted into it (reshaped away after).
   const bool size_one = mode == SizeOne;
-  const int64_t want = mode == Several ? e_.between(2, 3) : size_one ? e_.between(1, 2) : 1;
+  const int64_t want = mode == Several ? e_.between(2, p_.max_several_axes)
+                       : size_one      ? e_.between(1, p_.max_size_one_axes)
+                                       : 1;
   Shape from = s;
   std::vector<bool> inserted(s.size(), false), reduced(s.size(), false);
   for (int64_t k = 0; k < want; ++k) {

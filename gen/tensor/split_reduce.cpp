@@ -49,7 +49,7 @@ int64_t TensorBuilder::split_extent() {
   switch (e_.pick({w.factorable, w.prime, w.small})) {
     case 0: return option(kFactorable);
     case 1: return option(kPrime);
-    default: return e_.between(2, 7);
+    default: return e_.between(2, p_.split_small_max);
   }
 }
 
