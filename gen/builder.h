@@ -227,7 +227,7 @@ class Builder {
   /// A divisor of dt that is never 0.
   UOp divisor(DType dt, const Scope& s, int depth);
 
-  // ---- edge pairs (values.cpp; GenPolicy::p_edge_pair, p_nested_divmod, p_index_multiple)
+  // ---- edge pairs (edge_pairs.cpp; GenPolicy::p_edge_pair, p_nested_divmod, p_index_multiple)
 
   /// A float x as integer dt through the NaN guard and the clamp to [-kFloatClamp, kFloatClamp]
   /// (a float -> int CAST of NaN or out of range is UB).

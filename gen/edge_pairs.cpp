@@ -1,10 +1,12 @@
 // Edge pairs (GenPolicy::p_edge_pair, p_nested_divmod, p_index_multiple; EdgePairWeights): a
 // constant at a boundary drawn together with a value whose declared window straddles it, so
 // that whatever value a run draws sits on the boundary: integer-to-float rounding, integer
-// limits, multiples of a divisor, special floats under each unary op, nested divmods.
+// limits, multiples of a divisor, special floats under each unary op, nested divmods; and
+// the bounds of a VAR at an edge (GenPolicy::p_edge_var_bounds).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "gen/builder.h"
@@ -42,6 +44,23 @@ UOp Builder::window_value(DType dt, int64_t lo, int64_t hi, const Scope& s, int 
     }
   }
   return var(dt, lo, hi);
+}
+
+std::pair<int64_t, int64_t> Builder::edge_bounds(DType dt) {
+  const int64_t k = e_.between(0, 7);
+  enum class Edge : uint8_t { AtMax, AtMin, AboveZero, BelowZero };
+  constexpr Edge kEdges[] = {Edge::AtMax, Edge::AtMin, Edge::AboveZero, Edge::BelowZero};
+  switch (e_.option(kEdges)) {
+    case Edge::AtMax: return {dt.int_max() - k, dt.int_max()};
+    case Edge::AtMin:
+      if (dt.int_min() < 0) return {dt.int_min(), dt.int_min() + k};
+      [[fallthrough]];
+    case Edge::AboveZero: return {1, 1 + k};
+    case Edge::BelowZero:
+      if (dt.int_min() < 0) return {-1 - k, -1};
+      break;
+  }
+  return {dt.int_max() - k, dt.int_max()};
 }
 
 UOp Builder::edge_pair(DType dt, const Scope& s, int depth) {
@@ -114,10 +133,12 @@ UOp Builder::limit_pair(DType dt, const Scope& s, int depth) {
                                      : __int128{1} << e_.between(1, r.bits - 2);
     if (is_signed && e_.chance(wp.p_negative_factor)) c = -c;
   } else {
-    switch (e_.below(3)) {  // a small step, a power of two, or most of the range
-      case 0: c = e_.between(1, 8); break;
-      case 1: c = __int128{1} << e_.between(1, r.bits - 2); break;
-      default: c = r.hi - e_.between(0, 3); break;
+    enum class Step : uint8_t { Small, PowerOfTwo, MostOfTheRange };
+    constexpr Step kSteps[] = {Step::Small, Step::PowerOfTwo, Step::MostOfTheRange};
+    switch (e_.option(kSteps)) {
+      case Step::Small: c = e_.between(1, 8); break;
+      case Step::PowerOfTwo: c = __int128{1} << e_.between(1, r.bits - 2); break;
+      case Step::MostOfTheRange: c = r.hi - e_.between(0, 3); break;
     }
     if ((op == Op::Add) != at_max) c = -c;  // the sign that moves the result to the limit
   }
@@ -133,10 +154,12 @@ UOp Builder::limit_pair(DType dt, const Scope& s, int depth) {
   UOp k = cint(it, bounds[e_.below(std::size(bounds))]);
   if (dt.is_bool()) return e_.coin() ? lt(v, k) : lt(k, v);
   if (dt == it) {
-    switch (e_.below(3)) {
-      case 0: return v;
-      case 1: return alu(Op::Max, {v, k});
-      default: return alu(Op::Min, {v, k});
+    enum class Use : uint8_t { Itself, MaxWithBound, MinWithBound };
+    constexpr Use kUses[] = {Use::Itself, Use::MaxWithBound, Use::MinWithBound};
+    switch (e_.option(kUses)) {
+      case Use::Itself: return v;
+      case Use::MaxWithBound: return alu(Op::Max, {v, k});
+      case Use::MinWithBound: return alu(Op::Min, {v, k});
     }
   }
   return as_dtype(dt, v);

@@ -39,6 +39,12 @@ class Entropy {
   /// A fair choice between equivalent spellings or symmetric values (operand order, which
   /// of two ranges, a sign): chance(0.5), named so that it is not mistaken for a knob.
   bool coin() { return chance(0.5); }
+  /// One of a table of named options, uniformly (a name repeated is drawn that much more
+  /// often): the same draw as below(N), its cases named.
+  template <class T, size_t N>
+  T option(const T (&table)[N]) {
+    return table[below(N)];
+  }
   /// Uniform in [lo, hi] (hi < lo: lo).
   int64_t between(int64_t lo, int64_t hi) {
     if (hi <= lo) return lo;

@@ -71,20 +71,6 @@ UOp Builder::overflowing_pair(UOp a) {
   return alu(Op::Add, {alu(Op::Add, {x, I(kMin + d)}), I(-1 - d)});
 }
 
-std::pair<int64_t, int64_t> Builder::edge_bounds(DType dt) {
-  const int64_t k = e_.between(0, 7);
-  switch (e_.below(4)) {
-    case 0: return {dt.int_max() - k, dt.int_max()};
-    case 1:
-      if (dt.int_min() < 0) return {dt.int_min(), dt.int_min() + k};
-      [[fallthrough]];
-    case 2: return {1, 1 + k};
-    default:
-      if (dt.int_min() < 0) return {-1 - k, -1};
-      return {dt.int_max() - k, dt.int_max()};
-  }
-}
-
 UOp Builder::range_leaf(const Scope& s) {
   if (s.ranges.empty()) return I(e_.between(0, 3));
   UOp r;
@@ -215,11 +201,14 @@ UOp Builder::leaf(DType dt, const Scope& s, int depth) {
       // exactly: a float variable with fractional bounds in the simplifier's IR.
       constexpr double kExact[] = {0.5, 0.25, -0.5, 1.5};
       UOp v = cast(dt, var(dtypes::Int32, -e_.between(0, 8), e_.between(0, 8)));
-      switch (e_.below(3)) {
-        case 0: return v;
-        case 1: return alu(Op::Mul, {v, cfloat(dt, kExact[e_.below(4)])});
-        default: return alu(Op::Add, {v, cfloat(dt, kExact[e_.below(4)])});
+      enum class Exact : uint8_t { Itself, Scaled, Shifted };
+      constexpr Exact kExacts[] = {Exact::Itself, Exact::Scaled, Exact::Shifted};
+      switch (e_.option(kExacts)) {
+        case Exact::Itself: return v;
+        case Exact::Scaled: return alu(Op::Mul, {v, cfloat(dt, kExact[e_.below(4)])});
+        case Exact::Shifted: return alu(Op::Add, {v, cfloat(dt, kExact[e_.below(4)])});
       }
+      return v;
     }
     default: {
       if (e_.chance(p_.p_edge_var_bounds)) {
