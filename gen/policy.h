@@ -1,6 +1,6 @@
 /** \file GenPolicy: every probability and limit of the kernel generator, in one struct (YARPGen
- * style), its weight tables in gen/kernel_weights.h and gen/edge_weights.h; the tensor-program generator's knobs are
- * TensorGenPolicy's (gen/tensor_policy.h), held here as `tensor`.
+ * style), its weight tables in gen/kernel_weights.h and gen/edge_weights.h; the tensor-program
+ * generator's knobs are TensorGenPolicy's (gen/tensor_policy.h), held here as `tensor`.
  *
  * A probability p_x is the chance that one choice point takes the named shape (the
  * choice points are described in gen/generator.h). Weights are relative: they need not
