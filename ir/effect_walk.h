@@ -114,7 +114,7 @@ class EffectWalk {
     const size_t outer = chain_.size();
     for (size_t i = 1; i < u.num_src(); ++i) open_loop(u.src(i), split && i == 1);
     if (auto e = effect(u.src(0), false)) return e;
-    close(outer);
+    leave_loops(outer);
     if (chain_.size() > outer)
       v_.close_loops(std::span<const ScopeRef>(chain_).subspan(outer), chain_[outer - 1]);
     chain_.resize(outer);
@@ -126,9 +126,9 @@ class EffectWalk {
     chain_.push_back(v_.open_loop(chain_.back(), range, end, shared));
     plan_.enter(range);
   }
-  // Leaves the plan's loops above position `outer` - 1 (the visitor closes its own).
-  void close(size_t outer) {
-    for (size_t i = outer; i < chain_.size(); ++i) plan_.leave();
+  // Leaves the plan's loops from position `from` up (the visitor closes its own).
+  void leave_loops(size_t from) {
+    for (size_t i = from; i < chain_.size(); ++i) plan_.leave();
   }
 
   // The value of `u` demanded at position depth - 1, evaluated at its home and memoised there.
@@ -205,7 +205,7 @@ class EffectWalk {
     for (size_t i = 1; i < u.num_src(); ++i) open_loop(u.src(i), false);
     const Operand x = value(u.src(0), chain_.size());
     v_.reduce_step(chain_.back(), u, acc, x);
-    close(k + 1);
+    leave_loops(k + 1);
     Operand r = v_.reduce_end(chain_[k], u, acc, std::span<const ScopeRef>(chain_).subspan(k + 1));
     chain_.resize(k + 1);
     chain_.insert(chain_.end(), above.begin(), above.end());

@@ -25,11 +25,11 @@ enum class Pinning : uint8_t {
 };
 
 /// The chain of loops open while an executor emits a kernel (position 0 is the kernel's
-/// own scope), and the placement rule over it. Executors walk the effects (STORE, END)
-/// in order, enter() a loop for each RANGE an END or REDUCE binds and leave() it after,
-/// and evaluate each operand at home(): the innermost open loop binding one of the
-/// node's open ranges. An evaluation is reused wherever key() is equal, so loop
-/// invariants are computed once per iteration of the loop they depend on.
+/// own scope), and the placement rule over it. The effect walk (ir/effect_walk.h) visits
+/// the effects (STORE, END) in order, enter()s a loop for each RANGE an END or REDUCE
+/// binds and leave()s it after, and evaluates each operand at home(): the innermost open
+/// loop binding one of the node's open ranges. An evaluation is reused wherever key() is
+/// equal, so loop invariants are computed once per iteration of the loop they depend on.
 class LoopPlan {
   struct Scope {
     UOp range;    // null for the kernel's scope and guards
