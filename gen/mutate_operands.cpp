@@ -40,7 +40,7 @@ std::optional<Change> duplicate_change(Context& ctx, const std::vector<UOp>& top
   if (nodes.empty()) return std::nullopt;
   UOp n = draw(e, nodes);
   const size_t a = n.num_src() - 2, b = n.num_src() - 1;
-  const bool first = coin(e);
+  const bool first = e.coin();
   UOp dup = first ? with_src(ctx, n, b, n.src(a)) : with_src(ctx, n, a, n.src(b));
   return Change{
       n, dup,
@@ -134,7 +134,7 @@ std::optional<Change> near_miss_change(Context& ctx, const std::vector<UOp>& top
   std::string what;
   if (x.is_const() && dt.is_int()) {
     const int64_t v = x.const_value().i;
-    int64_t d = coin(e) ? 1 : -1;
+    int64_t d = e.coin() ? 1 : -1;
     if (v + d == 0 || (d > 0 && v == std::numeric_limits<int64_t>::max()) ||
         (d < 0 && v == std::numeric_limits<int64_t>::min()))
       d = -d;

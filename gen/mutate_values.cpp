@@ -17,7 +17,7 @@ using namespace ir;
 /// An edge value of dt (gen/edge_values.h, by the policy's weights). Index values stay
 /// within the generator's magnitude: index arithmetic is undefined on overflow.
 UOp edge_const(Context& ctx, DType dt, Entropy& e, const GenPolicy& p) {
-  if (dt.is_bool()) return ctx.const_bool(coin(e));
+  if (dt.is_bool()) return ctx.const_bool(e.coin());
   if (dt.is_float()) return ctx.const_float(dt, edge_float(e, p.float_edges, dt, p.inexact_floats));
   IntRange r = int_range(dt);
   if (dt.is_index()) r.lo = -(r.hi = p.max_index_magnitude);

@@ -11,7 +11,6 @@
 #include <utility>
 #include <vector>
 
-#include "gen/fair_coin.h"
 #include "gen/mutate.h"
 
 namespace uopfuzz::gen::mutation {

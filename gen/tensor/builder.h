@@ -16,7 +16,6 @@
 #include <vector>
 
 #include "gen/entropy.h"
-#include "gen/fair_coin.h"
 #include "gen/tensor_policy.h"
 #include "ir/kernel.h"
 #include "ir/tensor.h"
@@ -139,7 +138,7 @@ class TensorBuilder {
   // ---- randomness
   /// A fair choice between equivalent spellings (which side, which sign): not a knob.
   bool coin() {
-    return gen::coin(e_);
+    return e_.coin();
   }
   /// One of a table of named options, uniformly.
   template <class T, size_t N>

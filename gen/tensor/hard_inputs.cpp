@@ -6,7 +6,6 @@
 #include <cmath>
 #include <limits>
 
-#include "gen/fair_coin.h"
 #include "gen/tensor/builder.h"
 #include "ir/graph.h"
 #include "ir/run_io.h"
@@ -43,7 +42,7 @@ Value edge_int(Entropy& e, DType dt, const TensorGenPolicy& p) {
 Value hard_float(Entropy& e, DType dt, bool specials, const HardFloatWeights& w) {
   const int max_exp10 = dt.bytes() == 2 ? 4 : 30;
   const int min_exp10 = dt.bytes() == 2 ? -7 : -30;
-  const double sign = coin(e) ? -1.0 : 1.0;
+  const double sign = e.coin() ? -1.0 : 1.0;
   switch (e.pick({w.random_bits, w.mixed_magnitude, w.signed_zero, w.near_one, w.eighths,
                   specials ? w.special : 0.0})) {
     case 0: {  // random finite bits
@@ -64,7 +63,7 @@ Value hard_float(Entropy& e, DType dt, bool specials, const HardFloatWeights& w)
       return round_float(dt, sign * m * std::pow(10.0, e.between(min_exp10, max_exp10)));
     }
     case 2: return round_float(dt, sign * 0.0);
-    case 3: return round_float(dt, sign * (coin(e) ? 1.0 : 1.0 + std::ldexp(1.0, -10)));
+    case 3: return round_float(dt, sign * (e.coin() ? 1.0 : 1.0 + std::ldexp(1.0, -10)));
     case 4: return round_float(dt, sign * static_cast<double>(e.between(-64, 64)) / 8.0);
     default: {
       const double specials_[] = {std::numeric_limits<double>::infinity(),
