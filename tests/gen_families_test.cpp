@@ -70,6 +70,24 @@ TEST(GenFamilyPins, EveryInstanceFamilyPrintsItsPinnedText) {
   }
 }
 
+// InstanceWeights steer their draws: a knob at 1 makes its shape certain, and the defaults
+// passed explicitly are the stream pinned above.
+TEST(GenFamilyPins, InstanceWeightsSteerTheirShapes) {
+  auto big_ends = [](const InstanceWeights& w) {
+    int n = 0;
+    for (uint64_t seed = 0; seed < 20; ++seed) {
+      ir::Context ctx;
+      InstanceGen gen(ctx, seed, InstancePolicy::everything(), w);
+      n += ir::print_kernel(gen.make(InstanceFamily::Shrink)).find("204") != std::string::npos;
+    }
+    return n;
+  };
+  InstanceWeights always;
+  always.p_shrink_big_end = 1;
+  EXPECT_EQ(big_ends(always), 20);
+  EXPECT_LT(big_ends(InstanceWeights{}), 10);
+}
+
 /// The default policy with near misses off (they pin their own draws) and `boost` applied.
 template <class F>
 GenPolicy boosted(F&& boost) {

@@ -24,6 +24,8 @@ TEST(PolicyJson, NamesEachFieldWithItsValue) {
   EXPECT_EQ(defaults["edge_pairs"]["special_ops"]["sin"].get<double>(),
             p.edge_pairs.special_ops.sin);
   EXPECT_EQ(defaults["dtypes"]["int32"].get<double>(), p.dtypes.int32);
+  ASSERT_TRUE(defaults["tensor"].is_object());  // TensorGenPolicy's own fields() visitor
+  EXPECT_FALSE(defaults["tensor"].empty());
 
   p.p_gather = 0.625;
   p.max_range_end = 77;
