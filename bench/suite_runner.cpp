@@ -30,6 +30,8 @@ struct Built {
   std::shared_ptr<backends::Kernel> original, rewritten;
   bool changed = false;
   size_t kernels_original = 1, kernels_rewritten = 1;
+  ir::Program program_rewritten;                ///< Programs: ours, lowered and simplified
+  std::map<int, ir::Buffer> outputs_rewritten;  ///< the rewrite's outputs (check_outputs)
 };
 
 /// Why the case cannot be built; `refused` when it is the backend's stated limit.
@@ -93,7 +95,8 @@ std::variant<std::unique_ptr<Built>, BuildError> build(const suite::SuiteCase& c
     case suite::Form::Program: {
       auto lowered = schedule::lower(b->ctx, b->root);
       if (!lowered) return BuildError{lowered.error().message, true};
-      const ir::Program simplified = schedule::simplify_program(b->ctx, *lowered, so).program;
+      b->program_rewritten = schedule::simplify_program(b->ctx, *lowered, so).program;
+      const ir::Program& simplified = b->program_rewritten;
       b->changed = ir::print_program(simplified) != ir::print_program(*lowered);
       auto original = check::CompiledProgram::compile(backend, *lowered);
       if (!original) return compile_error(original.error());
@@ -109,25 +112,8 @@ std::variant<std::unique_ptr<Built>, BuildError> build(const suite::SuiteCase& c
   return b;
 }
 
-/// "" when the buffers agree (floats within kOutputTolerance of the larger magnitude).
 std::string disagreement(const std::map<int, ir::Buffer>& a, const std::map<int, ir::Buffer>& b) {
-  for (const auto& [slot, buf] : a) {
-    auto it = b.find(slot);
-    if (it == b.end()) return fmt::format("output {} is missing", slot);
-    const ir::Buffer& other = it->second;
-    if (other.size() != buf.size()) return fmt::format("output {} differs in size", slot);
-    for (size_t i = 0; i < buf.size(); ++i) {
-      const ir::Value x = buf.get(i), y = other.get(i);
-      if (buf.dtype().is_float()) {
-        const double scale = std::max({1.0, std::fabs(x.f), std::fabs(y.f)});
-        if (std::isnan(x.f) != std::isnan(y.f) || std::fabs(x.f - y.f) > kOutputTolerance * scale)
-          return fmt::format("output {}[{}]: {} vs {}", slot, i, x.f, y.f);
-      } else if (!ir::same_bits(x, y)) {
-        return fmt::format("output {}[{}] differs", slot, i);
-      }
-    }
-  }
-  return "";
+  return output_disagreement(a, b, kOutputTolerance);
 }
 
 /// The checks of the file comment; "" when they pass.
@@ -138,6 +124,7 @@ std::string check_outputs(const suite::SuiteCase& c, Built& b, bool with_oracle)
   if (!ran_rewritten) return "the rewrite fails to run: " + ran_rewritten.error().message;
   if (auto d = disagreement(ran_original->outputs, ran_rewritten->outputs); !d.empty())
     return "the rewrite's outputs disagree with the original's: " + d;
+  b.outputs_rewritten = ran_rewritten->outputs;
   if (!with_oracle) return "";
   std::vector<Result<ir::RunOutput>> oracle_runs;
   switch (c.form) {
@@ -245,6 +232,17 @@ SuiteResults run_suite(const SuiteOptions& options) {
           point->kernels_rewritten = b.kernels_rewritten;
           point->oracle_checked = with_oracle;
           point->device_clock = r.device_clock;
+          if (options.lowering_beside && c.form == suite::Form::Program) {
+            const OurLowering ours{&b.program_rewritten, b.rewritten.get(), &b.outputs_rewritten};
+            auto beside = lowering_beside(*options.lowering_beside, b.ctx, b.root, b.inputs,
+                                          *backend, ours, kOutputTolerance, lo);
+            if (beside)
+              point->beside = *beside;
+            else
+              res.notes.push_back(fmt::format("{} n={} on {}: {}'s lowering: {}", c.name, n, name,
+                                              options.lowering_beside->name(),
+                                              beside.error().message));
+          }
         }
         return verdict;
       };
@@ -266,6 +264,13 @@ SuiteResults run_suite(const SuiteOptions& options) {
             c.name, n, name, point.original.ns / 1e3, point.rewritten.ns / 1e3, point.speedup,
             100 * point.original.roof.fraction, 100 * point.rewritten.roof.fraction,
             point.confirmed ? "  CONFIRMED REGRESSION" : ""));
+        if (const auto& o = point.beside)
+          say(
+              fmt::format("{} n={} on {}: ours {:.3g} us ({} kernels, {} buffers) vs {}'s lowering "
+                          "{:.3g} us ({} kernels, {} buffers): {:.2f}x",
+                          c.name, n, name, o->ours_ns / 1e3, o->ours.kernels, o->ours.intermediates,
+                          o->simplifier, o->theirs_ns / 1e3, o->theirs.kernels,
+                          o->theirs.intermediates, o->ratio));
         if (point.confirmed && !first_confirmed) first_confirmed = si;
         if (!first_confirmed) below = n;
       }
@@ -406,6 +411,17 @@ nlohmann::ordered_json suite_results_json(const SuiteResults& results, suite::Pr
          {"kernels_original", p.kernels_original},
          {"kernels_rewritten", p.kernels_rewritten},
          {"oracle_checked", p.oracle_checked}});
+    if (const auto& o = p.beside)
+      points.back()["other_lowering"] = {{"simplifier", o->simplifier},
+                                         {"scheduled_for", o->scheduled_for},
+                                         {"ours_ns", o->ours_ns},
+                                         {"theirs_ns", o->theirs_ns},
+                                         {"ratio", o->ratio},
+                                         {"kernels_ours", o->ours.kernels},
+                                         {"kernels_theirs", o->theirs.kernels},
+                                         {"intermediates_ours", o->ours.intermediates},
+                                         {"intermediates_theirs", o->theirs.intermediates},
+                                         {"clock", o->device_clock ? "device" : "host"}};
   }
   out["suite_points"] = points;
   json regs = json::array();

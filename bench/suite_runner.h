@@ -15,6 +15,10 @@
  * original and of the rewrite agree (floats within kOutputTolerance of the larger
  * magnitude, others exactly). A disagreement is reported and the size is not timed.
  *
+ * With SuiteOptions::lowering_beside, each tensor-program case at each size also gets
+ * another simplifier's lowering (tinygrad's), checked against our outputs and timed beside
+ * our rewritten Program (bench/lowering_beside.h); its refusals are notes too.
+ *
  * A regression the detector confirms at any size is a finding: the sizes below it are
  * searched (bisection over multiples of the case's quantum) for the smallest one where it
  * is still confirmed, and the results file reports it (`size_regressions`).
@@ -23,11 +27,14 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "bench/lowering_beside.h"
 #include "bench/roofline.h"
 #include "bench/run_context.h"
 #include "bench/runner.h"
@@ -50,6 +57,9 @@ struct SuiteOptions {
   check::LatencyOptions latency;
   simplifier::SimplifyOptions simplify;  ///< the rewrite (planted bugs for tests)
   int max_search_probes = 8;             ///< sizes the regression search may time
+  /// Set (`--tinygrad-lowering`): its lowering of each tensor-program case is run and timed
+  /// beside ours at every size (bench/lowering_beside.h).
+  std::shared_ptr<sut::Simplifier> lowering_beside;
   std::function<void(std::string_view)> on_progress;
 };
 
@@ -69,6 +79,9 @@ struct SuitePoint {
   size_t kernels_original = 1, kernels_rewritten = 1;  ///< Programs: kernels of each
   bool oracle_checked = false;  ///< this size's outputs were checked against the oracle
   bool device_clock = false;
+  /// Programs with SuiteOptions::lowering_beside: the other lowering beside ours (absent
+  /// where it could not be had or checked; the notes say why).
+  std::optional<LoweringBeside> beside;
 };
 
 struct SizeProbe {

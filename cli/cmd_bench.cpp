@@ -12,6 +12,7 @@
 #include "cli/command.h"
 #include "cli/shared_flags.h"
 #include "simplifier/bugs.h"
+#include "sut/simplifier_under_test.h"
 
 namespace uopfuzz::cli {
 namespace {
@@ -28,6 +29,7 @@ struct BenchFlags {
   std::string size = "small";
   std::vector<std::string> suite_cases;
   std::vector<std::string> bugs;
+  bool tinygrad_lowering = false;
 };
 
 /// The cases to time (printing why there are none), and the label the results file gives them.
@@ -104,6 +106,18 @@ int run_suite_bench(const BenchFlags& f) {
     }
     so.simplify.bugs.enable(*bug);
   }
+  if (f.tinygrad_lowering) {
+    sut::ExternalOptions eo;
+    // One request schedules and runs a whole real-size program on tinygrad's CPU device:
+    // seconds at the full preset, not the per-graph budget of a campaign.
+    eo.timeout_s = 600;
+    auto tinygrad = sut::make_simplifier("tinygrad", eo);
+    if (!tinygrad) {
+      fmt::print(stderr, "error: --tinygrad-lowering: {}\n", tinygrad.error().message);
+      return kExitBadInput;
+    }
+    so.lowering_beside = *tinygrad;
+  }
   so.on_progress = [](std::string_view line) { fmt::print(stderr, "{}\n", line); };
   bench::SuiteResults r = bench::run_suite(so);
   for (const auto& roof : r.rooflines)
@@ -127,6 +141,14 @@ int run_suite_bench(const BenchFlags& f) {
                : p.rewrite_changed ? ""
                                    : "unchanged");
   }
+  for (const auto& p : r.points)
+    if (const auto& o = p.beside)
+      fmt::print(
+          "lowering: {} n={} on {}: ours {:.3g} us ({} kernels, {} buffers), {}'s {:.3g} us ({} "
+          "kernels, {} buffers): ours/{} {:.2f}x\n",
+          p.case_name, p.size, p.backend, o->ours_ns / 1e3, o->ours.kernels, o->ours.intermediates,
+          o->simplifier, o->theirs_ns / 1e3, o->theirs.kernels, o->theirs.intermediates,
+          o->simplifier, o->ratio);
   for (const auto& g : r.regressions)
     fmt::print("regression: {} on {}: confirmed at n={}, smallest size showing it n={} ({:.2f}x)\n",
                g.case_name, g.backend, g.found_at, g.smallest, g.ratio);
@@ -163,6 +185,10 @@ int run_bench(const BenchFlags& f) {
         return kExitBadInput;
       }
     return run_suite_bench(f);
+  }
+  if (f.tinygrad_lowering) {
+    fmt::print(stderr, "error: --tinygrad-lowering is for --suite real's tensor programs\n");
+    return kExitBadInput;
   }
   std::string label;
   auto cases = bench_cases(f, label);
@@ -257,6 +283,10 @@ Action add_bench(CLI::App& cmd, Invocation& invocation) {
   cmd.add_option("--inject-bug", f->bugs,
                  "with --suite: switch on a planted simplifier bug in the rewrite (repeatable; "
                  "see simplify --list-bugs)");
+  cmd.add_flag("--tinygrad-lowering", f->tinygrad_lowering,
+               "with --suite: also run tinygrad's lowering of each tensor-program case (its "
+               "kernels as .uop, via the tinygrad adapter and $TINYGRAD_PATH) on the same "
+               "backend, checked against ours and timed beside it");
   add_device_flag(cmd, invocation.device);
   return [f] { return run_bench(*f); };
 }
