@@ -183,6 +183,19 @@ SuiteVariant read_suite_variant(const Obj& v) {
   return r;
 }
 
+OtherLowering read_other_lowering(const Obj& o) {
+  OtherLowering r;
+  r.simplifier = o.str("simplifier");
+  r.ours_ns = o.num("ours_ns");
+  r.theirs_ns = o.num("theirs_ns");
+  r.ratio = o.num("ratio");
+  r.kernels_ours = o.integer("kernels_ours");
+  r.kernels_theirs = o.integer("kernels_theirs");
+  r.intermediates_ours = o.integer("intermediates_ours");
+  r.intermediates_theirs = o.integer("intermediates_theirs");
+  return r;
+}
+
 SuitePoint read_suite_point(const Obj& p) {
   SuitePoint r;
   r.case_name = p.str("case");
@@ -200,6 +213,7 @@ SuitePoint read_suite_point(const Obj& p) {
   r.rewrite_changed = p.boolean_or("rewrite_changed", true);
   r.kernels_original = p.opt_integer("kernels_original").value_or(1);
   r.kernels_rewritten = p.opt_integer("kernels_rewritten").value_or(1);
+  if (p.has("other_lowering")) r.other_lowering = read_other_lowering(p.obj("other_lowering"));
   return r;
 }
 

@@ -151,6 +151,14 @@ struct SuiteVariant {
   std::optional<double> fraction;
 };
 
+/// A suite point's "other_lowering" (`bench --suite real --tinygrad-lowering`): another
+/// simplifier's lowering of the tensor program, timed beside ours (our rewritten Program).
+struct OtherLowering {
+  std::string simplifier;                        ///< "tinygrad"
+  double ours_ns = 0, theirs_ns = 0, ratio = 0;  ///< ratio = ours_ns / theirs_ns
+  int64_t kernels_ours = 0, kernels_theirs = 0, intermediates_ours = 0, intermediates_theirs = 0;
+};
+
 /// One entry of "suite_points": a suite case at one size on one device.
 struct SuitePoint {
   std::string case_name, form, backend, device;
@@ -160,6 +168,7 @@ struct SuitePoint {
   double speedup = 0;
   bool confirmed = false, rewrite_changed = true;
   int64_t kernels_original = 1, kernels_rewritten = 1;
+  std::optional<OtherLowering> other_lowering;
 };
 
 /// One entry of "size_regressions": a confirmed regression and the smallest size showing it.

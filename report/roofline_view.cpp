@@ -148,6 +148,19 @@ std::string trend_svg(const std::vector<const LoadedResults*>& runs, const std::
   return s + "</svg>\n";
 }
 
+/// The "ours vs tinygrad's lowering" cell: both times and each side's kernels and
+/// intermediate buffers, and ours/theirs (sorted by it); a dash where there is none.
+std::string other_lowering_cell(const SuitePoint& p) {
+  if (!p.other_lowering) return "<td class=\"num\" data-v=\"0\">–</td>";
+  const OtherLowering& o = *p.other_lowering;
+  return fmt::format(
+      "<td class=\"num other-lowering{}\" data-v=\"{}\" title=\"ours/{} median time\">ours "
+      "{:.3g} µs ({} kernels, {} buffers) vs {} {:.3g} µs ({} kernels, {} buffers): {:.2f}×</td>",
+      o.ratio > 1 ? " slower" : "", o.ratio, html_escape(o.simplifier), o.ours_ns / 1e3,
+      o.kernels_ours, o.intermediates_ours, html_escape(o.simplifier), o.theirs_ns / 1e3,
+      o.kernels_theirs, o.intermediates_theirs, o.ratio);
+}
+
 }  // namespace
 
 std::vector<SuitePoint> largest_points(const LoadedResults& run, const std::string& backend,
@@ -203,7 +216,8 @@ std::string roofline_section(const std::vector<LoadedResults>& all) {
        "<th>Case</th><th>Device</th><th class=\"num\">Size</th><th>Bound</th>"
        "<th class=\"num\">GB/s</th><th class=\"num\">GOP/s</th><th class=\"num\">Roofline "
        "(original)</th><th class=\"num\">Roofline (rewritten)</th><th "
-       "class=\"num\">Speedup</th><th class=\"num\">Kernels</th></tr></thead>\n<tbody>\n";
+       "class=\"num\">Speedup</th><th class=\"num\">Kernels</th><th class=\"num\">Ours vs "
+       "tinygrad's lowering</th></tr></thead>\n<tbody>\n";
   for (const auto& [backend, device] : devices) {
     const LoadedResults* latest = nullptr;
     for (const LoadedResults* r : runs)
@@ -214,14 +228,15 @@ std::string roofline_section(const std::vector<LoadedResults>& all) {
           "<tr><td>{}</td><td>{} · {}</td><td class=\"num\" data-v=\"{}\">{}</td><td>{}</td>"
           "<td class=\"num\">{:.3g}</td><td class=\"num\">{:.3g}</td><td class=\"num "
           "fraction\" data-v=\"{}\">{}</td><td class=\"num fraction\" data-v=\"{}\">{}</td><td "
-          "class=\"num{}\" data-v=\"{}\">{}</td><td class=\"num\">{}</td></tr>\n",
+          "class=\"num{}\" data-v=\"{}\">{}</td><td class=\"num\">{}</td>{}</tr>\n",
           html_escape(p.case_name), html_escape(backend), html_escape(device), p.size,
           plot::format_count(p.size), html_escape(p.bound), p.rewritten.gbps, p.rewritten.gops,
           p.original.fraction.value_or(0), percent(p.original.fraction),
           p.rewritten.fraction.value_or(0), percent(p.rewritten.fraction),
           p.confirmed ? " slower" : "", p.speedup, plot::format_speedup(p.speedup),
           p.form == "program" ? fmt::format("{} → {}", p.kernels_original, p.kernels_rewritten)
-                              : std::string("1"));
+                              : std::string("1"),
+          other_lowering_cell(p));
     }
   }
   s += "</tbody>\n</table>\n<h3 class=\"table-title\">Regressions across sizes</h3>\n";

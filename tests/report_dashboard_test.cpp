@@ -498,7 +498,8 @@ namespace uopfuzz::report {
 namespace {
 
 /// A suite run's results file: one case at two sizes on cpu (fractions given), with the
-/// roofline measured, and a second device whose roofline was not.
+/// roofline measured, and a second device whose roofline was not, where a tensor program
+/// has tinygrad's lowering beside ours.
 std::string suite_json(const std::string& date, double large_fraction) {
   return R"({"context": {"date": ")" + date +
          R"(", "commit": "abc1234def", "cases": "suite: real, small",
@@ -518,7 +519,10 @@ std::string suite_json(const std::string& date, double large_fraction) {
   {"case": "softmax_rows", "form": "program", "backend": "vulkan", "device": "gpu0", "size": 4096,
    "bytes": 32768, "ops": 24576, "bound": "unknown", "original": {"ns": 1000, "gbps": 32.8, "gops": 24.6},
    "rewritten": {"ns": 1000, "gbps": 32.8, "gops": 24.6}, "speedup": 1.0,
-   "kernels_original": 3, "kernels_rewritten": 3}],
+   "kernels_original": 3, "kernels_rewritten": 3,
+   "other_lowering": {"simplifier": "tinygrad", "scheduled_for": "CPU", "ours_ns": 1000, "theirs_ns": 2000,
+     "ratio": 0.5, "kernels_ours": 3, "kernels_theirs": 2, "intermediates_ours": 2,
+     "intermediates_theirs": 1, "clock": "host"}}],
  "size_regressions": [{"case": "stream_axpy", "backend": "cpu", "device": "cpu0", "found_at": 65536,
    "smallest": 8192, "ratio": 1.3, "probes": []}]})";
 }
@@ -540,6 +544,15 @@ TEST(ReportRoofline, ReadsTheSuiteKeys) {
   EXPECT_EQ(r.suite_points[1].rewritten.fraction, 0.75);
   EXPECT_FALSE(r.suite_points[2].original.fraction.has_value());
   EXPECT_EQ(r.suite_points[2].kernels_original, 3);
+  EXPECT_FALSE(r.suite_points[0].other_lowering.has_value());
+  ASSERT_TRUE(r.suite_points[2].other_lowering.has_value());
+  const OtherLowering& other = *r.suite_points[2].other_lowering;
+  EXPECT_EQ(other.simplifier, "tinygrad");
+  EXPECT_EQ(other.theirs_ns, 2000.0);
+  EXPECT_EQ(other.ratio, 0.5);
+  EXPECT_EQ(other.kernels_theirs, 2);
+  EXPECT_EQ(other.intermediates_ours, 2);
+  EXPECT_EQ(other.intermediates_theirs, 1);
   ASSERT_EQ(r.size_regressions.size(), 1u);
   EXPECT_EQ(r.size_regressions[0].smallest, 8192);
   // A key of the wrong type is named.
@@ -548,6 +561,12 @@ TEST(ReportRoofline, ReadsTheSuiteKeys) {
   auto rejected = parse_results(bad, "b.json");
   ASSERT_FALSE(rejected.ok());
   EXPECT_NE(rejected.error().message.find("suite_points[0].size"), std::string::npos);
+  std::string bad_other = suite_json("2026-12-01T00:00:00Z", 0.75);
+  bad_other.replace(bad_other.find("\"kernels_theirs\": 2"), 19, "\"kernels_theirs\": \"2\"");
+  auto rejected_other = parse_results(bad_other, "c.json");
+  ASSERT_FALSE(rejected_other.ok());
+  EXPECT_NE(rejected_other.error().message.find("suite_points[2].other_lowering.kernels_theirs"),
+            std::string::npos);
 }
 
 TEST(ReportRoofline, PlotsEachCaseAtItsLargestSizePerDeviceAndTheTrend) {
@@ -572,6 +591,13 @@ TEST(ReportRoofline, PlotsEachCaseAtItsLargestSizePerDeviceAndTheTrend) {
   EXPECT_EQ(count(trend, "<circle"), 2u);
   EXPECT_EQ(count(slice(sec, "id=\"roofline-points\"", "</table>"), "<tr><td>"), 3u);
   EXPECT_NE(sec.find("3 → 3"), std::string::npos);  // the program's kernel counts
+  // The program's column beside tinygrad's lowering; the kernels' points have none.
+  std::string points = slice(sec, "id=\"roofline-points\"", "</table>");
+  EXPECT_NE(points.find("Ours vs tinygrad's lowering"), std::string::npos);
+  EXPECT_EQ(count(points, "class=\"num other-lowering\""), 1u);
+  EXPECT_NE(points.find("ours 1 µs (3 kernels, 2 buffers) vs tinygrad 2 µs (2 kernels, 1 "
+                        "buffers): 0.50×"),
+            std::string::npos);
   EXPECT_EQ(count(slice(sec, "id=\"size-regressions\"", "</table>"), "<tr><td>"), 2u);
   // Without suite runs the section says so.
   std::string plain = render_dashboard(all_fixtures(), o);
