@@ -14,9 +14,10 @@ using namespace ir;
 UOp TensorBuilder::movement(DType dt, const Shape& s, int depth) {
   const MovementWeights& w = p_.movement;
   const bool any_dim = !s.empty();
+  const bool two_dims = s.size() >= 2;  // a PERMUTE that is not the identity
   const bool any_wide = std::any_of(s.begin(), s.end(), [](int64_t d) { return d != 1; });
   const bool any_nonempty = std::any_of(s.begin(), s.end(), [](int64_t d) { return d > 0; });
-  switch (e_.pick({w.reshape, s.size() >= 2 ? w.permute : 0.0, any_wide ? w.expand : 0.0,
+  switch (e_.pick({w.reshape, two_dims ? w.permute : 0.0, any_wide ? w.expand : 0.0,
                    any_nonempty && !dt.is_quantized() ? w.pad : 0.0, any_dim ? w.shrink : 0.0,
                    any_dim ? w.flip : 0.0})) {
     case 0: {
