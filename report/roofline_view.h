@@ -2,8 +2,8 @@
  * bench --suite`), each backend's measured bandwidth and arithmetic rate, each case's
  * fraction of its roofline bound per device (original against rewritten, at the largest
  * size measured), every case and size in a table (with, where the run has it, the tensor
- * programs' time, kernels and buffers against tinygrad's lowering), the fractions' trend over commits, and
- * the regressions the size search minimized. */
+ * programs' time, kernels and buffers against tinygrad's lowering), the fractions' trend over
+ * commits, and the regressions the size search minimized. */
 #pragma once
 
 #include <string>
