@@ -5,6 +5,8 @@
  */
 #pragma once
 
+#include "gen/fields.h"
+
 namespace uopfuzz::gen {
 // The policy is a table, one knob a row with its meaning aligned beside it.
 // clang-format off
@@ -16,15 +18,7 @@ struct IntEdgeWeights {
   double limit = 2;         ///< the dtype's min and max and their neighbours (index: also +-max_index_magnitude)
   double pair = 2;          ///< a value whose sum or product with an earlier edge value lands on a limit or one past it
   double p_pair_sum = 0.6;  ///< ... its sum (else its product: the first value past the range, or one short of it)
-  /// Each field once, by name (report/policy_json.h writes them to `fuzz --json`).
-  template <class V>
-  void fields(V&& v) const {
-    v("small", small);
-    v("power_of_two", power_of_two);
-    v("limit", limit);
-    v("pair", pair);
-    v("p_pair_sum", p_pair_sum);
-  }
+  UOPFUZZ_FIELDS(small, power_of_two, limit, pair, p_pair_sum)
 };
 
 /// Classes of edge floats (gen/edge_values.h).
@@ -35,16 +29,7 @@ struct FloatEdgeWeights {
   double rounding = 2;        ///< 2^p, 2^p +- ulp, 1 +- ulp (p = significand bits): sums with them round after a few terms
   double limit = 1;           ///< the largest finite value, the smallest normal and subnormal, negated or not
   double special = 1;         ///< inf, -inf, NaN (inexact_floats only)
-  /// Each field once, by name (report/policy_json.h writes them to `fuzz --json`).
-  template <class V>
-  void fields(V&& v) const {
-    v("signed_zero", signed_zero);
-    v("p_negative_zero", p_negative_zero);
-    v("random_mantissa", random_mantissa);
-    v("rounding", rounding);
-    v("limit", limit);
-    v("special", special);
-  }
+  UOPFUZZ_FIELDS(signed_zero, p_negative_zero, random_mantissa, rounding, limit, special)
 };
 
 // ---- edge pairs (issue 31; gen/edge_values.h): a constant at a boundary drawn together with a
@@ -61,22 +46,8 @@ struct SpecialUnaryWeights {
   double bitcast_int = 1;     ///< BITCAST to the integer of its size (never NaN: UB)
   double cast_int = 1;        ///< CAST to an integer through the NaN guard
   double int_limit = 1;       ///< an integer limit (or one below it) under a CAST to the float
-  /// Each field once, by name (report/policy_json.h writes them to `fuzz --json`).
-  template <class V>
-  void fields(V&& v) const {
-    v("neg", neg);
-    v("trunc", trunc);
-    v("reciprocal", reciprocal);
-    v("sqrt", sqrt);
-    v("exp2", exp2);
-    v("log2", log2);
-    v("sin", sin);
-    v("cast_float", cast_float);
-    v("cast_bool", cast_bool);
-    v("bitcast_int", bitcast_int);
-    v("cast_int", cast_int);
-    v("int_limit", int_limit);
-  }
+  UOPFUZZ_FIELDS(neg, trunc, reciprocal, sqrt, exp2, log2, sin, cast_float, cast_bool, bitcast_int, cast_int,
+                 int_limit)
 };
 
 /// Which edge pair fills a value position.
@@ -113,39 +84,12 @@ struct EdgePairWeights {
   double p_limit_itself = 0.5;       ///< an integer limit under a CAST is the limit (else one below it)
   double p_index_multiple_negative = 0.4;   ///< an index multiple's divisor is negative (GenPolicy::p_index_multiple)
   double p_index_multiple_near_limit = 0.3; ///< its window is around the multiple nearest +-max_index_magnitude
-  /// Each field once, by name (report/policy_json.h writes them to `fuzz --json`).
-  template <class V>
-  void fields(V&& v) const {
-    v("float_rounding", float_rounding);
-    v("limit", limit);
-    v("multiple", multiple);
-    v("special_unary", special_unary);
-    v("p_from_load", p_from_load);
-    v("rounding_float16", rounding_float16);
-    v("rounding_float32", rounding_float32);
-    v("rounding_float64", rounding_float64);
-    v("p_float16_overflow", p_float16_overflow);
-    v("p_negative_window", p_negative_window);
-    v("p_rounding_neighbour", p_rounding_neighbour);
-    v("p_round_trip", p_round_trip);
-    v("p_limit_own_dtype", p_limit_own_dtype);
-    v("p_small_factor", p_small_factor);
-    v("p_negative_factor", p_negative_factor);
-    v("p_multiple_own_dtype", p_multiple_own_dtype);
-    v("p_min_by_minus_one", p_min_by_minus_one);
-    v("p_small_divisor", p_small_divisor);
-    v("p_negative_divisor", p_negative_divisor);
-    v("p_multiple_near_limit", p_multiple_near_limit);
-    v("p_recombined", p_recombined);
-    v("p_special_own_dtype", p_special_own_dtype);
-    v("special_float16", special_float16);
-    v("special_float32", special_float32);
-    v("special_float64", special_float64);
-    v("special_ops", special_ops);
-    v("p_limit_itself", p_limit_itself);
-    v("p_index_multiple_negative", p_index_multiple_negative);
-    v("p_index_multiple_near_limit", p_index_multiple_near_limit);
-  }
+  UOPFUZZ_FIELDS(float_rounding, limit, multiple, special_unary, p_from_load, rounding_float16, rounding_float32,
+                 rounding_float64, p_float16_overflow, p_negative_window, p_rounding_neighbour, p_round_trip,
+                 p_limit_own_dtype, p_small_factor, p_negative_factor, p_multiple_own_dtype, p_min_by_minus_one,
+                 p_small_divisor, p_negative_divisor, p_multiple_near_limit, p_recombined, p_special_own_dtype,
+                 special_float16, special_float32, special_float64, special_ops, p_limit_itself,
+                 p_index_multiple_negative, p_index_multiple_near_limit)
 };
 
 /// Nested division and modulo of index expressions by constants (gen/edge_values.h, DivmodShape).
@@ -157,26 +101,8 @@ struct NestedDivmodWeights {
   double p_negative = 0.3;    ///< each of a and b is negative (index // and % by a negative constant are defined)
   double p_c_rounding = 0.2;  ///< each op is CDIV/CMOD instead of FLOORDIV/FLOORMOD
   double p_window = 0.6;      ///< x is a VAR in a window around a multiple of a*b (else any index expression)
-  /// Each field once, by name (report/policy_json.h writes them to `fuzz --json`).
-  template <class V>
-  void fields(V&& v) const {
-    v("div_div", div_div);
-    v("mod_mod", mod_mod);
-    v("div_mod", div_mod);
-    v("mod_div", mod_div);
-    v("mul_div", mul_div);
-    v("mul_mod", mul_mod);
-    v("add_div", add_div);
-    v("add_mod", add_mod);
-    v("a_divides_b", a_divides_b);
-    v("b_divides_a", b_divides_a);
-    v("neither", neither);
-    v("equal", equal);
-    v("unit", unit);
-    v("p_negative", p_negative);
-    v("p_c_rounding", p_c_rounding);
-    v("p_window", p_window);
-  }
+  UOPFUZZ_FIELDS(div_div, mod_mod, div_mod, mod_div, mul_div, mul_mod, add_div, add_mod, a_divides_b,
+                 b_divides_a, neither, equal, unit, p_negative, p_c_rounding, p_window)
 };
 
 // clang-format on

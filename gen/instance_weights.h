@@ -5,6 +5,8 @@
  * streams (tests/gen_families_test.cpp pins them). */
 #pragma once
 
+#include "gen/fields.h"
+
 namespace uopfuzz::gen {
 // The weights are a table, one knob a row with its meaning aligned beside it.
 // clang-format off
@@ -95,76 +97,21 @@ struct InstanceWeights {
   // ---- gather
   double p_gather_ne_where = 0.8;      ///< the value is where(cond, 0, e) (else where(!cond, e, 0))
   double p_gather_second_range = 0.1;  ///< the REDUCE closes a second range
-  /// Each field once, by name (report/policy_json.h writes them to `fuzz --json`).
-  template <class V>
-  void fields(V&& v) const {
-    v("p_negative_end_min", p_negative_end_min);
-    v("p_var_end", p_var_end);
-    v("p_var_plus_const_end", p_var_plus_const_end);
-    v("p_small_const", p_small_const);
-    v("p_huge_index_const", p_huge_index_const);
-    v("p_int_limit_const", p_int_limit_const);
-    v("p_special_float_const", p_special_float_const);
-    v("p_small_divisor", p_small_divisor);
-    v("p_negative_divisor", p_negative_divisor);
-    v("p_expr_leaf", p_expr_leaf);
-    v("p_rule_shape", p_rule_shape);
-    v("p_divmod_rule_shape", p_divmod_rule_shape);
-    v("p_const_divisor", p_const_divisor);
-    v("p_int_shift", p_int_shift);
-    v("p_int_divmod_shape", p_int_divmod_shape);
-    v("p_factor_multiple_of_divisor", p_factor_multiple_of_divisor);
-    v("p_addend_multiple_of_divisor", p_addend_multiple_of_divisor);
-    v("p_modulus_multiple_of_divisor", p_modulus_multiple_of_divisor);
-    v("p_divisor_is_stride", p_divisor_is_stride);
-    v("p_positive_zero_operand", p_positive_zero_operand);
-    v("p_symbolic_var", p_symbolic_var);
-    v("p_var_multiple_of", p_var_multiple_of);
-    v("p_top_division", p_top_division);
-    v("p_top_divisor_var", p_top_divisor_var);
-    v("p_split_var_end", p_split_var_end);
-    v("p_split_var_multiple", p_split_var_multiple);
-    v("p_split_in_reduce", p_split_in_reduce);
-    v("p_split_floor_mod", p_split_floor_mod);
-    v("p_split_reduce_load", p_split_reduce_load);
-    v("p_split_store_load", p_split_store_load);
-    v("p_split_load_at_mod", p_split_load_at_mod);
-    v("p_merge_three_ranges", p_merge_three_ranges);
-    v("p_merge_var_end", p_merge_var_end);
-    v("p_merge_loop_axes", p_merge_loop_axes);
-    v("p_merge_local_axis", p_merge_local_axis);
-    v("p_merge_row_major", p_merge_row_major);
-    v("p_merge_reduce", p_merge_reduce);
-    v("p_merge_reduce_linear", p_merge_reduce_linear);
-    v("p_merge_reduce_scaled", p_merge_reduce_scaled);
-    v("p_merge_inner_first_range", p_merge_inner_first_range);
-    v("p_merge_nested_ends", p_merge_nested_ends);
-    v("p_shrink_big_end", p_shrink_big_end);
-    v("p_shrink_var_end", p_shrink_var_end);
-    v("p_shrink_var_gate", p_shrink_var_gate);
-    v("p_shrink_bare_index", p_shrink_bare_index);
-    v("p_shrink_second_store", p_shrink_second_store);
-    v("p_shrink_second_gated", p_shrink_second_gated);
-    v("p_shrink_2d_gate", p_shrink_2d_gate);
-    v("p_shrink_reduce_use", p_shrink_reduce_use);
-    v("p_inexact_sum_const", p_inexact_sum_const);
-    v("p_float_edge_const", p_float_edge_const);
-    v("p_scalar_output", p_scalar_output);
-    v("p_unparented_var", p_unparented_var);
-    v("p_rounding_products", p_rounding_products);
-    v("p_rounding_product_load", p_rounding_product_load);
-    v("p_parented_range", p_parented_range);
-    v("p_bound_range_free_value", p_bound_range_free_value);
-    v("p_bound_add", p_bound_add);
-    v("p_bound_second_range", p_bound_second_range);
-    v("p_lift_second_clause", p_lift_second_clause);
-    v("p_lift_range_free_value", p_lift_range_free_value);
-    v("p_lift_plain_where", p_lift_plain_where);
-    v("p_collapse_float", p_collapse_float);
-    v("p_collapse_inner_uses_outer", p_collapse_inner_uses_outer);
-    v("p_gather_ne_where", p_gather_ne_where);
-    v("p_gather_second_range", p_gather_second_range);
-  }
+  UOPFUZZ_FIELDS(p_negative_end_min, p_var_end, p_var_plus_const_end, p_small_const, p_huge_index_const,
+                 p_int_limit_const, p_special_float_const, p_small_divisor, p_negative_divisor, p_expr_leaf,
+                 p_rule_shape, p_divmod_rule_shape, p_const_divisor, p_int_shift, p_int_divmod_shape,
+                 p_factor_multiple_of_divisor, p_addend_multiple_of_divisor, p_modulus_multiple_of_divisor,
+                 p_divisor_is_stride, p_positive_zero_operand, p_symbolic_var, p_var_multiple_of, p_top_division,
+                 p_top_divisor_var, p_split_var_end, p_split_var_multiple, p_split_in_reduce, p_split_floor_mod,
+                 p_split_reduce_load, p_split_store_load, p_split_load_at_mod, p_merge_three_ranges,
+                 p_merge_var_end, p_merge_loop_axes, p_merge_local_axis, p_merge_row_major, p_merge_reduce,
+                 p_merge_reduce_linear, p_merge_reduce_scaled, p_merge_inner_first_range, p_merge_nested_ends,
+                 p_shrink_big_end, p_shrink_var_end, p_shrink_var_gate, p_shrink_bare_index,
+                 p_shrink_second_store, p_shrink_second_gated, p_shrink_2d_gate, p_shrink_reduce_use,
+                 p_inexact_sum_const, p_float_edge_const, p_scalar_output, p_unparented_var, p_rounding_products,
+                 p_rounding_product_load, p_parented_range, p_bound_range_free_value, p_bound_add,
+                 p_bound_second_range, p_lift_second_clause, p_lift_range_free_value, p_lift_plain_where,
+                 p_collapse_float, p_collapse_inner_uses_outer, p_gather_ne_where, p_gather_second_range)
 };
 
 // clang-format on

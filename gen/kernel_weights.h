@@ -6,6 +6,7 @@
 #pragma once
 
 #include "gen/edge_weights.h"
+#include "gen/fields.h"
 #include "ir/dtype.h"
 
 namespace uopfuzz::gen {
@@ -38,22 +39,7 @@ struct DTypeWeights {
     }
     return 0;
   }
-  /// Each field once, by name (report/policy_json.h writes them to `fuzz --json`).
-  template <class V>
-  void fields(V&& v) const {
-    v("bool_", bool_);
-    v("int8", int8);
-    v("int16", int16);
-    v("int32", int32);
-    v("int64", int64);
-    v("uint8", uint8);
-    v("uint16", uint16);
-    v("uint32", uint32);
-    v("uint64", uint64);
-    v("float16", float16);
-    v("float32", float32);
-    v("float64", float64);
-  }
+  UOPFUZZ_FIELDS(bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16, float32, float64)
 };
 
 /// How an ordinary value position is filled (after the rule families had their chance).
@@ -63,15 +49,7 @@ struct ExprWeights {
   double binary = 4;  ///< the dtype's binary ops (IntOpWeights, FloatOpWeights, BoolOpWeights)
   double where = 1;   ///< WHERE(cond, a, b)
   double reduce = 1;  ///< a generic REDUCE over fresh ranges
-  /// Each field once, by name (report/policy_json.h writes them to `fuzz --json`).
-  template <class V>
-  void fields(V&& v) const {
-    v("leaf", leaf);
-    v("unary", unary);
-    v("binary", binary);
-    v("where", where);
-    v("reduce", reduce);
-  }
+  UOPFUZZ_FIELDS(leaf, unary, binary, where, reduce)
 };
 
 /// Which leaf.
@@ -83,15 +61,7 @@ struct LeafWeights {
   /// A float leaf CAST(VAR), maybe times or plus an exact float constant: 0 unless the
   /// simplifier under test spells it as a float variable (gen/forms.h, prepare_for_forms).
   double float_var = 0;
-  /// Each field once, by name (report/policy_json.h writes them to `fuzz --json`).
-  template <class V>
-  void fields(V&& v) const {
-    v("constant", constant);
-    v("load", load);
-    v("range", range);
-    v("var", var);
-    v("float_var", float_var);
-  }
+  UOPFUZZ_FIELDS(constant, load, range, var, float_var)
 };
 
 struct UnaryWeights {
@@ -100,15 +70,7 @@ struct UnaryWeights {
   double bitcast = 0.5;       ///< BITCAST from the other type of the size (to a float: inexact_floats only)
   double trunc = 1;           ///< TRUNC (floats)
   double transcendental = 1.5;///< RECIPROCAL, SQRT, EXP2, LOG2, SIN (inexact_floats only)
-  /// Each field once, by name (report/policy_json.h writes them to `fuzz --json`).
-  template <class V>
-  void fields(V&& v) const {
-    v("neg", neg);
-    v("cast", cast);
-    v("bitcast", bitcast);
-    v("trunc", trunc);
-    v("transcendental", transcendental);
-  }
+  UOPFUZZ_FIELDS(neg, cast, bitcast, trunc, transcendental)
 };
 
 /// Binary ops of sized integers (all defined: they wrap; divisors and shift amounts made safe).
@@ -118,38 +80,13 @@ struct IntOpWeights {
   double max = 1, min = 1;
   double and_ = 0.5, or_ = 0.5, xor_ = 0.5;
   double shl = 0.4, shr = 0.4;
-  /// Each field once, by name (report/policy_json.h writes them to `fuzz --json`).
-  template <class V>
-  void fields(V&& v) const {
-    v("add", add);
-    v("sub", sub);
-    v("mul", mul);
-    v("cdiv", cdiv);
-    v("cmod", cmod);
-    v("floordiv", floordiv);
-    v("floormod", floormod);
-    v("max", max);
-    v("min", min);
-    v("and_", and_);
-    v("or_", or_);
-    v("xor_", xor_);
-    v("shl", shl);
-    v("shr", shr);
-  }
+  UOPFUZZ_FIELDS(add, sub, mul, cdiv, cmod, floordiv, floormod, max, min, and_, or_, xor_, shl, shr)
 };
 
 /// Binary ops of floats (MUL by a small constant unless inexact_floats).
 struct FloatOpWeights {
   double add = 3, sub = 2, mul = 1.5, max = 1, min = 1;
-  /// Each field once, by name (report/policy_json.h writes them to `fuzz --json`).
-  template <class V>
-  void fields(V&& v) const {
-    v("add", add);
-    v("sub", sub);
-    v("mul", mul);
-    v("max", max);
-    v("min", min);
-  }
+  UOPFUZZ_FIELDS(add, sub, mul, max, min)
 };
 
 /// Bool values from two operands.
@@ -158,16 +95,7 @@ struct BoolOpWeights {
   double index_compare = 1.5;///< an index expression against a CONST or another (r < c is a gate clause)
   double value_compare = 2;  ///< CMPLT/CMPNE/CMPEQ of two values of some dtype
   double lt = 3, ne = 1, eq = 1;  ///< which comparison
-  /// Each field once, by name (report/policy_json.h writes them to `fuzz --json`).
-  template <class V>
-  void fields(V&& v) const {
-    v("logic", logic);
-    v("index_compare", index_compare);
-    v("value_compare", value_compare);
-    v("lt", lt);
-    v("ne", ne);
-    v("eq", eq);
-  }
+  UOPFUZZ_FIELDS(logic, index_compare, value_compare, lt, ne, eq)
 };
 
 /// Index expressions (addresses, cuts): how a position is filled, and with which op.
@@ -179,36 +107,14 @@ struct IndexWeights {
   double cast_value = 0.3;///< an integer value clamped to [-64, 64] and cast
   double add = 3, sub = 1, mul = 1, max = 0.5, min = 0.5, floordiv = 0.4, floormod = 0.4, cmod = 0.2;
   double p_const_operand = 0.5;  ///< the second operand of a compound is a CONST
-  /// Each field once, by name (report/policy_json.h writes them to `fuzz --json`).
-  template <class V>
-  void fields(V&& v) const {
-    v("range", range);
-    v("constant", constant);
-    v("compound", compound);
-    v("var", var);
-    v("cast_value", cast_value);
-    v("add", add);
-    v("sub", sub);
-    v("mul", mul);
-    v("max", max);
-    v("min", min);
-    v("floordiv", floordiv);
-    v("floormod", floormod);
-    v("cmod", cmod);
-    v("p_const_operand", p_const_operand);
-  }
+  UOPFUZZ_FIELDS(range, constant, compound, var, cast_value, add, sub, mul, max, min, floordiv, floormod, cmod,
+                 p_const_operand)
 };
 
 /// RANGE % c and RANGE // c (mark_range_mod matches FLOORMOD and CMOD).
 struct RangeOpWeights {
   double floormod = 3, cmod = 1, floordiv = 1.5;
-  /// Each field once, by name (report/policy_json.h writes them to `fuzz --json`).
-  template <class V>
-  void fields(V&& v) const {
-    v("floormod", floormod);
-    v("cmod", cmod);
-    v("floordiv", floordiv);
-  }
+  UOPFUZZ_FIELDS(floormod, cmod, floordiv)
 };
 
 /// Divisors of integer divisions, all nonzero.
@@ -220,16 +126,7 @@ struct DivisorWeights {
   double zero_at_an_iteration = 0.2; ///< cast(r) - c: zero at r = c, so defined only where that iteration
                                      ///< never runs (a zero-trip loop around it); the oracle check repairs the rest
   double p_negative = 0.3;   ///< a signed CONST divisor is negative
-  /// Each field once, by name (report/policy_json.h writes them to `fuzz --json`).
-  template <class V>
-  void fields(V&& v) const {
-    v("constant", constant);
-    v("max_const", max_const);
-    v("or_one", or_one);
-    v("square_plus_one", square_plus_one);
-    v("zero_at_an_iteration", zero_at_an_iteration);
-    v("p_negative", p_negative);
-  }
+  UOPFUZZ_FIELDS(constant, max_const, or_one, square_plus_one, zero_at_an_iteration, p_negative)
 };
 
 /// How an address that may leave [0, max_buffer_size) is made safe.
@@ -237,27 +134,13 @@ struct AddressFixWeights {
   double gate = 1;   ///< WHERE(-1 < i & i < n, i, INVALID)
   double wrap = 1;   ///< i % n (FLOORMOD)
   double clamp = 1;  ///< MIN(MAX(i, 0), n - 1)
-  /// Each field once, by name (report/policy_json.h writes them to `fuzz --json`).
-  template <class V>
-  void fields(V&& v) const {
-    v("gate", gate);
-    v("wrap", wrap);
-    v("clamp", clamp);
-  }
+  UOPFUZZ_FIELDS(gate, wrap, clamp)
 };
 
 /// The element type of index buffers (gathers, dynamic addresses).
 struct IndexBufferWeights {
   double int32 = 4, int64 = 1, int16 = 0.5, uint8 = 0.5, uint32 = 0.5;
-  /// Each field once, by name (report/policy_json.h writes them to `fuzz --json`).
-  template <class V>
-  void fields(V&& v) const {
-    v("int32", int32);
-    v("int64", int64);
-    v("int16", int16);
-    v("uint8", uint8);
-    v("uint32", uint32);
-  }
+  UOPFUZZ_FIELDS(int32, int64, int16, uint8, uint32)
 };
 
 /// The cut of a bound sum: sum_r where(r < cut, v, 0).
@@ -267,15 +150,7 @@ struct CutWeights {
   double loaded = 1;       ///< a loaded index (values around [0, N))
   double constant = 1;     ///< a CONST in [-1, N + 1]
   double p_outer_plus_one = 0.5; ///< an outer-range cut is i + 1 (else i)
-  /// Each field once, by name (report/policy_json.h writes them to `fuzz --json`).
-  template <class V>
-  void fields(V&& v) const {
-    v("var", var);
-    v("outer_range", outer_range);
-    v("loaded", loaded);
-    v("constant", constant);
-    v("p_outer_plus_one", p_outer_plus_one);
-  }
+  UOPFUZZ_FIELDS(var, outer_range, loaded, constant, p_outer_plus_one)
 };
 
 /// The shape of a bound sum.
@@ -283,13 +158,7 @@ struct BoundFormWeights {
   double upper = 3;      ///< where(r < U, v, 0)
   double lower = 1.5;    ///< where(r < L, 0, v)
   double two_sided = 1.5;///< where(!(r < L) & (r < U), v, 0)
-  /// Each field once, by name (report/policy_json.h writes them to `fuzz --json`).
-  template <class V>
-  void fields(V&& v) const {
-    v("upper", upper);
-    v("lower", lower);
-    v("two_sided", two_sided);
-  }
+  UOPFUZZ_FIELDS(upper, lower, two_sided)
 };
 
 /// Relative weight of each REDUCE op.
@@ -297,16 +166,7 @@ struct ReduceOpWeights {
   double add = 6, mul = 1, max = 1.5, min = 1.5;
   /// bool REDUCEs: MAX (any) and MIN (all); their sum scales the reduce weight at bool positions
   double any = 0.25, all = 0.25;
-  /// Each field once, by name (report/policy_json.h writes them to `fuzz --json`).
-  template <class V>
-  void fields(V&& v) const {
-    v("add", add);
-    v("mul", mul);
-    v("max", max);
-    v("min", min);
-    v("any", any);
-    v("all", all);
-  }
+  UOPFUZZ_FIELDS(add, mul, max, min, any, all)
 };
 
 /// Quantized types (gen/quant_types.h): storage, zero points, and how a second type is drawn
@@ -319,20 +179,7 @@ struct QuantWeights {
   double above = 2;       ///< a larger menu scale
   double same_scale = 0.5;///< the same scale, another zero point
   double identical = 0.15;///< the very same type (rare: a campaign must not be "too normal")
-  /// Each field once, by name (report/policy_json.h writes them to `fuzz --json`).
-  template <class V>
-  void fields(V&& v) const {
-    v("int8", int8);
-    v("uint8", uint8);
-    v("int16", int16);
-    v("int32", int32);
-    v("p_zero_point", p_zero_point);
-    v("tie", tie);
-    v("below", below);
-    v("above", above);
-    v("same_scale", same_scale);
-    v("identical", identical);
-  }
+  UOPFUZZ_FIELDS(int8, uint8, int16, int32, p_zero_point, tie, below, above, same_scale, identical)
 };
 
 /// How a kernel's quantized value position is filled.
@@ -347,22 +194,8 @@ struct QuantExprWeights {
   /// The integer operands of the fixed-point shape: a LOAD of the storage type, BITCAST of a
   /// value of another quantized type of that storage, or any storage-integer value.
   double operand_load = 2, operand_bitcast = 2, operand_value = 1;
-  /// Each field once, by name (report/policy_json.h writes them to `fuzz --json`).
-  template <class V>
-  void fields(V&& v) const {
-    v("load", load);
-    v("requantize", requantize);
-    v("fixed_point", fixed_point);
-    v("quantize", quantize);
-    v("where", where);
-    v("bitcast", bitcast);
-    v("quantize_float32", quantize_float32);
-    v("quantize_float16", quantize_float16);
-    v("quantize_float64", quantize_float64);
-    v("operand_load", operand_load);
-    v("operand_bitcast", operand_bitcast);
-    v("operand_value", operand_value);
-  }
+  UOPFUZZ_FIELDS(load, requantize, fixed_point, quantize, where, bitcast, quantize_float32, quantize_float16,
+                 quantize_float64, operand_load, operand_bitcast, operand_value)
 };
 
 // clang-format on

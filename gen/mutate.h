@@ -20,6 +20,7 @@
 #include <string_view>
 #include <vector>
 
+#include "gen/fields.h"
 #include "gen/generator.h"
 
 namespace uopfuzz::gen {
@@ -39,14 +40,7 @@ struct MutationKnobs {
   double p_bound_above = 0.6;  ///< ... a bounded body keeps the value below the cut (else above it)
   size_t max_splice_nodes = 40;  ///< splice: the largest donor sub-graph, counted as a tree
 
-  /// Each field by its name, for `fuzz --json`.
-  template <class V>
-  void fields(V&& v) const {
-    v("p_empty_reduce", p_empty_reduce);
-    v("max_reduce_trips", max_reduce_trips);
-    v("p_bound_above", p_bound_above);
-    v("max_splice_nodes", max_splice_nodes);
-  }
+  UOPFUZZ_FIELDS(p_empty_reduce, max_reduce_trips, p_bound_above, max_splice_nodes)
 };
 const std::vector<Mutator>& all_mutators();
 

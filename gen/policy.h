@@ -14,6 +14,7 @@
 
 #include <cstdint>
 
+#include "gen/fields.h"
 #include "gen/tensor_policy.h"
 
 namespace uopfuzz::gen {
@@ -175,137 +176,30 @@ struct GenPolicy {
   uint64_t check_max_steps = 5'000'000; ///< oracle step cap per check run
 
   TensorGenPolicy tensor;           ///< the tensor-program generator's knobs
-  /// Each field once, by name (report/policy_json.h writes them to `fuzz --json`).
-  template <class V>
-  void fields(V&& v) const {
-    v("max_positions", max_positions);
-    v("max_expr_depth", max_expr_depth);
-    v("max_loop_nest", max_loop_nest);
-    v("max_outputs", max_outputs);
-    v("max_inputs", max_inputs);
-    v("max_range_end", max_range_end);
-    v("max_mul_reduce_end", max_mul_reduce_end);
-    v("max_iterations", max_iterations);
-    v("max_store_iterations", max_store_iterations);
-    v("max_buffer_size", max_buffer_size);
-    v("max_index_magnitude", max_index_magnitude);
-    v("p_large", p_large);
-    v("large_max_positions", large_max_positions);
-    v("large_max_outputs", large_max_outputs);
-    v("large_min_end", large_min_end);
-    v("large_max_iterations", large_max_iterations);
-    v("p_large_store", p_large_store);
-    v("large_max_store_iterations", large_max_store_iterations);
-    v("large_small_store_iterations", large_small_store_iterations);
-    v("p_large_end", p_large_end);
-    v("large_reduce_weight", large_reduce_weight);
-    v("large_check_max_steps", large_check_max_steps);
-    v("dtypes", dtypes);
-    v("inexact_floats", inexact_floats);
-    v("p_inexact_const", p_inexact_const);
-    v("p_special_const", p_special_const);
-    v("p_float_negative_zero", p_float_negative_zero);
-    v("p_int_edge_const", p_int_edge_const);
-    v("p_index_edge_const", p_index_edge_const);
-    v("p_index_overflowing_pair", p_index_overflowing_pair);
-    v("p_edge_var_bounds", p_edge_var_bounds);
-    v("p_edge_input_bounds", p_edge_input_bounds);
-    v("p_float_edge_const", p_float_edge_const);
-    v("int_edges", int_edges);
-    v("float_edges", float_edges);
-    v("p_edge_pair", p_edge_pair);
-    v("edge_pairs", edge_pairs);
-    v("p_nested_divmod", p_nested_divmod);
-    v("nested_divmod", nested_divmod);
-    v("p_index_multiple", p_index_multiple);
-    v("p_input_bounds", p_input_bounds);
-    v("p_reuse_input", p_reuse_input);
-    v("p_load_alt", p_load_alt);
-    v("p_cast_from_index", p_cast_from_index);
-    v("p_shift_const", p_shift_const);
-    v("exprs", exprs);
-    v("leaves", leaves);
-    v("unary", unary);
-    v("int_ops", int_ops);
-    v("float_ops", float_ops);
-    v("bool_ops", bool_ops);
-    v("index", index);
-    v("divisors", divisors);
-    v("address_fix", address_fix);
-    v("index_buffers", index_buffers);
-    v("p_store_in_loop", p_store_in_loop);
-    v("p_extra_store_range", p_extra_store_range);
-    v("p_extra_output", p_extra_output);
-    v("p_reuse_range", p_reuse_range);
-    v("p_nested_end", p_nested_end);
-    v("p_same_axis_type", p_same_axis_type);
-    v("p_global_axis", p_global_axis);
-    v("p_warp_axis", p_warp_axis);
-    v("p_upcast_axis", p_upcast_axis);
-    v("p_horner_index", p_horner_index);
-    v("p_value_uses_flat", p_value_uses_flat);
-    v("p_focus_range", p_focus_range);
-    v("p_var_end", p_var_end);
-    v("p_var_end_zero_min", p_var_end_zero_min);
-    v("p_var_end_negative_min", p_var_end_negative_min);
-    v("p_var_multiple_of", p_var_multiple_of);
-    v("p_const_end_zero", p_const_end_zero);
-    v("p_const_end_one", p_const_end_one);
-    v("p_gather", p_gather);
-    v("p_gather_index_outside", p_gather_index_outside);
-    v("p_gather_load_term", p_gather_load_term);
-    v("p_gather_extra_term", p_gather_extra_term);
-    v("p_gather_offset", p_gather_offset);
-    v("p_gather_cast_range", p_gather_cast_range);
-    v("p_gather_cast_narrow", p_gather_cast_narrow);
-    v("p_strided_sum", p_strided_sum);
-    v("p_strided_pair", p_strided_pair);
-    v("p_strided_offset_range", p_strided_offset_range);
-    v("p_bound_sum", p_bound_sum);
-    v("p_bound_const_value", p_bound_const_value);
-    v("p_bound_lift", p_bound_lift);
-    v("p_bound_lift_var", p_bound_lift_var);
-    v("p_bound_lift_add", p_bound_lift_add);
-    v("cuts", cuts);
-    v("bound_forms", bound_forms);
-    v("p_arange", p_arange);
-    v("p_arange_rangeify", p_arange_rangeify);
-    v("p_window_sum", p_window_sum);
-    v("p_window_scale", p_window_scale);
-    v("p_unparented", p_unparented);
-    v("p_unparented_bare_range", p_unparented_bare_range);
-    v("p_nested_reduce", p_nested_reduce);
-    v("p_nested_reduce_combined", p_nested_reduce_combined);
-    v("p_nested_reduce_added", p_nested_reduce_added);
-    v("p_reduce_two_ranges", p_reduce_two_ranges);
-    v("p_shielded_fault", p_shielded_fault);
-    v("p_shielded_gated", p_shielded_gated);
-    v("p_shielded_square", p_shielded_square);
-    v("p_range_mod", p_range_mod);
-    v("p_mod_divisible", p_mod_divisible);
-    v("range_ops", range_ops);
-    v("p_gate_store", p_gate_store);
-    v("p_gate_load", p_gate_load);
-    v("p_two_guards", p_two_guards);
-    v("p_external_forms", p_external_forms);
-    v("p_each_form", p_each_form);
-    v("p_guard_at_bound", p_guard_at_bound);
-    v("p_second_use", p_second_use);
-    v("p_second_use_ungated", p_second_use_ungated);
-    v("p_dynamic_index", p_dynamic_index);
-    v("reduce_ops", reduce_ops);
-    v("p_near_miss", p_near_miss);
-    v("p_quantized_output", p_quantized_output);
-    v("p_dequantize", p_dequantize);
-    v("p_fixed_point_product", p_fixed_point_product);
-    v("p_fixed_point_sum_add", p_fixed_point_sum_add);
-    v("quant", quant);
-    v("qexprs", qexprs);
-    v("check_seeds", check_seeds);
-    v("max_repairs", max_repairs);
-    v("check_max_steps", check_max_steps);
-    v("tensor", tensor);
-  }
+  UOPFUZZ_FIELDS(max_positions, max_expr_depth, max_loop_nest, max_outputs, max_inputs, max_range_end,
+                 max_mul_reduce_end, max_iterations, max_store_iterations, max_buffer_size, max_index_magnitude,
+                 p_large, large_max_positions, large_max_outputs, large_min_end, large_max_iterations,
+                 p_large_store, large_max_store_iterations, large_small_store_iterations, p_large_end,
+                 large_reduce_weight, large_check_max_steps, dtypes, inexact_floats, p_inexact_const,
+                 p_special_const, p_float_negative_zero, p_int_edge_const, p_index_edge_const,
+                 p_index_overflowing_pair, p_edge_var_bounds, p_edge_input_bounds, p_float_edge_const, int_edges,
+                 float_edges, p_edge_pair, edge_pairs, p_nested_divmod, nested_divmod, p_index_multiple,
+                 p_input_bounds, p_reuse_input, p_load_alt, p_cast_from_index, p_shift_const, exprs, leaves,
+                 unary, int_ops, float_ops, bool_ops, index, divisors, address_fix, index_buffers,
+                 p_store_in_loop, p_extra_store_range, p_extra_output, p_reuse_range, p_nested_end,
+                 p_same_axis_type, p_global_axis, p_warp_axis, p_upcast_axis, p_horner_index, p_value_uses_flat,
+                 p_focus_range, p_var_end, p_var_end_zero_min, p_var_end_negative_min, p_var_multiple_of,
+                 p_const_end_zero, p_const_end_one, p_gather, p_gather_index_outside, p_gather_load_term,
+                 p_gather_extra_term, p_gather_offset, p_gather_cast_range, p_gather_cast_narrow, p_strided_sum,
+                 p_strided_pair, p_strided_offset_range, p_bound_sum, p_bound_const_value, p_bound_lift,
+                 p_bound_lift_var, p_bound_lift_add, cuts, bound_forms, p_arange, p_arange_rangeify,
+                 p_window_sum, p_window_scale, p_unparented, p_unparented_bare_range, p_nested_reduce,
+                 p_nested_reduce_combined, p_nested_reduce_added, p_reduce_two_ranges, p_shielded_fault,
+                 p_shielded_gated, p_shielded_square, p_range_mod, p_mod_divisible, range_ops, p_gate_store,
+                 p_gate_load, p_two_guards, p_external_forms, p_each_form, p_guard_at_bound, p_second_use,
+                 p_second_use_ungated, p_dynamic_index, reduce_ops, p_near_miss, p_quantized_output,
+                 p_dequantize, p_fixed_point_product, p_fixed_point_sum_add, quant, qexprs, check_seeds,
+                 max_repairs, check_max_steps, tensor)
 };
 
 // clang-format on

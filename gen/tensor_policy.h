@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+#include "gen/fields.h"
 #include "gen/kernel_weights.h"
 
 namespace uopfuzz::gen {
@@ -39,18 +40,9 @@ struct TensorNodeWeights {
   double gated_divide = 0.5;   ///< (sized integer positions) shift(pad(a / d)), d an input of nonzero range: a division under a PAD gate (buffer_keep_gate)
   double partial_shared = 0.6; ///< two reduces (one flipped) of one padded broadcast buffer holding a reduce, >= 10x its inputs' elements (buffer_partial_inline at pcontig > 2)
 
-  /// Each field by its name (nested tables as themselves), for `fuzz --json`.
-  template <class V>
-  void fields(V&& v) const {
-    v("input", input); v("constant", constant); v("reuse", reuse); v("elementwise", elementwise);
-    v("cast", cast); v("movement", movement); v("reduce", reduce);
-    v("reduce_broadcast", reduce_broadcast); v("self_combine", self_combine);
-    v("contiguous", contiguous); v("shared_reduce", shared_reduce);
-    v("unary_in_reduce", unary_in_reduce); v("wide_read", wide_read); v("pad_shared", pad_shared);
-    v("const_broadcast", const_broadcast); v("dead_axes", dead_axes);
-    v("split_candidate", split_candidate); v("dequantize", dequantize);
-    v("gated_divide", gated_divide); v("partial_shared", partial_shared);
-  }
+  UOPFUZZ_FIELDS(input, constant, reuse, elementwise, cast, movement, reduce, reduce_broadcast, self_combine,
+                 contiguous, shared_reduce, unary_in_reduce, wide_read, pad_shared, const_broadcast, dead_axes,
+                 split_candidate, dequantize, gated_divide, partial_shared)
 };
 
 /// What fills a quantized tensor position (quantized tensors only convert, move, select and reduce).
@@ -64,13 +56,7 @@ struct QuantNodeWeights {
   double unit_reduce = 4;  ///< REDUCE_AXIS over size-1 axes only (UnitAxisWeights): the unit-axis rule's shape
   double sum_reduce = 1.5; ///< REDUCE_AXIS over axes of extent > 1 (a few elements: the int32 accumulator)
 
-  /// Each field by its name (nested tables as themselves), for `fuzz --json`.
-  template <class V>
-  void fields(V&& v) const {
-    v("input", input); v("quantize", quantize); v("requantize", requantize); v("where", where);
-    v("bitcast", bitcast); v("movement", movement); v("unit_reduce", unit_reduce);
-    v("sum_reduce", sum_reduce);
-  }
+  UOPFUZZ_FIELDS(input, quantize, requantize, where, bitcast, movement, unit_reduce, sum_reduce)
 };
 
 /// Which size-1 axes a quantized unit-axis REDUCE_AXIS reduces.
@@ -81,12 +67,7 @@ struct UnitAxisWeights {
   double none = 1;         ///< axes = [] (reduce nothing)
   double beside_wide = 3;  ///< size-1 axes next to size-1 dims it keeps and wide dims ([1,5,7,9] with axes [0])
 
-  /// Each field by its name (nested tables as themselves), for `fuzz --json`.
-  template <class V>
-  void fields(V&& v) const {
-    v("one", one); v("several", several); v("all", all); v("none", none);
-    v("beside_wide", beside_wide);
-  }
+  UOPFUZZ_FIELDS(one, several, all, none, beside_wide)
 };
 
 /// Extents of a dim a split candidate reduces: split reduce needs a divisor in [8, 256].
@@ -95,23 +76,14 @@ struct SplitDimWeights {
   double prime = 1.5;     ///< 17, 31, 37 or 61 (no divisor: the split skips the dim)
   double small = 1;       ///< 2..7 (too small to split, reduced next to a factorable dim)
 
-  /// Each field by its name (nested tables as themselves), for `fuzz --json`.
-  template <class V>
-  void fields(V&& v) const {
-    v("factorable", factorable); v("prime", prime); v("small", small);
-  }
+  UOPFUZZ_FIELDS(factorable, prime, small)
 };
 
 /// Which movement op makes a position's shape from another.
 struct MovementWeights {
   double reshape = 3, permute = 2, expand = 2, pad = 1.5, shrink = 1.5, flip = 1;
 
-  /// Each field by its name (nested tables as themselves), for `fuzz --json`.
-  template <class V>
-  void fields(V&& v) const {
-    v("reshape", reshape); v("permute", permute); v("expand", expand); v("pad", pad);
-    v("shrink", shrink); v("flip", flip);
-  }
+  UOPFUZZ_FIELDS(reshape, permute, expand, pad, shrink, flip)
 };
 
 /// Which axes a REDUCE_AXIS reduces.
@@ -122,22 +94,14 @@ struct ReduceAxesWeights {
   double size_one = 1;  ///< axes of extent 1 only (the identity on values)
   double none = 0.5;    ///< an empty axis list
 
-  /// Each field by its name (nested tables as themselves), for `fuzz --json`.
-  template <class V>
-  void fields(V&& v) const {
-    v("one", one); v("several", several); v("all", all); v("size_one", size_one); v("none", none);
-  }
+  UOPFUZZ_FIELDS(one, several, all, size_one, none)
 };
 
 /// Relative weight of each REDUCE_AXIS op (bool: MAX and MIN only).
 struct TensorReduceOpWeights {
   double add = 3, mul = 0.7, max = 1.5, min = 1.5;
 
-  /// Each field by its name (nested tables as themselves), for `fuzz --json`.
-  template <class V>
-  void fields(V&& v) const {
-    v("add", add); v("mul", mul); v("max", max); v("min", min);
-  }
+  UOPFUZZ_FIELDS(add, mul, max, min)
 };
 
 /// Elementwise ops of sized integers (divisors and shift amounts are made safe).
@@ -147,26 +111,14 @@ struct TensorIntOpWeights {
   double and_ = 0.4, or_ = 0.4, xor_ = 0.4, shl = 0.3, shr = 0.3;
   double where = 0.7;
 
-  /// Each field by its name (nested tables as themselves), for `fuzz --json`.
-  template <class V>
-  void fields(V&& v) const {
-    v("add", add); v("sub", sub); v("mul", mul); v("max", max); v("min", min); v("neg", neg);
-    v("cdiv", cdiv); v("cmod", cmod); v("floordiv", floordiv); v("floormod", floormod);
-    v("and_", and_); v("or_", or_); v("xor_", xor_); v("shl", shl); v("shr", shr);
-    v("where", where);
-  }
+  UOPFUZZ_FIELDS(add, sub, mul, max, min, neg, cdiv, cmod, floordiv, floormod, and_, or_, xor_, shl, shr, where)
 };
 
 /// Elementwise ops of floats (all defined; products round elementwise, the same everywhere).
 struct TensorFloatOpWeights {
   double add = 3, sub = 2, mul = 1.5, max = 1, min = 1, neg = 0.5, trunc = 0.3, where = 0.7;
 
-  /// Each field by its name (nested tables as themselves), for `fuzz --json`.
-  template <class V>
-  void fields(V&& v) const {
-    v("add", add); v("sub", sub); v("mul", mul); v("max", max); v("min", min); v("neg", neg);
-    v("trunc", trunc); v("where", where);
-  }
+  UOPFUZZ_FIELDS(add, sub, mul, max, min, neg, trunc, where)
 };
 
 /// Elementwise ops giving bool.
@@ -175,23 +127,14 @@ struct TensorBoolOpWeights {
   double compare = 3;  ///< CMPLT, CMPNE, CMPEQ of two values of another dtype
   double where = 0.5;  ///< WHERE of bools
 
-  /// Each field by its name (nested tables as themselves), for `fuzz --json`.
-  template <class V>
-  void fields(V&& v) const {
-    v("logic", logic); v("compare", compare); v("where", where);
-  }
+  UOPFUZZ_FIELDS(logic, compare, where)
 };
 
 /// Extents of a fresh dim (an extent 0 is p_zero_dim's).
 struct ExtentWeights {
   double one = 3, two = 2, three = 2, four = 1, five = 1.5, six = 0.5, seven = 1, eleven = 0.5, thirteen = 0.5;
 
-  /// Each field by its name (nested tables as themselves), for `fuzz --json`.
-  template <class V>
-  void fields(V&& v) const {
-    v("one", one); v("two", two); v("three", three); v("four", four); v("five", five);
-    v("six", six); v("seven", seven); v("eleven", eleven); v("thirteen", thirteen);
-  }
+  UOPFUZZ_FIELDS(one, two, three, four, five, six, seven, eleven, thirteen)
 };
 
 /// The second read of a node read twice (x op m(x)): a movement of x to its own shape.
@@ -201,23 +144,14 @@ struct OtherViewWeights {
   double shift = 1;              ///< PAD one side of an axis by one, SHRINK the other off: x shifted
   double reshape_round_trip = 1; ///< RESHAPE to another factorisation and back (indices agree: where allowed)
 
-  /// Each field by its name (nested tables as themselves), for `fuzz --json`.
-  template <class V>
-  void fields(V&& v) const {
-    v("flip", flip); v("swap_equal", swap_equal); v("shift", shift);
-    v("reshape_round_trip", reshape_round_trip);
-  }
+  UOPFUZZ_FIELDS(flip, swap_equal, shift, reshape_round_trip)
 };
 
 /// The float type QUANTIZE reads.
 struct QuantizeSourceWeights {
   double float32 = 4, float16 = 1, float64 = 1;
 
-  /// Each field by its name (nested tables as themselves), for `fuzz --json`.
-  template <class V>
-  void fields(V&& v) const {
-    v("float32", float32); v("float16", float16); v("float64", float64);
-  }
+  UOPFUZZ_FIELDS(float32, float16, float64)
 };
 
 /// What an element of a program's hard float input is (p_hard_float_inputs).
@@ -229,13 +163,7 @@ struct HardFloatWeights {
   double eighths = 1;           ///< k/8 with |k| <= 64 (exact in every float type)
   double special = 1.5;         ///< inf, -inf or NaN (only where p_float_specials)
 
-  /// Each field by its name (nested tables as themselves), for `fuzz --json`.
-  template <class V>
-  void fields(V&& v) const {
-    v("random_bits", random_bits); v("mixed_magnitude", mixed_magnitude);
-    v("signed_zero", signed_zero); v("near_one", near_one); v("eighths", eighths);
-    v("special", special);
-  }
+  UOPFUZZ_FIELDS(random_bits, mixed_magnitude, signed_zero, near_one, eighths, special)
 };
 
 struct TensorGenPolicy {
@@ -343,53 +271,23 @@ struct TensorGenPolicy {
   bool check = true;                ///< run the program on the tensor oracle (input seed 0) and repair what it finds undefined
   int max_repairs = 8;              ///< undefined nodes replaced by a CONST before giving up
 
-  /// Each field by its name (nested tables as themselves), for `fuzz --json`.
-  template <class V>
-  void fields(V&& v) const {
-    v("max_nodes", max_nodes); v("max_depth", max_depth); v("max_rank", max_rank);
-    v("max_numel", max_numel); v("max_outputs", max_outputs); v("p_extra_output", p_extra_output);
-    v("max_inputs", max_inputs); v("p_zero_dim", p_zero_dim); v("p_flat_input", p_flat_input);
-    v("p_contiguous_output", p_contiguous_output); v("max_mul_reduce", max_mul_reduce);
-    v("p_pad_both", p_pad_both); v("p_pad_more_dims", p_pad_more_dims); v("max_pad", max_pad);
-    v("max_shift_pad", max_shift_pad); v("p_shrink_more_dims", p_shrink_more_dims);
-    v("max_shrink", max_shrink); v("p_expand_more_dims", p_expand_more_dims);
-    v("p_flip_more_axes", p_flip_more_axes); v("p_reduce_existing_one", p_reduce_existing_one);
-    v("max_several_axes", max_several_axes); v("max_size_one_axes", max_size_one_axes);
-    v("p_share_may_agree", p_share_may_agree); v("other_views", other_views);
-    v("p_large_reduce", p_large_reduce); v("large_max_nodes", large_max_nodes);
-    v("large_max_rows", large_max_rows); v("p_large_realistic", p_large_realistic);
-    v("p_shared_reduce_all", p_shared_reduce_all); v("p_unary_cast", p_unary_cast);
-    v("max_wide_inputs", max_wide_inputs); v("p_wide_reduce", p_wide_reduce);
-    v("p_dead_scalar", p_dead_scalar); v("p_dead_keep_dim", p_dead_keep_dim);
-    v("p_dead_reduced", p_dead_reduced); v("p_const_broadcast_dim", p_const_broadcast_dim);
-    v("p_gated_divide_alone", p_gated_divide_alone);
-    v("p_partial_fresh_input", p_partial_fresh_input);
-    v("p_partial_flip_one_axis", p_partial_flip_one_axis);
-    v("partial_max_broadcast", partial_max_broadcast); v("partial_max_width", partial_max_width);
-    v("split_max_numel", split_max_numel); v("split_max_reduced", split_max_reduced);
-    v("split_small_max", split_small_max); v("p_split_broadcast", p_split_broadcast);
-    v("split_dims", split_dims); v("nodes", nodes); v("movement", movement);
-    v("reduce_axes", reduce_axes); v("reduce_ops", reduce_ops); v("int_ops", int_ops);
-    v("float_ops", float_ops); v("bool_ops", bool_ops); v("extents", extents); v("quant", quant);
-    v("qnodes", qnodes); v("unit_axes", unit_axes); v("p_quantized_output", p_quantized_output);
-    v("p_same_reduce_type", p_same_reduce_type); v("quantize_from", quantize_from);
-    v("p_unit_keep_inserted", p_unit_keep_inserted);
-    v("p_unit_existing_one", p_unit_existing_one); v("p_sum_existing_one", p_sum_existing_one);
-    v("max_quant_sum_terms", max_quant_sum_terms); v("max_sum_axes", max_sum_axes);
-    v("rank0", rank0); v("rank1", rank1); v("rank2", rank2); v("rank3", rank3); v("rank4", rank4);
-    v("dtypes", dtypes); v("p_bitcast", p_bitcast); v("p_divisor_const", p_divisor_const);
-    v("p_shift_const", p_shift_const); v("p_edge_const", p_edge_const);
-    v("signed_const_max", signed_const_max); v("unsigned_const_max", unsigned_const_max);
-    v("float_const_eighths", float_const_eighths); v("divisor_const_max", divisor_const_max);
-    v("nonzero_input_max", nonzero_input_max); v("float_to_int_clamp", float_to_int_clamp);
-    v("max_small_reduce_extent", max_small_reduce_extent); v("p_negative_zero", p_negative_zero);
-    v("p_divisor_input", p_divisor_input); v("p_degenerate_shapes", p_degenerate_shapes);
-    v("degenerate_zero_dim", degenerate_zero_dim); v("degenerate_one_dim", degenerate_one_dim);
-    v("p_edge_inputs", p_edge_inputs); v("p_hard_float_inputs", p_hard_float_inputs);
-    v("p_float_specials", p_float_specials); v("hard_floats", hard_floats);
-    v("p_edge_int_small", p_edge_int_small); v("edge_int_small_max", edge_int_small_max);
-    v("check", check); v("max_repairs", max_repairs);
-  }
+  UOPFUZZ_FIELDS(max_nodes, max_depth, max_rank, max_numel, max_outputs, p_extra_output, max_inputs, p_zero_dim,
+                 p_flat_input, p_contiguous_output, max_mul_reduce, p_pad_both, p_pad_more_dims, max_pad,
+                 max_shift_pad, p_shrink_more_dims, max_shrink, p_expand_more_dims, p_flip_more_axes,
+                 p_reduce_existing_one, max_several_axes, max_size_one_axes, p_share_may_agree, other_views,
+                 p_large_reduce, large_max_nodes, large_max_rows, p_large_realistic, p_shared_reduce_all,
+                 p_unary_cast, max_wide_inputs, p_wide_reduce, p_dead_scalar, p_dead_keep_dim, p_dead_reduced,
+                 p_const_broadcast_dim, p_gated_divide_alone, p_partial_fresh_input, p_partial_flip_one_axis,
+                 partial_max_broadcast, partial_max_width, split_max_numel, split_max_reduced, split_small_max,
+                 p_split_broadcast, split_dims, nodes, movement, reduce_axes, reduce_ops, int_ops, float_ops,
+                 bool_ops, extents, quant, qnodes, unit_axes, p_quantized_output, p_same_reduce_type,
+                 quantize_from, p_unit_keep_inserted, p_unit_existing_one, p_sum_existing_one,
+                 max_quant_sum_terms, max_sum_axes, rank0, rank1, rank2, rank3, rank4, dtypes, p_bitcast,
+                 p_divisor_const, p_shift_const, p_edge_const, signed_const_max, unsigned_const_max,
+                 float_const_eighths, divisor_const_max, nonzero_input_max, float_to_int_clamp,
+                 max_small_reduce_extent, p_negative_zero, p_divisor_input, p_degenerate_shapes,
+                 degenerate_zero_dim, degenerate_one_dim, p_edge_inputs, p_hard_float_inputs, p_float_specials,
+                 hard_floats, p_edge_int_small, edge_int_small_max, check, max_repairs)
 };
 
 // clang-format on

@@ -6,6 +6,8 @@
 //   - no numeric literal other than 0 inside the braces of pick({...}).
 // A 0 switches an option off where it cannot occur (`ranges.empty() ? 0.0 : w.range`).
 // A fair choice between equivalent spellings is coin(), not chance(0.5).
+// And every policy struct's UOPFUZZ_FIELDS(...) (gen/fields.h) names each data member it
+// declares, so `fuzz --json` records every knob.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -181,6 +183,151 @@ TEST(GenLiteralScan, TensorGeneratorHasNoLiteralProbabilities) {
   EXPECT_TRUE(found.empty()) << "literal probabilities in the tensor generator's files "
                                 "(TensorGenPolicy's fields, or coin()):\n"
                              << listed(found);
+}
+
+/// A struct that names its fields with UOPFUZZ_FIELDS: the data members its body declares at
+/// its own level, and the names the macro lists.
+struct FieldLists {
+  std::string name;
+  std::vector<std::string> declared, named;
+};
+
+std::string trimmed(const std::string& s) {
+  const size_t first = s.find_first_not_of(" \n\t");
+  return first == std::string::npos ? "" : s.substr(first, s.find_last_not_of(" \n\t") - first + 1);
+}
+
+/// `text` split at the commas outside brackets (a shift's << and >> are not brackets).
+std::vector<std::string> split_top_level(const std::string& text) {
+  std::vector<std::string> parts(1);
+  int depth = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    const bool shift = (c == '<' || c == '>') &&
+                       ((i + 1 < text.size() && text[i + 1] == c) || (i > 0 && text[i - 1] == c));
+    if (!shift && (c == '(' || c == '<' || c == '[')) ++depth;
+    if (!shift && (c == ')' || c == '>' || c == ']')) --depth;
+    if (c == ',' && depth == 0)
+      parts.emplace_back();
+    else
+      parts.back() += c;
+  }
+  return parts;
+}
+
+/// The members one declaration statement declares (`double a = 3, b = 2` -> a, b); none for
+/// a function, a type, a static or a using.
+std::vector<std::string> declared_names(const std::string& statement) {
+  const std::string s = trimmed(statement);
+  for (const char* skip : {"static", "using", "template", "friend", "enum", "struct", "typedef"})
+    if (s.starts_with(skip)) return {};
+  const size_t paren = s.find('('), equals = s.find('=');
+  if (s.empty() || (paren != std::string::npos && paren < equals)) return {};
+  std::vector<std::string> names;
+  static const std::regex last_identifier(R"((\w+)\s*(\[[^\]]*\])?\s*$)");
+  for (const std::string& part : split_top_level(s)) {
+    const std::string declarator = part.substr(0, part.find('='));
+    std::smatch m;
+    if (std::regex_search(declarator, m, last_identifier)) names.push_back(m[1]);
+  }
+  return names;
+}
+
+/// Every struct in `text` whose body holds UOPFUZZ_FIELDS(...).
+std::vector<FieldLists> field_lists(const std::string& text) {
+  const std::string code = code_only(text);
+  std::vector<FieldLists> found;
+  static const std::regex open(R"(\bstruct\s+(\w+)\s*\{)");
+  for (auto it = std::sregex_iterator(code.begin(), code.end(), open); it != std::sregex_iterator();
+       ++it) {
+    const std::string braced =
+        balanced(code, static_cast<size_t>(it->position(0) + it->length(0) - 1));
+    std::string body = braced.size() >= 2 ? braced.substr(1, braced.size() - 2) : "";
+    const size_t macro = body.find("UOPFUZZ_FIELDS(");
+    if (macro == std::string::npos) continue;
+    FieldLists lists{(*it)[1]};
+    const size_t args_at = macro + std::string("UOPFUZZ_FIELDS").size();
+    const std::string args = balanced(body, args_at);
+    for (const std::string& name : split_top_level(args.substr(1, args.size() - 2)))
+      lists.named.push_back(trimmed(name));
+    body.replace(macro, args_at - macro + args.size(), args_at - macro + args.size(), ' ');
+    std::string statement;
+    int depth = 0;
+    bool function_body = false;
+    for (const char c : body) {  // statements at the struct's own level; bodies skipped
+      if (depth > 0) {
+        if (c == '{') ++depth;
+        if (c == '}' && --depth == 0 && function_body) statement.clear();
+        continue;
+      }
+      if (c == '{') {  // a function's body, or a member's brace initializer
+        depth = 1;
+        const size_t paren = statement.find('('), equals = statement.find('=');
+        function_body = paren != std::string::npos && paren < equals;
+      } else if (c == ';') {
+        for (const std::string& name : declared_names(statement)) lists.declared.push_back(name);
+        statement.clear();
+      } else {
+        statement += c;
+      }
+    }
+    found.push_back(std::move(lists));
+  }
+  return found;
+}
+
+/// "<struct>: <what is wrong>" for each struct whose UOPFUZZ_FIELDS is not exactly its members.
+std::vector<std::string> field_list_errors(const std::string& text) {
+  std::vector<std::string> errors;
+  for (FieldLists& f : field_lists(text)) {
+    for (const std::string& d : f.declared)
+      if (std::count(f.named.begin(), f.named.end(), d) != 1)
+        errors.push_back(f.name + ": " + d + " is declared but not named once in UOPFUZZ_FIELDS");
+    for (const std::string& n : f.named)
+      if (std::find(f.declared.begin(), f.declared.end(), n) == f.declared.end())
+        errors.push_back(f.name + ": " + n + " is named in UOPFUZZ_FIELDS but not a member");
+  }
+  return errors;
+}
+
+TEST(GenPolicyFields, FindsAMemberTheListLeavesOut) {
+  const std::string planted =
+      "struct A {\n"
+      "  double add = 3, sub = 2;  ///< int sneaky = 1;\n"
+      "  int64_t big = int64_t{1} << 40;\n"
+      "  Table table{.x = 1, .y = 2};\n"
+      "  double of(int k) const { double local = 0; return local; }\n"
+      "  static constexpr int kNotAField = 1;\n"
+      "  UOPFUZZ_FIELDS(add, sub, big, table)\n"
+      "};\n"
+      "struct B {\n"
+      "  double kept = 1, dropped = 2;\n"
+      "  UOPFUZZ_FIELDS(kept, ghost)\n"
+      "};\n";
+  const auto lists = field_lists(planted);
+  ASSERT_EQ(lists.size(), 2u);
+  EXPECT_EQ(lists[0].declared, (std::vector<std::string>{"add", "sub", "big", "table"}));
+  const auto errors = field_list_errors(planted);
+  ASSERT_EQ(errors.size(), 2u) << listed(errors);
+  EXPECT_EQ(errors[0], "B: dropped is declared but not named once in UOPFUZZ_FIELDS");
+  EXPECT_EQ(errors[1], "B: ghost is named in UOPFUZZ_FIELDS but not a member");
+}
+
+TEST(GenPolicyFields, EveryPolicyStructNamesEachOfItsMembers) {
+  const fs::path gen = fs::path(UOPFUZZ_SOURCE_DIR) / "gen";
+  std::vector<std::string> errors;
+  int structs = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(gen)) {
+    if (!entry.is_regular_file() || entry.path().extension() != ".h") continue;
+    std::ifstream in(entry.path());
+    std::stringstream text;
+    text << in.rdbuf();
+    structs += static_cast<int>(field_lists(text.str()).size());
+    for (const std::string& e : field_list_errors(text.str()))
+      errors.push_back(fs::relative(entry.path(), UOPFUZZ_SOURCE_DIR).string() + ": " + e);
+  }
+  EXPECT_GE(structs, 40) << "the policy structs were not found";
+  EXPECT_TRUE(errors.empty()) << listed(errors);
 }
 
 }  // namespace
